@@ -1,0 +1,36 @@
+// train_config.h — everything one training run is configured by (the RunConfig of DESIGN §1),
+// with validation that names the offending option. The CLI fills it; sweeps will generate it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace scalebench {
+
+struct TrainConfig {
+  std::string model = "unet:depth=4,base=16";
+  std::string data;                  // HDF5 dataset (docs/data-format.md)
+  std::string strategy = "single";
+  std::string backend = "cpu";
+  std::string precision = "fp32";
+  int epochs = 3;
+  int batch = 8;                     // per device
+  double lr = 0.05;
+  std::string lr_scaling = "none";   // none | linear | sqrt (in the device count)
+  double warmup_epochs = 0.0;
+  std::string lr_decay = "cosine";   // cosine | constant
+  std::string optimizer = "sgd";     // sgd | adamw
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+  double val_fraction = 0.1;         // the last fraction of the file is held out
+  std::string class_weights = "auto";  // auto | none | w0,w1,...
+  std::uint64_t seed = 1;
+  bool reference_kernels = false;    // CPU: the double-accumulating reference instead of BLAS
+  int threads = 0;                   // BLAS threads; 0 = all cores
+  std::int64_t max_steps = 0;        // per epoch, 0 = whole epoch (for quick checks)
+  double progress_seconds = 30.0;    // a step progress line at most this often
+
+  void validate() const;             // throws scalebench::Error naming the option
+};
+
+}  // namespace scalebench

@@ -1,0 +1,43 @@
+// trainer.h — the training loop of one run: data → forward → loss → backward → update, per-epoch
+// validation (IoU per class or accuracy) and one progress line per epoch (plus a step line at most
+// every progress_seconds on long epochs). Gradient exchange between ranks arrives with the
+// strategies; this loop is the single-device specification they must reproduce.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/train/phase_timer.h"
+#include "harness/train/train_config.h"
+
+namespace scalebench {
+
+struct EpochResult {
+  int epoch = 0;                  // 1-based
+  bool warmup = false;            // the first epoch: recorded, excluded from summaries (DESIGN §5)
+  double wall_s = 0;              // training pass only, validation excluded
+  std::int64_t images = 0;
+  double images_per_s = 0;
+  double lr = 0;                  // at the epoch's last step
+  double train_loss = 0;          // mean over the epoch's steps
+  double val_loss = 0;
+  std::vector<double> val_iou;    // per class (segmentation)
+  double val_miou = 0;            // mean over non-background classes (segmentation)
+  double val_accuracy = 0;
+  StepTimes time;                 // summed over the epoch's steps
+};
+
+struct TrainResult {
+  std::string task;               // segmentation | classification
+  std::vector<std::string> class_names;
+  std::string canonical_model;
+  std::int64_t params = 0;
+  double train_flops_per_image = 0;
+  std::int64_t steps_per_epoch = 0;
+  std::vector<EpochResult> epochs;
+};
+
+TrainResult train(const TrainConfig& cfg, std::ostream& log);
+
+}  // namespace scalebench

@@ -1,0 +1,40 @@
+// check.h — the one error type of scalebench and the macros that raise it.
+// Every failure that reaches a user goes through scalebench::Error so the CLI can print one clear
+// line and exit non-zero. CUDA/cuDNN/NCCL/MPI checks are added beside SB_CHECK by the backends that
+// need them; this header deliberately pulls in no GPU or MPI headers.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace scalebench {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws Error("file:line: message"). Used by the macros below; callable directly for errors
+// that are not a failed condition (e.g. an unknown enum value).
+[[noreturn]] inline void fail_at(const char* file, int line, const std::string& msg) {
+  throw Error(fmt::format("{}:{}: {}", file, line, msg));
+}
+
+// Input errors meant for users: no file:line, the message alone must name the bad field/value.
+[[noreturn]] inline void fail_input(const std::string& msg) { throw Error(msg); }
+
+}  // namespace scalebench
+
+// SB_CHECK(cond, "fmt {}", args...) — internal invariant; message carries file:line.
+#define SB_CHECK(cond, ...)                                                         \
+  do {                                                                              \
+    if (!(cond)) ::scalebench::fail_at(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__)); \
+  } while (0)
+
+// SB_REQUIRE(cond, "fmt {}", args...) — user-facing validation; the message is the whole line.
+#define SB_REQUIRE(cond, ...)                                          \
+  do {                                                                 \
+    if (!(cond)) ::scalebench::fail_input(::fmt::format(__VA_ARGS__)); \
+  } while (0)

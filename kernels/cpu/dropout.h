@@ -1,0 +1,13 @@
+// dropout.h — inverted dropout with a seeded, counter-based mask: the same (seed, count, p) gives
+// the same mask on any machine and thread count, so training runs are reproducible.
+#pragma once
+
+#include <cstdint>
+
+namespace scalebench::cpu {
+
+// mask[i] = 0 or 1/(1-p); y = x·mask. p in [0, 1).
+void dropout_forward(std::int64_t count, float p, std::uint64_t seed, const float* x, float* y, float* mask);
+void dropout_backward(std::int64_t count, const float* dy, const float* mask, float* dx);
+
+}  // namespace scalebench::cpu

@@ -1,0 +1,72 @@
+// batchnorm_cpu.cpp — batch normalisation on the CPU for [n,c,h,w] and [n,c] inputs.
+// Running statistics are buffers (not trained, not in the gradient arena).
+#include <vector>
+
+#include "kernels/cpu/batchnorm.h"
+#include "models/cpu_layers.h"
+
+namespace scalebench::cpu_layers {
+namespace {
+
+class BatchNormCpu final : public Layer {
+ public:
+  explicit BatchNormCpu(const LayerDesc& d) : d_(d) {}
+  LayerKind kind() const override { return LayerKind::batchnorm; }
+
+  Shape setup(const std::vector<Shape>& in) override {
+    SB_REQUIRE(in.size() == 1 && (in[0].size() == 4 || in[0].size() == 2),
+               "batchnorm: expected one [n,c,h,w] or [n,c] input");
+    const Shape& s = in[0];
+    const int c = int(s[1]);
+    SB_REQUIRE(c_ == 0 || c_ == c, "batchnorm: channels changed from {} to {}", c_, c);
+    if (c_ == 0) {
+      running_mean_ = Tensor::zeros({c});
+      running_var_ = Tensor::zeros({c});
+      running_var_.fill(1.0f);
+      save_mean_ = Tensor::zeros({c});
+      save_invstd_ = Tensor::zeros({c});
+    }
+    c_ = c;
+    p_ = {int(s[0]), c, s.size() == 4 ? int(s[2] * s[3]) : 1, d_.bn_eps, d_.bn_momentum};
+    return s;
+  }
+  std::vector<ParamSpec> param_specs() const override {
+    return {{"weight", {c_}, Init::ones, 1}, {"bias", {c_}, Init::zeros, 1}};
+  }
+  void bind(std::vector<Tensor> params, std::vector<Tensor> grads) override {
+    gamma_ = params[0], beta_ = params[1], dgamma_ = grads[0], dbeta_ = grads[1];
+  }
+  std::vector<std::pair<std::string, Tensor*>> buffers() override {
+    return {{"running_mean", &running_mean_}, {"running_var", &running_var_}};
+  }
+
+  void forward(Ctx&, const TensorRefs& in, Tensor& out, bool training) override {
+    if (training)
+      cpu::batchnorm_forward_train(p_, in[0]->f32(), gamma_.f32(), beta_.f32(), out.f32(), save_mean_.f32(),
+                                   save_invstd_.f32(), running_mean_.f32(), running_var_.f32());
+    else
+      cpu::batchnorm_forward_eval(p_, in[0]->f32(), gamma_.f32(), beta_.f32(), running_mean_.f32(),
+                                  running_var_.f32(), out.f32());
+  }
+  void backward(Ctx&, const TensorRefs& in, const Tensor&, const Tensor& dout,
+                const std::vector<Tensor*>& din) override {
+    SB_CHECK(din[0], "batchnorm: the input gradient is required");
+    cpu::batchnorm_backward(p_, in[0]->f32(), dout.f32(), gamma_.f32(), save_mean_.f32(), save_invstd_.f32(),
+                            din[0]->f32(), dgamma_.f32(), dbeta_.f32());
+  }
+  double flops(const std::vector<Shape>& in) const override { return 5.0 * double(numel(in[0])); }
+
+ private:
+  LayerDesc d_;
+  int c_ = 0;
+  cpu::BatchNormParams p_;
+  Tensor gamma_, beta_, dgamma_, dbeta_;
+  Tensor running_mean_, running_var_;  // [c]
+  Tensor save_mean_, save_invstd_;     // [c], from the last training forward
+};
+
+}  // namespace
+
+std::unique_ptr<Layer> batchnorm(const LayerDesc& d) { return std::make_unique<BatchNormCpu>(d); }
+
+}  // namespace scalebench::cpu_layers

@@ -1,0 +1,67 @@
+// conv2d_cpu.cpp — Conv2d layer on the CPU: kernels/cpu/conv2d (BLAS path, or the reference when
+// ctx.reference). Square kernel, symmetric stride and padding.
+#include "kernels/cpu/conv2d.h"
+#include "models/cpu_layers.h"
+
+namespace scalebench::cpu_layers {
+namespace {
+
+class Conv2dCpu final : public Layer {
+ public:
+  explicit Conv2dCpu(const LayerDesc& d) : d_(d) {}
+  LayerKind kind() const override { return LayerKind::conv2d; }
+
+  Shape setup(const std::vector<Shape>& in) override {
+    require_nchw("conv2d", in);
+    const Shape& s = in[0];
+    SB_REQUIRE(c_in_ == 0 || c_in_ == s[1], "conv2d: input channels changed from {} to {}", c_in_, s[1]);
+    c_in_ = static_cast<int>(s[1]);
+    p_ = {static_cast<int>(s[0]), c_in_, static_cast<int>(s[2]), static_cast<int>(s[3]),
+          d_.out_channels, d_.kernel, d_.kernel, d_.stride, d_.pad};
+    SB_REQUIRE(p_.h_out() > 0 && p_.w_out() > 0, "conv2d: input {} too small for a {}x{} kernel (pad {})",
+               to_string(s), d_.kernel, d_.kernel, d_.pad);
+    return {s[0], d_.out_channels, p_.h_out(), p_.w_out()};
+  }
+
+  std::vector<ParamSpec> param_specs() const override {
+    const std::int64_t fan_in = std::int64_t{c_in_} * d_.kernel * d_.kernel;
+    std::vector<ParamSpec> ps{{"weight", {d_.out_channels, c_in_, d_.kernel, d_.kernel}, Init::he_normal, fan_in}};
+    if (d_.bias) ps.push_back({"bias", {d_.out_channels}, Init::zeros, fan_in});
+    return ps;
+  }
+  void bind(std::vector<Tensor> params, std::vector<Tensor> grads) override {
+    w_ = params[0];
+    dw_ = grads[0];
+    if (d_.bias) b_ = params[1], db_ = grads[1];
+  }
+
+  void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool) override {
+    const float* bias = d_.bias ? b_.f32() : nullptr;
+    (ctx.reference ? cpu::conv2d_forward_ref : cpu::conv2d_forward_blas)(p_, in[0]->f32(), w_.f32(), bias, out.f32());
+  }
+  void backward(Ctx& ctx, const TensorRefs& in, const Tensor&, const Tensor& dout,
+                const std::vector<Tensor*>& din) override {
+    float* dbias = d_.bias ? db_.f32() : nullptr;
+    (ctx.reference ? cpu::conv2d_backward_filter_ref : cpu::conv2d_backward_filter_blas)(
+        p_, in[0]->f32(), dout.f32(), dw_.f32(), dbias);
+    if (din[0])
+      (ctx.reference ? cpu::conv2d_backward_data_ref : cpu::conv2d_backward_data_blas)(p_, dout.f32(), w_.f32(),
+                                                                                      din[0]->f32());
+  }
+  double flops(const std::vector<Shape>& in) const override {
+    const double out_px = double(in[0][0]) * p_.h_out() * p_.w_out();
+    return 2.0 * d_.kernel * d_.kernel * double(in[0][1]) * d_.out_channels * out_px;
+  }
+
+ private:
+  LayerDesc d_;
+  int c_in_ = 0;
+  cpu::Conv2dParams p_;
+  Tensor w_, b_, dw_, db_;
+};
+
+}  // namespace
+
+std::unique_ptr<Layer> conv2d(const LayerDesc& d) { return std::make_unique<Conv2dCpu>(d); }
+
+}  // namespace scalebench::cpu_layers

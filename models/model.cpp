@@ -1,0 +1,162 @@
+// model.cpp — graph instantiation, arena layout, forward/backward with fan-out gradient sums.
+#include "models/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/init.h"
+#include "models/registry.h"
+
+namespace scalebench {
+
+Model::Model(Graph graph, Backend backend, std::uint64_t seed)
+    : graph_(std::move(graph)), backend_(backend), seed_(seed) {
+  SB_REQUIRE(!graph_.nodes.empty(), "model has no layers");
+  consumers_.assign(graph_.nodes.size(), 0);
+  for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
+    LayerDesc d = graph_.nodes[i].desc;
+    d.salt = i;
+    layers_.push_back(make_layer(d, backend));
+    for (int in : graph_.nodes[i].inputs) {
+      SB_CHECK(in < int(i), "node {} reads node {} which is not before it", graph_.nodes[i].name, in);
+      if (in >= 0) ++consumers_[std::size_t(in)];
+    }
+  }
+}
+
+Model::~Model() = default;
+
+std::vector<Shape> Model::input_shapes(std::size_t node) const {
+  std::vector<Shape> in;
+  for (int k : graph_.nodes[node].inputs) in.push_back(k < 0 ? input_shape_ : out_shapes_[std::size_t(k)]);
+  return in;
+}
+
+const Shape& Model::output_shape() const { return out_shapes_.back(); }
+
+Shape Model::setup(const Shape& input) {
+  SB_REQUIRE(input.size() == 4, "model input must be [n,c,h,w], got {}", to_string(input));
+  if (input == input_shape_ && !out_shapes_.empty()) return out_shapes_.back();
+  input_shape_ = input;
+  out_shapes_.assign(graph_.nodes.size(), {});
+  for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
+    try {
+      out_shapes_[i] = layers_[i]->setup(input_shapes(i));
+    } catch (const Error& e) {
+      throw Error(fmt::format("layer {}: {}", graph_.nodes[i].name, e.what()));
+    }
+  }
+  outputs_.resize(graph_.nodes.size());
+  dgrads_.resize(graph_.nodes.size());
+  for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
+    outputs_[i].resize(out_shapes_[i]);
+    dgrads_[i].resize(out_shapes_[i]);
+  }
+  if (!params_.defined()) allocate_and_init(seed_);
+  return out_shapes_.back();
+}
+
+void Model::allocate_and_init(std::uint64_t seed) {
+  std::int64_t total = 0;
+  std::vector<std::vector<ParamSpec>> specs(layers_.size());
+  node_param_range_.assign(layers_.size(), {0, 0});
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    specs[i] = layers_[i]->param_specs();
+    node_param_range_[i].first = total;
+    for (const auto& s : specs[i]) {
+      param_info_.push_back({graph_.nodes[i].name + "." + s.name, s.shape, total, int(i)});
+      total += numel(s.shape);
+    }
+    node_param_range_[i].second = total;
+  }
+  params_ = Tensor::zeros({total});
+  grads_ = Tensor::zeros({total});
+  std::size_t p = 0;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    std::vector<Tensor> w, g;
+    for (const auto& s : specs[i]) {
+      const ParamInfo& info = param_info_[p];
+      float* wp = params_.f32() + info.offset;
+      const std::int64_t count = numel(s.shape);
+      if (s.init == Init::he_normal)
+        fill_normal(wp, count, std::sqrt(2.0f / float(s.fan_in)), seed, p);
+      else if (s.init == Init::ones)
+        std::fill_n(wp, count, 1.0f);
+      w.push_back(Tensor::view(wp, s.shape));
+      g.push_back(Tensor::view(grads_.f32() + info.offset, s.shape));
+      ++p;
+    }
+    layers_[i]->bind(std::move(w), std::move(g));
+  }
+}
+
+const Tensor& Model::forward(Ctx& ctx, const Tensor& x, bool training) {
+  setup(x.shape());
+  input_ = x;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    TensorRefs in;
+    for (int k : graph_.nodes[i].inputs) in.push_back(k < 0 ? &input_ : &outputs_[std::size_t(k)]);
+    layers_[i]->forward(ctx, in, outputs_[i], training);
+  }
+  return outputs_.back();
+}
+
+void Model::backward(Ctx& ctx, const Tensor& dlogits) {
+  SB_CHECK(dlogits.shape() == out_shapes_.back(), "dlogits {} != output {}", to_string(dlogits.shape()),
+           to_string(out_shapes_.back()));
+  std::copy_n(dlogits.f32(), dlogits.numel(), dgrads_.back().f32());
+  std::vector<bool> written(layers_.size(), false);
+  written.back() = true;
+  for (std::size_t j = layers_.size(); j-- > 0;) {
+    const auto& inputs = graph_.nodes[j].inputs;
+    TensorRefs in;
+    std::vector<Tensor*> din;
+    int pending_sum = -1;  // node whose gradient lands in scratch_ and is summed after
+    for (int k : inputs) {
+      in.push_back(k < 0 ? &input_ : &outputs_[std::size_t(k)]);
+      if (k < 0) {
+        din.push_back(nullptr);
+      } else if (!written[std::size_t(k)]) {
+        din.push_back(&dgrads_[std::size_t(k)]);
+        written[std::size_t(k)] = true;
+      } else {
+        SB_CHECK(pending_sum < 0, "node {} reads two already-written inputs", graph_.nodes[j].name);
+        scratch_.resize(out_shapes_[std::size_t(k)]);
+        din.push_back(&scratch_);
+        pending_sum = k;
+      }
+    }
+    layers_[j]->backward(ctx, in, outputs_[j], dgrads_[j], din);
+    if (pending_sum >= 0) {
+      float* dst = dgrads_[std::size_t(pending_sum)].f32();
+      const float* src = scratch_.f32();
+      for (std::int64_t e = 0, n = scratch_.numel(); e < n; ++e) dst[e] += src[e];
+    }
+    if (hook_ && node_param_range_[j].second > node_param_range_[j].first)
+      hook_(int(j), node_param_range_[j].first, node_param_range_[j].second);
+  }
+}
+
+std::vector<std::pair<std::string, Tensor*>> Model::buffers() {
+  std::vector<std::pair<std::string, Tensor*>> out;
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    for (auto& [name, t] : layers_[i]->buffers()) out.emplace_back(graph_.nodes[i].name + "." + name, t);
+  return out;
+}
+
+std::vector<LayerFlops> Model::layer_flops() const {
+  SB_CHECK(!out_shapes_.empty(), "layer_flops before setup");
+  std::vector<LayerFlops> out;
+  const double n = double(input_shape_[0]);
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    out.push_back({graph_.nodes[i].name, layers_[i]->kind(), out_shapes_[i], layers_[i]->flops(input_shapes(i)) / n});
+  return out;
+}
+
+double Model::forward_flops_per_image() const {
+  double total = 0;
+  for (const auto& l : layer_flops()) total += l.forward;
+  return total;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,25 @@
+// optimizer.cpp — dispatch to the arena-wide kernels in kernels/cpu/optimizers.
+#include "models/optimizer.h"
+
+#include "kernels/common/check.h"
+#include "kernels/cpu/optimizers.h"
+
+namespace scalebench {
+
+Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count) : cfg_(cfg), count_(count) {
+  SB_REQUIRE(cfg.kind == "sgd" || cfg.kind == "adamw", "optimizer '{}' is unknown (sgd or adamw)", cfg.kind);
+  SB_REQUIRE(cfg.momentum >= 0 && cfg.momentum < 1, "momentum {} must be in [0, 1)", cfg.momentum);
+  SB_REQUIRE(cfg.weight_decay >= 0, "weight decay {} must be >= 0", cfg.weight_decay);
+  m_.assign(std::size_t(count), 0.0f);
+  if (cfg.kind == "adamw") v_.assign(std::size_t(count), 0.0f);
+}
+
+void Optimizer::step(float* w, const float* g, float lr) {
+  ++t_;
+  if (cfg_.kind == "sgd")
+    cpu::sgd_momentum_step(count_, w, g, m_.data(), lr, cfg_.momentum, cfg_.weight_decay, t_ == 1);
+  else
+    cpu::adamw_step(count_, w, g, m_.data(), v_.data(), lr, cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, t_);
+}
+
+}  // namespace scalebench

@@ -1,0 +1,33 @@
+// optimizer.h — SGD with momentum and AdamW over the whole parameter arena at once (one flat
+// pass; the model's layer structure is irrelevant here). State (momentum, moments) is owned here,
+// sized like the arena.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace scalebench {
+
+struct OptimizerConfig {
+  std::string kind = "sgd";  // sgd | adamw
+  float momentum = 0.9f;     // sgd
+  float weight_decay = 0.0f;
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // adamw
+};
+
+class Optimizer {
+ public:
+  Optimizer(const OptimizerConfig& cfg, std::int64_t count);  // validates cfg
+  void step(float* w, const float* g, float lr);                // w[count], g[count]
+  std::int64_t steps_taken() const { return t_; }
+  const OptimizerConfig& config() const { return cfg_; }
+
+ private:
+  OptimizerConfig cfg_;
+  std::int64_t count_;
+  std::int64_t t_ = 0;
+  std::vector<float> m_, v_;
+};
+
+}  // namespace scalebench

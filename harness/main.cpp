@@ -3,10 +3,19 @@
 // non-zero exit. Holds no training or data logic of its own.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "harness/data/particle_gen.h"
+#include "harness/record/context.h"
+#include "harness/record/recorder.h"
+#include "harness/study/collect.h"
+#include "harness/study/compare.h"
+#include "harness/study/report.h"
+#include "harness/study/sweep.h"
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
 
@@ -55,6 +64,96 @@ void add_train(CLI::App& app, TrainConfig& c) {
   cmd->add_option("--progress-seconds", c.progress_seconds, "Step progress line interval")->capture_default_str();
 }
 
+// Results harness options (harness/record, harness/study).
+struct RunOptions {  // train: where and as what the run is recorded
+  std::string output, scaling = "weak", study;
+  int devices = 1, repetition = 1;
+};
+struct StudyOptions {
+  std::string spec, launcher, dir, out, file, format = "text", base, now;
+  bool dry_run = false;
+  std::vector<std::string> thresholds;
+  double alpha = 0.05;
+};
+
+void add_run_options(CLI::App& app, RunOptions& o) {
+  auto* cmd = app.get_subcommand("train");
+  cmd->add_option("-o,--output", o.output, "Runs folder: record the run to <dir>/<run_id>.h5 (docs/results-schema.md)");
+  if (!cmd->get_option_no_throw("--devices"))
+    cmd->add_option("--devices", o.devices, "Devices in this process (mirrored); the world size multiplies the MPI ranks")
+        ->check(CLI::Range(1, 65536));
+  cmd->add_option("--repetition", o.repetition, "Repetition number of this point (recorded; part of the run id)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--scaling", o.scaling, "weak|strong, as the study ran it (recorded)")
+      ->check(CLI::IsMember({"weak", "strong"}));
+  cmd->add_option("--study", o.study, "Study name (recorded)");
+}
+
+void add_study_commands(CLI::App& app, StudyOptions& o) {
+  const auto formats = CLI::IsMember({"text", "markdown", "json"});
+  auto* sweep = app.add_subcommand("sweep", "Run every point of a sweep spec (TOML), one process per point");
+  sweep->add_option("spec", o.spec, "Sweep spec, e.g. studies/cpu-demo.toml (docs/sweep-spec.md)")->required();
+  sweep->add_option("--launcher", o.launcher, "local|slurm (default: the spec's)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  sweep->add_flag("--dry-run", o.dry_run, "Print the points and their commands; run nothing");
+  auto* collect = app.add_subcommand("collect", "Gather a study's run files into <dir>/study.h5 with speedup/efficiency");
+  collect->add_option("dir", o.dir, "Study folder, e.g. results/cpu-demo/")->required();
+  collect->add_option("-o,--output", o.out, "Study file to write (default <dir>/study.h5)");
+  auto* report = app.add_subcommand("report", "Tables per model x strategy from a study file");
+  report->add_option("study", o.file, "Study file from `scalebench collect`")->required();
+  report->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
+  auto* compare = app.add_subcommand("compare", "Compare two study files per point and metric; exit 1 on a regression");
+  compare->add_option("base", o.base, "Baseline study file")->required();
+  compare->add_option("new", o.now, "New study file")->required();
+  compare->add_option("--threshold", o.thresholds, "metric=tolerance, e.g. images_per_s=-10%, epoch_time_s=+5%, mfu=off")
+      ->take_all();
+  compare->add_option("--alpha", o.alpha, "Significance level of the Mann-Whitney U test (with repetitions)")
+      ->check(CLI::Range(1e-6, 0.5))
+      ->capture_default_str();
+  compare->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
+}
+
+// train: records to <output>/<run_id>.h5 when -o is given (rank 0 only); the recorder marks the
+// run failed with the error before it propagates.
+void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int argc, char** argv) {
+  namespace rec = scalebench::record;
+  if (o.output.empty() || rec::launcher_rank() > 0) {
+    scalebench::train(cfg, std::cout);
+    return;
+  }
+  const CLI::Option* dev = app.get_subcommand("train")->get_option("--devices");
+  rec::RunConfig rc{.train = cfg, .world_size = std::max(1, rec::launcher_world_size()) * (dev->count() ? dev->as<int>() : 1),
+                    .repetition = o.repetition, .scaling = o.scaling, .study = o.study};
+  rec::Recorder recorder(rc, o.output, std::vector<std::string>(argv, argv + argc));
+  try {
+    recorder.finish(scalebench::train(cfg, std::cout, &recorder));
+  } catch (const std::exception& e) {
+    recorder.fail(e.what());
+    throw;
+  }
+  std::cout << "train: recorded " << recorder.path() << "\n";
+}
+
+int run_study_command(CLI::App& app, const StudyOptions& o) {
+  namespace st = scalebench::study;
+  if (app.got_subcommand("sweep")) {
+    const auto outcome = st::run_sweep(st::load_spec(o.spec), {.launcher = o.launcher, .dry_run = o.dry_run, .exe = ""},
+                                       std::cout);
+    return outcome.failed ? 1 : 0;
+  }
+  if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout);
+  if (app.got_subcommand("report")) std::cout << st::report(st::read_study_file(o.file), st::parse_format(o.format));
+  if (app.got_subcommand("compare")) {
+    st::CompareOptions opt;
+    opt.alpha = o.alpha;
+    for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
+    const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);
+    std::cout << st::render_compare(r, st::parse_format(o.format));
+    return r.regressions ? 1 : 0;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,6 +167,10 @@ int main(int argc, char** argv) {
   TrainConfig train_cfg;
   add_datagen(app, gen, gen_out, gen_task);
   add_train(app, train_cfg);
+  RunOptions run_opts;
+  StudyOptions study_opts;
+  add_run_options(app, run_opts);
+  add_study_commands(app, study_opts);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -81,7 +184,10 @@ int main(int argc, char** argv) {
       std::cout << "datagen: wrote " << gen.n << " " << gen_task << " images of " << gen.size << "x" << gen.size
                 << " to " << gen_out << "\n";
     } else if (app.got_subcommand("train")) {
-      scalebench::train(train_cfg, std::cout);
+      run_train(app, train_cfg, run_opts, argc, argv);
+    } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
+               app.got_subcommand("compare")) {
+      return run_study_command(app, study_opts);
     }
   } catch (const scalebench::Error& e) {
     std::cout.flush();

@@ -25,7 +25,7 @@ std::string format_iou(const std::vector<double>& iou, const std::vector<std::st
 
 }  // namespace
 
-TrainResult train(const TrainConfig& cfg, std::ostream& log) {
+TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer) {
   cfg.validate();
   cpu::set_blas_threads(cfg.threads);
   data::Dataset ds(cfg.data);
@@ -55,6 +55,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log) {
                    .warmup_epochs = cfg.warmup_epochs, .decay = cfg.lr_decay, .steps_per_epoch = steps,
                    .epochs = cfg.epochs};
   sched.validate();
+  result.peak_lr = sched.peak_lr();
   Optimizer opt({.kind = cfg.optimizer, .momentum = float(cfg.momentum), .weight_decay = float(cfg.weight_decay)},
                 model.param_count());
   const std::vector<float> class_weights = resolve_class_weights(cfg.class_weights, ds, n_train);
@@ -66,7 +67,9 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log) {
                      n_train, n_val, cfg.batch, steps, sched.peak_lr(), cfg.optimizer,
                      cpu::blas_threads())
       << std::flush;
+  if (observer) observer->on_start(result);
 
+  std::vector<StepRow> rows;  // this epoch's steps, for the observer
   Ctx ctx{.backend = Backend::cpu, .reference = cfg.reference_kernels, .seed = cfg.seed, .step = 0};
   Tensor dlogits;
   data::Batch batch;
@@ -77,6 +80,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log) {
     loader.start_epoch(epoch - 1);
     Stopwatch epoch_clock, progress_clock;
     double loss_sum = 0;
+    rows.clear();
     for (std::int64_t s = 0; s < steps; ++s) {
       Stopwatch sw;
       StepTimes t;
@@ -96,6 +100,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log) {
       t.update = sw.lap();
       ++ctx.step;
       er.time += t;
+      rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
       loss_sum += loss;
       er.images += batch.size;
       if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < steps) {
@@ -121,6 +126,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log) {
     log << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s)\n",
                        epoch, cfg.epochs, er.train_loss, er.val_loss, quality, er.images_per_s, er.lr, er.wall_s)
         << std::flush;
+    if (observer) observer->on_epoch(er, rows);
     result.epochs.push_back(std::move(er));
   }
   const auto& last = result.epochs.back();

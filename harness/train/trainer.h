@@ -35,9 +35,30 @@ struct TrainResult {
   std::int64_t params = 0;
   double train_flops_per_image = 0;
   std::int64_t steps_per_epoch = 0;
+  double peak_lr = 0;                       // base LR after the scaling rule
+  std::int64_t comm_bytes_per_step = 0;     // gradient bytes a rank sends per step (0 for single)
   std::vector<EpochResult> epochs;
 };
 
-TrainResult train(const TrainConfig& cfg, std::ostream& log);
+// One training step as the run file's /steps table records it (t_total = time.total()).
+struct StepRow {
+  int epoch = 0;                  // 1-based
+  std::int64_t step = 0;          // 1-based within the epoch
+  double loss = 0;
+  StepTimes time;
+};
+
+// Watches a run as it goes without the trainer knowing how results are stored (harness/record
+// implements it with HDF5). Called on the training thread; an exception thrown here ends the run.
+class TrainObserver {
+ public:
+  virtual ~TrainObserver() = default;
+  // After set-up (model built, FLOPs and steps/epoch known), before the first step; meta.epochs is empty.
+  virtual void on_start(const TrainResult& meta) {}
+  // After each epoch's validation, with that epoch's steps.
+  virtual void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {}
+};
+
+TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer = nullptr);
 
 }  // namespace scalebench

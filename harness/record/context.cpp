@@ -1,0 +1,189 @@
+// context.cpp — run context capture (see context.h).
+#include "harness/record/context.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace scalebench::record {
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=:,./@%") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// stdout of a shell command (stderr discarded); nullopt-like "" + ok=false when it fails.
+std::string run_capture(const std::string& cmd, bool& ok) {
+  ok = false;
+  FILE* p = ::popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (!p) return "";
+  std::string out;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  ok = ::pclose(p) == 0;
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// The checkout that holds this binary: the first ancestor folder of the executable with a .git.
+std::string source_tree() {
+  std::error_code ec;
+  for (auto p = std::filesystem::path(self_executable()).parent_path(); !p.empty(); p = p.parent_path()) {
+    if (std::filesystem::exists(p / ".git", ec)) return p.string();
+    if (p == p.root_path()) break;
+  }
+  return "";
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return trim(line.substr(line.find_first_not_of(" \t", colon + 1)));
+    }
+  return "unknown";
+}
+
+std::string mpi_library_version() {
+  using Fn = int (*)(char*, int*);
+  auto* fn = reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, "MPI_Get_library_version"));
+  if (!fn) return "not linked";
+  std::string buf(8192, '\0');  // MPI_MAX_LIBRARY_VERSION_STRING is at most 8192 in MPICH, 256 in Open MPI
+  int len = 0;
+  if (fn(buf.data(), &len) != 0) return "unknown";
+  buf.resize(std::size_t(std::clamp(len, 0, 8191)));
+  return trim(buf);
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("gcc ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+const char* build_type() {
+#if defined(__OPTIMIZE__) && defined(NDEBUG)
+  return "Release (optimized, NDEBUG)";
+#elif defined(__OPTIMIZE__)
+  return "optimized with assertions";
+#else
+  return "Debug (not optimized)";
+#endif
+}
+
+std::string environment() {
+  static const char* prefixes[] = {"SLURM_", "NCCL_", "OMPI_COMM_WORLD_", "PMI_", "OMP_NUM_THREADS=",
+                                   "OPENBLAS_NUM_THREADS=", "CUDA_VISIBLE_DEVICES="};
+  std::vector<std::string> vars;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    for (const char* p : prefixes)
+      if (kv.rfind(p, 0) == 0) {
+        vars.push_back(kv);
+        break;
+      }
+  }
+  std::sort(vars.begin(), vars.end());
+  std::string s;
+  for (const auto& v : vars) s += v + "\n";
+  return s;
+}
+
+int env_int(std::initializer_list<const char*> names, int fallback) {
+  for (const char* n : names)
+    if (const char* v = std::getenv(n); v && *v) return std::atoi(v);
+  return fallback;
+}
+
+}  // namespace
+
+std::string self_executable() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("scalebench") : p.string();
+}
+
+std::string utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  std::array<char, 32> buf{};
+  std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf.data();
+}
+
+// Not SLURM_NTASKS: a whole batch job carries it, so a direct child of a sweep running inside an
+// allocation would take the job's task count for its own world size.
+int launcher_world_size() { return env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 0); }
+int launcher_rank() { return env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}, -1); }
+
+Attrs capture_context(const std::vector<std::string>& argv) {
+  Attrs a;
+  a.set("scalebench_version", SCALEBENCH_VERSION);
+  a.set("git_sha_build", SCALEBENCH_GIT_SHA);
+  std::string sha = "unknown", dirty = "unknown";
+  if (const std::string tree = source_tree(); !tree.empty()) {
+    bool ok1 = false, ok2 = false;
+    const std::string q = shell_quote(tree);
+    const std::string head = trim(run_capture("git -C " + q + " rev-parse HEAD", ok1));
+    const std::string status = run_capture("git -C " + q + " status --porcelain --untracked-files=no", ok2);
+    if (ok1 && !head.empty()) sha = head;
+    if (ok2) dirty = status.empty() ? "false" : "true";
+  }
+  a.set("git_sha", sha);
+  a.set("git_dirty", dirty);
+  std::array<char, 256> host{};
+  ::gethostname(host.data(), host.size() - 1);
+  a.set("hostnames", std::string(host.data()));  // rank 0's; multi-node runs add the others
+  a.set("cpu_model", cpu_model());
+  a.set("cpu_threads", int(std::thread::hardware_concurrency()));
+  a.set("gpu_names", "");  // filled by the CUDA backend when it lands
+  a.set("compiler", compiler());
+  a.set("build_type", build_type());
+  unsigned maj = 0, min = 0, rel = 0;
+  a.set("hdf5_version", H5get_libversion(&maj, &min, &rel) >= 0 ? fmt::format("{}.{}.{}", maj, min, rel) : "unknown");
+  a.set("blas", std::string(openblas_get_config()));
+  a.set("mpi_version", mpi_library_version());
+  std::string args;
+  for (const auto& s : argv) {
+    if (!args.empty()) args += ' ';
+    args += shell_quote(s);
+  }
+  a.set("argv", args);
+  a.set("environment", environment());
+  a.set("launcher_world_size", launcher_world_size());
+  return a;
+}
+
+}  // namespace scalebench::record

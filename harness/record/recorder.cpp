@@ -1,0 +1,98 @@
+// recorder.cpp — the run file as the run goes (see recorder.h).
+#include "harness/record/recorder.h"
+
+#include <filesystem>
+
+#include "harness/record/context.h"
+#include "harness/record/summary.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::record {
+
+Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std::vector<std::string>& argv)
+    : cfg_(cfg), id_(run_id(cfg)), file_(make_run_file()) {
+  cfg.validate();
+  std::error_code ec;
+  std::filesystem::create_directories(runs_dir, ec);
+  SB_REQUIRE(!ec, "-o {}: cannot create the folder: {}", runs_dir, ec.message());
+  path_ = (std::filesystem::path(runs_dir) / (id_ + ".h5")).string();
+  file_.config = config_attrs(cfg);
+  file_.context = capture_context(argv);
+  write_run_file(path_, file_);
+}
+
+void Recorder::on_start(const TrainResult& meta) {
+  segmentation_ = meta.task == "segmentation";
+  const std::int64_t steps = cfg_.train.max_steps ? std::min(cfg_.train.max_steps, meta.steps_per_epoch)
+                                                  : meta.steps_per_epoch;
+  Attrs& c = file_.config;
+  c.set("task", meta.task);
+  c.set("canonical_model", meta.canonical_model);
+  c.set("params", std::int64_t(meta.params));
+  c.set("train_flops_per_image", meta.train_flops_per_image);
+  c.set("steps_per_epoch", std::int64_t(steps));
+  c.set("lr_effective", meta.peak_lr);
+  file_.class_names = meta.class_names;
+  if (cfg_.train.backend == "cpu") {
+    peak_ = measure_cpu_peak();
+    // Each device of a CPU run is a process (or a thread group) with the same BLAS set-up.
+    peak_.flops *= cfg_.world_size;
+    peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
+  } else {
+    peak_ = {kNaN, "no peak table for this backend yet"};
+  }
+  write_run_file(path_, file_);
+}
+
+void Recorder::on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {
+  append_epoch(file_, epoch, steps, segmentation_);
+  write_run_file(path_, file_);
+}
+
+void Recorder::finish(const TrainResult& result) {
+  SummaryInputs in;
+  in.train_flops_per_image = result.train_flops_per_image;
+  in.peak_flops = peak_.flops > 0 ? peak_.flops : kNaN;
+  in.peak_method = peak_.method;
+  in.comm_bytes_per_step = result.comm_bytes_per_step;
+  in.peak_mem_bytes = peak_rss_bytes();
+  file_.summary = summarize(file_.epochs, file_.steps, in);
+  file_.status = "ok";
+  file_.error.clear();
+  write_run_file(path_, file_);
+}
+
+bool Recorder::fail(const std::string& error) noexcept {
+  try {
+    file_.status = "failed";
+    file_.error = error;
+    write_run_file(path_, file_);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+void mark_failed(const std::string& path, const RunConfig& cfg, const std::string& error,
+                 const std::vector<std::string>& argv) {
+  RunFile f;
+  bool have = false;
+  try {
+    f = read_run_file(path);
+    have = true;
+  } catch (const Error&) {
+  }
+  if (have && f.status == "failed" && !f.error.empty()) return;
+  if (!have) {
+    f = make_run_file();
+    f.config = config_attrs(cfg);
+    f.context = capture_context(argv);
+  }
+  f.status = "failed";
+  f.error = error;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  write_run_file(path, f);
+}
+
+}  // namespace scalebench::record

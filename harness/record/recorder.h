@@ -1,0 +1,52 @@
+// recorder.h — writes the run file of one run as it goes (DESIGN §3 "Recorder"): status running
+// from the start, each finished epoch appended and the file made durable at once, then ok with the
+// summary, or failed with the error. A run killed at any moment (SIGKILL, node loss) leaves a
+// complete file with status running and every epoch it finished — see run_file.h for why each
+// write replaces the whole file atomically instead of flushing an open HDF5 file.
+// Only rank 0 records (the caller decides). The trainer sees only the TrainObserver interface.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/record/cpu_peak.h"
+#include "harness/record/run_config.h"
+#include "harness/record/run_file.h"
+#include "harness/train/trainer.h"
+
+namespace scalebench::record {
+
+class Recorder : public TrainObserver {
+ public:
+  // Writes <runs_dir>/<run_id>.h5 with status running (creating runs_dir if needed), so that a run
+  // failing before its first epoch — missing data, a strategy not available — is still recorded.
+  Recorder(const RunConfig& cfg, const std::string& runs_dir, const std::vector<std::string>& argv);
+
+  const std::string& path() const { return path_; }
+  const std::string& id() const { return id_; }
+
+  // Records what set-up learnt (task, model, FLOPs, steps/epoch, effective LR) and measures the
+  // CPU peak for MFU (cpu_peak.h; NaN with a note on other backends until they bring a peak table).
+  void on_start(const TrainResult& meta) override;
+  void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) override;
+  // Status ok with /summary (summary.h).
+  void finish(const TrainResult& result);
+  // Status failed with a one-line error, keeping the epochs so far. Never throws: it runs while
+  // another error is being reported; returns false when the file could not be written.
+  bool fail(const std::string& error) noexcept;
+
+ private:
+  RunConfig cfg_;
+  std::string id_, path_;
+  RunFile file_;
+  bool segmentation_ = true;
+  PeakMeasurement peak_;
+};
+
+// For launchers, after a child failed: sets status failed and `error` in the run file at `path`,
+// keeping its epochs; writes a new file with the config and the error when there is none (or it
+// is unreadable). A file that already says failed keeps its own (more precise) error.
+void mark_failed(const std::string& path, const RunConfig& cfg, const std::string& error,
+                 const std::vector<std::string>& argv);
+
+}  // namespace scalebench::record

@@ -1,0 +1,48 @@
+// run_config.h — RunConfig (DESIGN §1: one point of a study = TrainConfig + world size +
+// repetition), its canonical text and the ids derived from it:
+//   run_id   = hash of the canonical text: the same point always gets the same id, so a rerun of a
+//              study finds its earlier run files (docs/results-schema.md, "Run ids").
+//   point_id = the same without repetition, data path and study name: repetitions of one point share
+//              it, and `compare` matches points of two studies by it.
+//   group_id = point_id without strategy and world size (and, in strong scaling, without the
+//              per-device batch): the points whose speedup is measured against one N = 1 point.
+// What it deliberately does not do: know how runs are launched or stored.
+#pragma once
+
+#include <string>
+
+#include "harness/record/table.h"
+#include "harness/train/train_config.h"
+
+namespace scalebench::record {
+
+struct RunConfig {
+  TrainConfig train;
+  int world_size = 1;            // devices in the run (ranks × devices per rank)
+  int repetition = 1;            // 1-based; repetitions measure run-to-run variation
+  std::string scaling = "weak";  // weak: per-device batch fixed; strong: global batch fixed
+  std::string study;             // the study's name ("" for a stand-alone run); not part of any id
+
+  int global_batch() const { return train.batch * world_size; }
+  void validate() const;         // throws scalebench::Error naming the field
+};
+
+// Every field that can change a result, one `key = value` line each (TOML syntax), sorted by key.
+// Cosmetic fields (progress_seconds) and the study name are left out.
+std::string canonical_text(const RunConfig& c);
+// FNV-1a 64-bit of the text with the MurmurHash3 fmix64 finalizer, as 16 lower-case hex digits.
+// Stable across platforms and versions.
+std::string hash_hex(const std::string& text);
+std::string run_id(const RunConfig& c);
+std::string point_id(const RunConfig& c);
+std::string group_id(const RunConfig& c);
+// "unet:depth=2,base=4 ring N=4 b=8" — for progress lines and tables.
+std::string point_label(const RunConfig& c);
+
+// The /config attributes of a run file: every field, plus run_id, point_id, group_id,
+// global_batch and config_text (the canonical text).
+Attrs config_attrs(const RunConfig& c);
+// The inverse; absent fields keep their defaults (files written by other versions stay readable).
+RunConfig config_from_attrs(const Attrs& a);
+
+}  // namespace scalebench::record

@@ -1,0 +1,63 @@
+// summary.cpp — /summary from the tables (see summary.h).
+#include "harness/record/summary.h"
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <vector>
+
+namespace scalebench::record {
+
+Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in) {
+  const std::size_t n = epochs.rows();
+  std::vector<bool> measured(n, true);
+  if (n >= 2)
+    for (std::size_t r = 0; r < n; ++r) measured[r] = epochs.integer("warmup", r) == 0;
+  double wall = 0, images = 0;
+  std::int64_t count = 0;
+  std::vector<std::int64_t> measured_epochs;
+  for (std::size_t r = 0; r < n; ++r)
+    if (measured[r]) {
+      wall += epochs.num("wall_s", r);
+      images += epochs.num("images", r);
+      measured_epochs.push_back(epochs.integer("epoch", r));
+      ++count;
+    }
+  double comm = 0, total = 0;
+  for (std::size_t r = 0; r < steps.rows(); ++r) {
+    const std::int64_t e = steps.integer("epoch", r);
+    bool in_measured = false;
+    for (auto m : measured_epochs) in_measured = in_measured || m == e;
+    if (!in_measured) continue;
+    comm += steps.num("t_comm_exposed", r);
+    total += steps.num("t_total", r);
+  }
+  const double ips = count > 0 && wall > 0 ? images / wall : kNaN;
+  const double tflops = in.train_flops_per_image * ips / 1e12;
+  Attrs s;
+  s.set("epoch_time_s", count > 0 ? wall / double(count) : kNaN);
+  s.set("images_per_s", ips);
+  s.set("tflops", tflops);
+  s.set("mfu", in.peak_flops > 0 ? tflops * 1e12 / in.peak_flops : kNaN);
+  s.set("peak_tflops", in.peak_flops / 1e12);
+  s.set("peak_method", in.peak_method);
+  s.set("exposed_comm_frac", total > 0 ? comm / total : kNaN);
+  s.set("comm_bytes_per_step", std::int64_t(in.comm_bytes_per_step));
+  s.set("measured_epochs", count);
+  s.set("train_flops_per_image", in.train_flops_per_image);
+  const std::size_t last = n - 1;
+  s.set("final_train_loss", n ? epochs.num("train_loss", last) : kNaN);
+  s.set("final_val_loss", n ? epochs.num("val_loss", last) : kNaN);
+  s.set("final_val_miou", n ? epochs.num("val_miou", last) : kNaN);
+  s.set("final_val_accuracy", n ? epochs.num("val_accuracy", last) : kNaN);
+  s.set("peak_mem_bytes", std::int64_t(in.peak_mem_bytes));
+  return s;
+}
+
+std::int64_t peak_rss_bytes() {
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return std::int64_t(ru.ru_maxrss) * 1024;
+}
+
+}  // namespace scalebench::record

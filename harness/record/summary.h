@@ -1,0 +1,35 @@
+// summary.h — the /summary attributes of a run file, computed from its /epochs and /steps tables
+// with the definitions of DESIGN §5 (docs/results-schema.md repeats them):
+//   measured epochs     every epoch but the first (warm-up) when there are ≥ 2; else the one epoch
+//   epoch_time_s        mean wall_s of the measured epochs
+//   images_per_s        Σ images / Σ wall_s over the measured epochs (never a mean of rates)
+//   tflops              train FLOPs per image × images_per_s / 1e12
+//   mfu                 tflops·1e12 / peak_flops (peak of all devices of the run; NaN when unknown)
+//   exposed_comm_frac   Σ t_comm_exposed / Σ t_total over the measured epochs' steps
+//   comm_bytes_per_step as the strategy reports it (0 for single)
+//   final_*             the last epoch's values (final_val_miou NaN for classification)
+//   peak_mem_bytes      as given (getrusage ru_maxrss of rank 0, see peak_rss_bytes)
+// Pure: no I/O, so tests check it against hand-computed values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/record/table.h"
+
+namespace scalebench::record {
+
+struct SummaryInputs {
+  double train_flops_per_image = 0;
+  double peak_flops = kNaN;        // all devices of the run together
+  std::string peak_method;         // how peak_flops was obtained
+  std::int64_t comm_bytes_per_step = 0;
+  std::int64_t peak_mem_bytes = 0;
+};
+
+Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in);
+
+// Peak resident set size of this process so far, in bytes (Linux ru_maxrss is in KiB).
+std::int64_t peak_rss_bytes();
+
+}  // namespace scalebench::record

@@ -1,0 +1,289 @@
+// spec.cpp — sweep spec parsing and validation with toml++ (see spec.h). Every error names the
+// file, the line:column of the offending value (or of its section when the value is missing) and
+// the field as section.key.
+#include "harness/study/spec.h"
+
+// Debian's libtomlplusplus-dev (3.3) ships the multi-header entry point toml.h; upstream
+// single-header installs have toml.hpp.
+#if __has_include(<toml++/toml.hpp>)
+#include <toml++/toml.hpp>
+#else
+#include <toml++/toml.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "kernels/common/check.h"
+#include "models/lr_schedule.h"
+#include "models/spec.h"
+
+namespace scalebench::study {
+namespace {
+
+const std::set<std::string> kStrategies{"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync",
+                                        "ps-async"};
+
+// One [section] of the spec, with typed getters that fail at the right place.
+class Section {
+ public:
+  Section(const std::string& source, const toml::table* t, std::string name, toml::source_region where)
+      : source_(source), t_(t), name_(std::move(name)), where_(where) {}
+
+  bool present() const { return t_ != nullptr; }
+  const toml::node* node(const char* key) const { return t_ ? t_->get(key) : nullptr; }
+  bool has(const char* key) const { return node(key) != nullptr; }
+
+  [[noreturn]] void fail(const char* key, const std::string& msg) const {
+    const toml::node* n = node(key);
+    fail_at(n ? n->source() : where_, name_ + "." + key, msg);
+  }
+  [[noreturn]] void fail_at(const toml::source_region& r, const std::string& field, const std::string& msg) const {
+    fail_input(fmt::format("{}:{}:{}: {}: {}", source_, r.begin.line, r.begin.column, field, msg));
+  }
+
+  void check_known(std::initializer_list<const char*> keys) const {
+    if (!t_) return;
+    for (auto&& [k, v] : *t_) {
+      bool ok = false;
+      for (const char* known : keys) ok = ok || k.str() == known;
+      if (!ok) {
+        std::string list;
+        for (const char* known : keys) list += (list.empty() ? "" : ", ") + std::string(known);
+        fail_at(k.source(), name_ + "." + std::string(k.str()), fmt::format("unknown key (known: {})", list));
+      }
+    }
+  }
+
+  std::optional<std::string> str(const char* key) const {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if (!n->is_string()) fail(key, fmt::format("expected a string, got {}", type_name(*n)));
+    return n->value<std::string>();
+  }
+  std::optional<std::int64_t> integer(const char* key, std::int64_t lo, std::int64_t hi) const {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if (!n->is_integer()) fail(key, fmt::format("expected an integer, got {}", type_name(*n)));
+    const std::int64_t v = *n->value<std::int64_t>();
+    if (v < lo || v > hi) fail(key, fmt::format("{} is out of range [{}, {}]", v, lo, hi));
+    return v;
+  }
+  std::optional<double> number(const char* key) const {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if (!n->is_number()) fail(key, fmt::format("expected a number, got {}", type_name(*n)));
+    const double v = *n->value<double>();
+    if (!std::isfinite(v)) fail(key, "must be finite");
+    return v;
+  }
+  std::optional<bool> boolean(const char* key) const {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if (!n->is_boolean()) fail(key, fmt::format("expected true or false, got {}", type_name(*n)));
+    return n->value<bool>();
+  }
+  std::string one_of(const char* key, const std::string& fallback, std::initializer_list<const char*> allowed) const {
+    const auto v = str(key);
+    if (!v) return fallback;
+    std::string list;
+    for (const char* a : allowed) {
+      if (*v == a) return *v;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    fail(key, fmt::format("'{}' is not one of: {}", *v, list));
+  }
+  // A list of strings (a single string is accepted as a one-element list).
+  std::vector<std::string> strings(const char* key) const {
+    const toml::node* n = node(key);
+    if (!n) fail(key, "required");
+    if (n->is_string()) return {*n->value<std::string>()};
+    const toml::array* a = n->as_array();
+    if (!a) fail(key, fmt::format("expected a list of strings, got {}", type_name(*n)));
+    if (a->empty()) fail(key, "must not be empty");
+    std::vector<std::string> out;
+    for (const toml::node& e : *a) {
+      if (!e.is_string()) fail_at(e.source(), name_ + "." + key, fmt::format("expected a string, got {}", type_name(e)));
+      out.push_back(*e.value<std::string>());
+    }
+    return out;
+  }
+
+  static std::string type_name(const toml::node& n) {
+    std::ostringstream os;
+    os << n.type();
+    return os.str();
+  }
+
+ private:
+  const std::string& source_;
+  const toml::table* t_;
+  std::string name_;
+  toml::source_region where_;
+};
+
+Section section(const std::string& source, const toml::table& root, const char* name) {
+  const toml::node* n = root.get(name);
+  if (n && !n->is_table())
+    Section(source, nullptr, name, n->source()).fail_at(n->source(), name, "expected a [" + std::string(name) + "] table");
+  toml::source_region top;
+  top.begin = {1, 1};
+  return Section(source, n ? n->as_table() : nullptr, name, n ? n->source() : top);
+}
+
+void read_dataset(const Section& s, SweepSpec& spec) {
+  s.check_known({"path", "task", "n", "size", "seed"});
+  const bool recipe = s.has("task") || s.has("n") || s.has("size") || s.has("seed");
+  if (auto p = s.str("path")) {
+    if (recipe) s.fail("path", "give either path or a recipe (task, n, size, seed), not both");
+    if (p->empty()) s.fail("path", "must not be empty");
+    spec.data = *p;
+    const auto& at = s.node("path")->source().begin;
+    spec.data_where = fmt::format("{}:{}:{}", spec.source, at.line, at.column);
+    return;
+  }
+  if (!recipe) s.fail("path", "required: a dataset path, or a recipe (task, n, size, seed) to generate one");
+  data::GenConfig g;
+  const std::string task = s.one_of("task", "segmentation", {"segmentation", "classification"});
+  g.task = task == "segmentation" ? data::Task::segmentation : data::Task::classification;
+  g.n = s.integer("n", 1, 10'000'000).value_or(g.n);
+  g.size = int(s.integer("size", 16, 4096).value_or(g.size));
+  g.seed = std::uint64_t(s.integer("seed", 0, INT64_MAX).value_or(std::int64_t(g.seed)));
+  spec.generate = g;
+  spec.data = fmt::format("{}/data/{}-n{}-s{}-seed{}.h5", spec.output, task, g.n, g.size, g.seed);
+}
+
+void read_sweep(const Section& s, SweepSpec& spec) {
+  s.check_known({"models", "strategies", "devices", "scaling", "batch", "global_batch"});
+  spec.models = s.strings("models");
+  const toml::array* models = s.node("models")->as_array();
+  for (std::size_t i = 0; i < spec.models.size(); ++i) try {
+      parse_model_spec(spec.models[i]);
+    } catch (const Error& e) {
+      s.fail_at(models ? (*models)[i].source() : s.node("models")->source(), "sweep.models", e.what());
+    }
+  spec.strategies = s.strings("strategies");
+  const toml::array* strategies = s.node("strategies")->as_array();
+  for (std::size_t i = 0; i < spec.strategies.size(); ++i) {
+    const auto where = strategies ? (*strategies)[i].source() : s.node("strategies")->source();
+    if (!kStrategies.count(spec.strategies[i]))
+      s.fail_at(where, "sweep.strategies",
+                fmt::format("unknown strategy '{}' (single, mirrored, multiworker, ring, hierarchical, ps-sync, "
+                            "ps-async)", spec.strategies[i]));
+    if (std::count(spec.strategies.begin(), spec.strategies.end(), spec.strategies[i]) > 1)
+      s.fail_at(where, "sweep.strategies", fmt::format("'{}' is listed twice", spec.strategies[i]));
+  }
+  const toml::node* d = s.node("devices");
+  if (!d) s.fail("devices", "required: a list such as [1, 2, 4] or a range such as \"1:8:*2\"");
+  if (d->is_string()) {
+    try {
+      spec.devices = parse_device_range(*d->value<std::string>());
+    } catch (const Error& e) {
+      s.fail("devices", e.what());
+    }
+  } else if (const toml::array* a = d->as_array(); a && !a->empty()) {
+    for (const toml::node& e : *a) {
+      if (!e.is_integer() || *e.value<std::int64_t>() < 1 || *e.value<std::int64_t>() > 65536)
+        s.fail_at(e.source(), "sweep.devices", "each device count must be an integer in [1, 65536]");
+      spec.devices.push_back(int(*e.value<std::int64_t>()));
+    }
+  } else {
+    s.fail("devices", "expected a non-empty list of integers or a range string such as \"1:8:*2\"");
+  }
+  std::sort(spec.devices.begin(), spec.devices.end());
+  if (std::adjacent_find(spec.devices.begin(), spec.devices.end()) != spec.devices.end())
+    s.fail("devices", "a device count is listed twice");
+  spec.scaling = s.one_of("scaling", "weak", {"weak", "strong"});
+  if (spec.scaling == "weak") {
+    if (s.has("global_batch")) s.fail("global_batch", "only for scaling = \"strong\" (weak scaling fixes batch per device)");
+    spec.batch = int(s.integer("batch", 1, 1 << 20).value_or(0));
+    if (!spec.batch) s.fail("batch", "required: the batch per device (weak scaling)");
+  } else {
+    if (s.has("batch")) s.fail("batch", "not for scaling = \"strong\": give global_batch (per device = global_batch / N)");
+    spec.global_batch = int(s.integer("global_batch", 1, 1 << 24).value_or(0));
+    if (!spec.global_batch) s.fail("global_batch", "required for strong scaling");
+    for (int n : spec.devices)
+      if (spec.global_batch % n != 0)
+        s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)",
+                                           spec.global_batch, n));
+  }
+}
+
+void read_train(const Section& s, TrainConfig& t) {
+  s.check_known({"epochs", "lr", "lr_scaling", "warmup_epochs", "lr_decay", "optimizer", "momentum", "weight_decay",
+                 "val_fraction", "class_weights", "seed", "precision", "backend", "threads", "max_steps",
+                 "reference_kernels", "progress_seconds"});
+  t.epochs = int(s.integer("epochs", 1, 100000).value_or(t.epochs));
+  t.lr = s.number("lr").value_or(t.lr);
+  if (t.lr <= 0) s.fail("lr", "must be > 0");
+  t.lr_scaling = s.one_of("lr_scaling", t.lr_scaling, {"none", "linear", "sqrt"});
+  t.warmup_epochs = s.number("warmup_epochs").value_or(t.warmup_epochs);
+  if (t.warmup_epochs < 0) s.fail("warmup_epochs", "must be >= 0");
+  t.lr_decay = s.one_of("lr_decay", t.lr_decay, {"cosine", "constant"});
+  t.optimizer = s.one_of("optimizer", t.optimizer, {"sgd", "adamw"});
+  t.momentum = s.number("momentum").value_or(t.momentum);
+  if (t.momentum < 0 || t.momentum >= 1) s.fail("momentum", "must be in [0, 1)");
+  t.weight_decay = s.number("weight_decay").value_or(t.weight_decay);
+  if (t.weight_decay < 0) s.fail("weight_decay", "must be >= 0");
+  t.val_fraction = s.number("val_fraction").value_or(t.val_fraction);
+  if (t.val_fraction <= 0 || t.val_fraction >= 1) s.fail("val_fraction", "must be in (0, 1)");
+  t.class_weights = s.str("class_weights").value_or(t.class_weights);
+  t.seed = std::uint64_t(s.integer("seed", 0, INT64_MAX).value_or(std::int64_t(t.seed)));
+  t.precision = s.one_of("precision", t.precision, {"fp32", "tf32", "bf16", "fp16"});
+  t.backend = s.one_of("backend", t.backend, {"cpu", "cuda"});
+  t.threads = int(s.integer("threads", 0, 4096).value_or(t.threads));
+  t.max_steps = s.integer("max_steps", 0, INT64_MAX).value_or(t.max_steps);
+  t.reference_kernels = s.boolean("reference_kernels").value_or(t.reference_kernels);
+  t.progress_seconds = s.number("progress_seconds").value_or(t.progress_seconds);
+  if (t.progress_seconds <= 0) s.fail("progress_seconds", "must be > 0");
+}
+
+}  // namespace
+
+SweepSpec parse_spec(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    fail_input(fmt::format("{}:{}:{}: TOML syntax: {}", source, e.source().begin.line, e.source().begin.column,
+                           e.description()));
+  }
+  SweepSpec spec;
+  spec.source = source;
+  spec.text = std::string(text);
+  for (auto&& [k, v] : root)
+    if (k.str() != "study" && k.str() != "dataset" && k.str() != "sweep" && k.str() != "train")
+      Section(source, &root, "", k.source())
+          .fail_at(k.source(), std::string(k.str()), "unknown section (known: [study], [dataset], [sweep], [train])");
+
+  const Section st = section(source, root, "study");
+  st.check_known({"name", "description", "output", "launcher", "repetitions"});
+  spec.name = st.str("name").value_or("");
+  if (spec.name.empty()) st.fail("name", "required: the study's name (it names the results folder)");
+  if (spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+      std::string::npos)
+    st.fail("name", fmt::format("'{}' may hold only letters, digits, '_', '.' and '-' (it is a folder name)", spec.name));
+  spec.description = st.str("description").value_or("");
+  spec.output = st.str("output").value_or("results/" + spec.name);
+  if (spec.output.empty()) st.fail("output", "must not be empty");
+  spec.launcher = st.one_of("launcher", "local", {"local", "slurm"});
+  spec.repetitions = int(st.integer("repetitions", 1, 1000).value_or(1));
+
+  read_dataset(section(source, root, "dataset"), spec);
+  read_sweep(section(source, root, "sweep"), spec);
+  read_train(section(source, root, "train"), spec.train);
+  return spec;
+}
+
+SweepSpec load_spec(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  SB_REQUIRE(in, "{}: cannot read the sweep spec", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_spec(ss.str(), path);
+}
+
+}  // namespace scalebench::study

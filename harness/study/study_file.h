@@ -1,0 +1,24 @@
+// study_file.h — the study file (`scalebench collect` writes it, report/compare/plots read it):
+//   /      attrs schema_version, kind = "study", writer, created_utc, study, runs, runs_ok,
+//                speedup_definition
+//   /runs  table, one row per run file: config fields, summary fields, status/error, context
+//          facts, and the derived baseline, speedup and efficiency (docs/results-schema.md).
+// Written atomically like run files. Not here: how the rows are computed (collect.h).
+#pragma once
+
+#include <string>
+
+#include "harness/record/table.h"
+
+namespace scalebench::study {
+
+struct StudyFile {
+  record::Attrs attrs;
+  record::Table runs;
+};
+
+void write_study_file(const std::string& path, const StudyFile& f);
+// Throws naming the file when it is missing, not HDF5, or not a study file.
+StudyFile read_study_file(const std::string& path);
+
+}  // namespace scalebench::study

@@ -1,0 +1,116 @@
+// test_run_config.cpp — canonical text and ids: stable, sensitive to every result field, blind to
+// cosmetic ones; point and group ids group what they promise; attrs round trip.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/record/run_config.h"
+#include "kernels/common/check.h"
+
+using namespace scalebench::record;
+
+namespace {
+RunConfig base() {
+  RunConfig c;
+  c.train.model = "unet:depth=2,base=4";
+  c.train.data = "data/seg.h5";
+  c.study = "s";
+  return c;
+}
+}  // namespace
+
+TEST(RunConfig, IdIsStableAndDocumented) {
+  // The id is a hash of the canonical text; this pins both the text format and the hash so that an
+  // accidental change (which would make every rerun re-measure) shows up here.
+  const RunConfig c = base();
+  EXPECT_EQ(run_id(c), run_id(base()));
+  EXPECT_EQ(run_id(c).size(), 16u);
+  EXPECT_EQ(canonical_text(c).rfind("backend = \"cpu\"\nbatch = 8\nclass_weights = \"auto\"\ndata = \"data/seg.h5\"\n", 0), 0u);
+  EXPECT_EQ(hash_hex(""), "efd01f60ba992926");
+  EXPECT_EQ(run_id(c), hash_hex(canonical_text(c)));
+}
+
+TEST(RunConfig, EveryResultFieldChangesTheId) {
+  std::set<std::string> ids{run_id(base())};
+  auto vary = [&](auto&& change) {
+    RunConfig c = base();
+    change(c);
+    EXPECT_TRUE(ids.insert(run_id(c)).second) << canonical_text(c);
+  };
+  vary([](RunConfig& c) { c.train.model = "unet:depth=3,base=4"; });
+  vary([](RunConfig& c) { c.train.data = "other.h5"; });
+  vary([](RunConfig& c) { c.train.strategy = "ring"; });
+  vary([](RunConfig& c) { c.train.epochs = 4; });
+  vary([](RunConfig& c) { c.train.batch = 16; });
+  vary([](RunConfig& c) { c.train.lr = 0.1; });
+  vary([](RunConfig& c) { c.train.lr_scaling = "linear"; });
+  vary([](RunConfig& c) { c.train.optimizer = "adamw"; });
+  vary([](RunConfig& c) { c.train.seed = 2; });
+  vary([](RunConfig& c) { c.train.threads = 1; });
+  vary([](RunConfig& c) { c.train.max_steps = 5; });
+  vary([](RunConfig& c) { c.train.reference_kernels = true; });
+  vary([](RunConfig& c) { c.world_size = 2; });
+  vary([](RunConfig& c) { c.repetition = 2; });
+  vary([](RunConfig& c) { c.scaling = "strong"; });
+  RunConfig cosmetic = base();
+  cosmetic.train.progress_seconds = 5;
+  cosmetic.study = "another";
+  EXPECT_EQ(run_id(cosmetic), run_id(base()));
+}
+
+TEST(RunConfig, PointAndGroupIds) {
+  RunConfig a = base(), rep2 = base(), n2 = base(), ring = base();
+  rep2.repetition = 2;
+  rep2.train.data = "/elsewhere/seg.h5";
+  n2.world_size = 2;
+  n2.train.strategy = "mirrored";
+  ring.train.strategy = "ring";
+  EXPECT_EQ(point_id(a), point_id(rep2));  // repetitions (and data location) share a point
+  EXPECT_NE(point_id(a), point_id(n2));
+  EXPECT_EQ(group_id(a), group_id(n2));  // speedup group: strategy and N vary within it
+  EXPECT_EQ(group_id(a), group_id(ring));
+  RunConfig other_batch = base();
+  other_batch.train.batch = 4;
+  EXPECT_NE(group_id(a), group_id(other_batch));  // weak scaling: per-device batch defines the group
+  // Strong scaling: the global batch is fixed, the per-device batch varies with N.
+  RunConfig s1 = base(), s2 = base();
+  s1.scaling = s2.scaling = "strong";
+  s1.train.batch = 16;
+  s2.train.batch = 8;
+  s2.world_size = 2;
+  s2.train.strategy = "mirrored";
+  EXPECT_EQ(group_id(s1), group_id(s2));
+}
+
+TEST(RunConfig, AttrsRoundTrip) {
+  RunConfig c = base();
+  c.train.lr = 0.1 + 0.2;  // a double with no short decimal form
+  c.train.seed = 12345678901ull;
+  c.train.reference_kernels = true;
+  c.world_size = 4;
+  c.repetition = 3;
+  c.scaling = "strong";
+  c.train.strategy = "ring";
+  const Attrs a = config_attrs(c);
+  EXPECT_EQ(a.str("run_id"), run_id(c));
+  EXPECT_EQ(a.integer("global_batch"), 32);
+  EXPECT_EQ(a.str("config_text"), canonical_text(c));
+  const RunConfig d = config_from_attrs(a);
+  EXPECT_EQ(run_id(d), run_id(c));
+  EXPECT_EQ(d.study, "s");
+  EXPECT_DOUBLE_EQ(d.train.lr, c.train.lr);
+}
+
+TEST(RunConfig, ValidateNamesTheField) {
+  RunConfig c = base();
+  c.world_size = 2;  // single on two devices
+  try {
+    c.validate();
+    FAIL();
+  } catch (const scalebench::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--strategy single"), std::string::npos) << e.what();
+  }
+  c = base();
+  c.scaling = "medium";
+  EXPECT_THROW(c.validate(), scalebench::Error);
+}

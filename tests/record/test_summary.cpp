@@ -1,0 +1,80 @@
+// test_summary.cpp — /summary against hand-computed values (DESIGN §5 definitions).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/record/summary.h"
+
+using namespace scalebench::record;
+
+namespace {
+
+Table epochs(const std::vector<std::pair<double, double>>& wall_images) {
+  Table t;
+  int e = 0;
+  for (auto [wall, images] : wall_images) {
+    Attrs r;
+    r.set("epoch", ++e);
+    r.set("warmup", e == 1);
+    r.set("wall_s", wall);
+    r.set("images", std::int64_t(images));
+    r.set("train_loss", 1.0 / e);
+    r.set("val_loss", 2.0 / e);
+    r.set("val_miou", 0.1 * e);
+    r.set("val_accuracy", 0.5);
+    t.append(r);
+  }
+  return t;
+}
+
+Table steps(const std::vector<std::tuple<int, double, double>>& epoch_comm_total) {
+  Table t;
+  for (auto [e, comm, total] : epoch_comm_total) {
+    Attrs r;
+    r.set("epoch", e);
+    r.set("t_comm_exposed", comm);
+    r.set("t_total", total);
+    t.append(r);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST(Summary, ExcludesWarmupEpoch) {
+  // Epoch 1 (warm-up): 10 s; epochs 2 and 3: 2 s and 3 s for 100 images each.
+  const Table e = epochs({{10.0, 100}, {2.0, 100}, {3.0, 100}});
+  // Steps: warm-up epoch's communication must not count. Measured: comm 0.5 of total 5.
+  const Table s = steps({{1, 9.0, 10.0}, {2, 0.2, 2.0}, {3, 0.3, 3.0}});
+  SummaryInputs in{.train_flops_per_image = 3e9, .peak_flops = 1e12, .peak_method = "test",
+                   .comm_bytes_per_step = 4096, .peak_mem_bytes = 123};
+  const Attrs a = summarize(e, s, in);
+  EXPECT_DOUBLE_EQ(a.num("epoch_time_s"), 2.5);             // (2 + 3) / 2
+  EXPECT_DOUBLE_EQ(a.num("images_per_s"), 40.0);            // 200 images / 5 s, not mean(50, 33.3)
+  EXPECT_DOUBLE_EQ(a.num("tflops"), 3e9 * 40.0 / 1e12);     // 0.12
+  EXPECT_DOUBLE_EQ(a.num("mfu"), 0.12);                     // 0.12 TFLOP/s of a 1 TFLOP/s peak
+  EXPECT_DOUBLE_EQ(a.num("exposed_comm_frac"), 0.1);        // 0.5 / 5
+  EXPECT_EQ(a.integer("comm_bytes_per_step"), 4096);
+  EXPECT_EQ(a.integer("measured_epochs"), 2);
+  EXPECT_DOUBLE_EQ(a.num("final_val_loss"), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(a.num("final_val_miou"), 0.1 * 3);
+  EXPECT_DOUBLE_EQ(a.num("final_train_loss"), 1.0 / 3);
+  EXPECT_EQ(a.integer("peak_mem_bytes"), 123);
+}
+
+TEST(Summary, OneEpochIsMeasuredAndUnknownPeakIsNaN) {
+  const Table e = epochs({{4.0, 100}});
+  SummaryInputs in;
+  in.train_flops_per_image = 1e9;
+  const Attrs a = summarize(e, steps({{1, 0.0, 4.0}}), in);
+  EXPECT_DOUBLE_EQ(a.num("epoch_time_s"), 4.0);
+  EXPECT_DOUBLE_EQ(a.num("images_per_s"), 25.0);
+  EXPECT_DOUBLE_EQ(a.num("exposed_comm_frac"), 0.0);
+  EXPECT_TRUE(std::isnan(a.num("mfu")));
+}
+
+TEST(Summary, NoEpochsGivesNaN) {
+  const Attrs a = summarize(epochs({}), steps({}), SummaryInputs{});
+  EXPECT_TRUE(std::isnan(a.num("images_per_s")));
+  EXPECT_TRUE(std::isnan(a.num("final_val_loss")));
+}

@@ -1,0 +1,77 @@
+// test_report.cpp — report tables: one per model × strategy, points ordered by N, repetitions
+// aggregated by their median, failed points shown with their error; markdown and JSON shapes.
+#include <gtest/gtest.h>
+
+#include "harness/study/report.h"
+
+using namespace scalebench::study;
+using scalebench::record::Attrs;
+
+namespace {
+
+void row(StudyFile& f, const std::string& model, const std::string& task, const std::string& strategy, int n, double ips,
+         const std::string& status = "ok") {
+  Attrs r;
+  r.set("point_id", model + strategy + std::to_string(n));
+  r.set("model", model);
+  r.set("task", task);
+  r.set("strategy", strategy);
+  r.set("scaling", "weak");
+  r.set("status", status);
+  r.set("error", status == "ok" ? "" : "no such strategy");
+  r.set("world_size", n);
+  r.set("global_batch", 8 * n);
+  r.set("lr_effective", 0.05 * n);
+  r.set("steps_per_epoch", std::int64_t(100 / n));
+  r.set("images_per_s", ips);
+  r.set("speedup", ips / 100);
+  r.set("efficiency", ips / 100 / n);
+  r.set("final_val_miou", 0.5);
+  r.set("final_val_accuracy", 0.75);
+  f.runs.append(r);
+}
+
+StudyFile sample() {
+  StudyFile f;
+  f.attrs.set("study", "rep");
+  row(f, "unet", "segmentation", "ring", 2, 180);
+  row(f, "unet", "segmentation", "single", 1, 90);
+  row(f, "unet", "segmentation", "single", 1, 110);
+  row(f, "unet", "segmentation", "single", 1, 100);  // median of 90, 110, 100 = 100
+  row(f, "unet", "segmentation", "ring", 1, 100);
+  row(f, "unet", "segmentation", "ring", 4, 0, "failed");
+  row(f, "vgg11", "classification", "single", 1, 400);
+  return f;
+}
+
+}  // namespace
+
+TEST(Report, TextTables) {
+  const std::string t = report(sample(), Format::text);
+  EXPECT_NE(t.find("study rep: 7 runs, 6 ok"), std::string::npos) << t;
+  const auto single = t.find("== unet - single"), ring = t.find("== unet - ring"), vgg = t.find("== vgg11 - single");
+  ASSERT_NE(single, std::string::npos) << t;
+  ASSERT_NE(ring, std::string::npos) << t;
+  ASSERT_NE(vgg, std::string::npos) << t;
+  EXPECT_LT(single, ring);  // single first, then the strategies in their usual order
+  EXPECT_LT(ring, vgg);
+  EXPECT_NE(t.find("100.0"), std::string::npos);         // median images/s of the three repetitions
+  EXPECT_NE(t.find("3/3"), std::string::npos);           // runs ok / runs
+  EXPECT_NE(t.find("failed: no such strategy"), std::string::npos) << t;
+  EXPECT_NE(t.find("90.0%"), std::string::npos) << t;    // ring N=2 efficiency 180/100/2
+  EXPECT_NE(t.find("accuracy"), std::string::npos);      // the VGG table shows accuracy, not mIoU
+  const auto n1 = t.find("\n1 ", ring), n2 = t.find("\n2 ", ring), n4 = t.find("\n4 ", ring);
+  EXPECT_TRUE(n1 < n2 && n2 < n4) << t;                  // ordered by N
+}
+
+TEST(Report, MarkdownAndJson) {
+  const std::string md = report(sample(), Format::markdown);
+  EXPECT_NE(md.find("### unet - ring"), std::string::npos) << md;
+  EXPECT_NE(md.find("| N | global batch |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ---: | ---: |"), std::string::npos) << md;
+  const std::string js = report(sample(), Format::json);
+  EXPECT_EQ(js.rfind("{\"study\": \"rep\", \"tables\": [", 0), 0u) << js;
+  EXPECT_NE(js.find("\"devices\": 4"), std::string::npos) << js;
+  EXPECT_NE(js.find("\"status\": \"failed\", \"error\": \"no such strategy\""), std::string::npos) << js;
+  EXPECT_NE(js.find("\"images_per_s\": null"), std::string::npos) << js;  // NaN → null
+}

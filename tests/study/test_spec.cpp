@@ -1,0 +1,157 @@
+// test_spec.cpp — sweep spec parsing, expansion into points, and bad specs rejected with
+// file:line:column and the field.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/record/run_config.h"
+#include "harness/study/spec.h"
+#include "kernels/common/check.h"
+
+using namespace scalebench;
+using namespace scalebench::study;
+
+namespace {
+
+const char* kSpec = R"(
+[study]
+name = "t"
+repetitions = 2
+
+[dataset]
+task = "segmentation"
+n = 64
+size = 32
+seed = 3
+
+[sweep]
+models = ["unet:depth=2,base=4", "vgg11:width=0.0625"]
+strategies = ["single", "ring"]
+devices = "1:4:*2"
+batch = 8
+
+[train]
+epochs = 2
+lr = 0.1
+lr_scaling = "linear"
+)";
+
+// The error message of parsing `text`, or "" when it parses.
+std::string error_of(const std::string& text) {
+  try {
+    parse_spec(text, "s.toml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Spec, ParsesAndExpands) {
+  const SweepSpec s = parse_spec(kSpec, "s.toml");
+  EXPECT_EQ(s.name, "t");
+  EXPECT_EQ(s.output, "results/t");
+  EXPECT_EQ(s.devices, (std::vector<int>{1, 2, 4}));
+  ASSERT_TRUE(s.generate);
+  EXPECT_EQ(s.data, "results/t/data/segmentation-n64-s32-seed3.h5");
+  const auto pts = expand(s);
+  // Per repetition and model: single once (N=1) + ring at 1, 2, 4 → 4; × 2 models × 2 repetitions.
+  ASSERT_EQ(pts.size(), 16u);
+  EXPECT_EQ(pts[0].train.strategy, "single");
+  EXPECT_EQ(pts[0].world_size, 1);
+  EXPECT_EQ(pts[3].train.strategy, "ring");
+  EXPECT_EQ(pts[3].world_size, 4);
+  EXPECT_EQ(pts[3].train.batch, 8);  // weak scaling: per-device batch fixed
+  EXPECT_EQ(pts[3].global_batch(), 32);
+  EXPECT_EQ(pts[0].repetition, 1);
+  EXPECT_EQ(pts[8].repetition, 2);  // repetition is the outermost loop
+  EXPECT_EQ(pts[3].train.lr, 0.1);
+  EXPECT_EQ(pts[3].train.epochs, 2);
+  EXPECT_EQ(pts[3].study, "t");
+  std::set<std::string> ids;
+  for (const auto& p : pts) ids.insert(record::run_id(p));
+  EXPECT_EQ(ids.size(), pts.size()) << "run ids must be distinct";
+  // Stable: the same spec expands to the same ids.
+  const auto again = expand(parse_spec(kSpec, "other-name.toml"));
+  for (std::size_t i = 0; i < pts.size(); ++i) EXPECT_EQ(record::run_id(pts[i]), record::run_id(again[i]));
+}
+
+TEST(Spec, StrongScalingSplitsTheGlobalBatch) {
+  const SweepSpec s = parse_spec(R"(
+[study]
+name = "strong"
+[dataset]
+path = "data/x.h5"
+[sweep]
+models = ["unet"]
+strategies = ["mirrored"]
+devices = [1, 2, 4]
+scaling = "strong"
+global_batch = 16
+)", "s.toml");
+  const auto pts = expand(s);
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_EQ(pts[2].train.batch, 4);
+  EXPECT_EQ(pts[2].global_batch(), 16);
+  EXPECT_EQ(pts[0].train.data, "data/x.h5");
+  EXPECT_EQ(record::group_id(pts[0]), record::group_id(pts[2]));
+}
+
+TEST(Spec, DeviceRanges) {
+  EXPECT_EQ(parse_device_range("1:8:*2"), (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(parse_device_range("2:8:+2"), (std::vector<int>{2, 4, 6, 8}));
+  EXPECT_EQ(parse_device_range("2:8:3"), (std::vector<int>{2, 5, 8}));
+  EXPECT_EQ(parse_device_range("1:4"), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(parse_device_range("3"), (std::vector<int>{3}));
+  EXPECT_EQ(parse_device_range("1:10:*3"), (std::vector<int>{1, 3, 9}));
+  for (const char* bad : {"", "0:4", "4:1", "1:8:*1", "1:8:x", "1:2:3:4", "a", "1:8:+0"})
+    EXPECT_THROW(parse_device_range(bad), Error) << bad;
+}
+
+TEST(Spec, BadSpecsNameLineColumnAndField) {
+  struct Case {
+    std::string text, want;
+  };
+  const std::string head = "[study]\nname = \"t\"\n[dataset]\npath = \"d.h5\"\n";
+  const std::string sweep = "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"single\"]\ndevices = [1]\nbatch = 8\n";
+  const std::vector<Case> cases = {
+      {"[study\nname = 1", "s.toml:1:"},  // TOML syntax error, with its position
+      {head + sweep + "[train]\nepochz = 3\n", "s.toml:11:1: train.epochz: unknown key"},
+      {head + sweep + "[train]\nepochs = \"three\"\n", "s.toml:11:10: train.epochs: expected an integer"},
+      {head + sweep + "[train]\nepochs = 0\n", "s.toml:11:10: train.epochs: 0 is out of range"},
+      {head + sweep + "[train]\nlr_scaling = \"cubic\"\n", "s.toml:11:14: train.lr_scaling: 'cubic' is not one of"},
+      {head + "[sweep]\nmodels = [\"unet\", \"resnet50\"]\nstrategies = [\"single\"]\ndevices = [1]\nbatch = 8\n",
+       "s.toml:6:19: sweep.models: model spec 'resnet50': unknown model"},
+      {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"single\", \"horovod\"]\ndevices = [1]\nbatch = 8\n",
+       "s.toml:7:25: sweep.strategies: unknown strategy 'horovod'"},
+      {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = \"1:8:*1\"\nbatch = 8\n",
+       "s.toml:8:11: sweep.devices:"},
+      {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = [1, 0]\nbatch = 8\n",
+       "s.toml:8:15: sweep.devices: each device count"},
+      {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = [1, 3]\nscaling = \"strong\"\n"
+              "global_batch = 16\n",
+       "s.toml:10:16: sweep.global_batch: 16 is not divisible by 3 devices"},
+      {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = [1]\n", "s.toml:5:1: sweep.batch: required"},
+      {head + "[sweep]\nstrategies = [\"ring\"]\ndevices = [1]\nbatch = 8\n", "s.toml:5:1: sweep.models: required"},
+      {"[study]\nname = \"t\"\n[dataset]\npath = \"d.h5\"\nn = 5\n" + sweep,
+       "s.toml:4:8: dataset.path: give either path or a recipe"},
+      {"[study]\nname = \"a b\"\n[dataset]\npath = \"d.h5\"\n" + sweep, "s.toml:2:8: study.name:"},
+      {"[study]\n[dataset]\npath = \"d.h5\"\n" + sweep, "s.toml:1:1: study.name: required"},
+      {head + sweep + "[extra]\nx = 1\n", "s.toml:10:2: extra: unknown section"},
+      {head + sweep + "[train]\nmomentum = 1.5\n", "s.toml:11:12: train.momentum: must be in [0, 1)"},
+  };
+  for (const auto& c : cases) {
+    const std::string err = error_of(c.text);
+    EXPECT_NE(err.find(c.want), std::string::npos) << "want: " << c.want << "\n got: " << err << "\nspec:\n" << c.text;
+  }
+}
+
+TEST(Spec, LoadNamesAMissingFile) {
+  try {
+    load_spec("/nonexistent/spec.toml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/spec.toml"), std::string::npos);
+  }
+}

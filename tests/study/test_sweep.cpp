@@ -1,0 +1,123 @@
+// test_sweep.cpp — the local launcher end to end with the real binary: a tiny study with one
+// model that trains and one that fails at run time (a U-Net too deep for 32-pixel images: it
+// passes the spec check but cannot be built for the data — a failure that does not depend on which
+// strategies exist), progress lines prefixed per point, the failure recorded with its error, a
+// rerun skipping the ok point, then collect and report. Also the strategy → launch mapping.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "harness/record/run_file.h"
+#include "harness/study/launch.h"
+#include "harness/study/spec.h"
+#include "harness/study/study_file.h"
+#include "study_test_util.h"
+
+using namespace scalebench;
+using namespace scalebench::study;
+
+TEST(Launch, StrategyToCommand) {
+  record::RunConfig c;
+  c.train.data = "d.h5";
+  c.train.strategy = "ring";
+  c.world_size = 4;
+  const auto ring = launch_command(c, "/bin/sb", "out/runs");
+  ASSERT_GE(ring.size(), 5u);
+  EXPECT_EQ(ring[0], "mpirun");
+  EXPECT_EQ(ring[1], "-np");
+  EXPECT_EQ(ring[2], "4");
+  EXPECT_EQ(ring[3], "--oversubscribe");
+  EXPECT_EQ(std::count(ring.begin(), ring.end(), "--devices"), 0);  // the world size comes from MPI
+  c.train.strategy = "mirrored";
+  c.world_size = 2;
+  const auto mirrored = launch_command(c, "/bin/sb", "out/runs");
+  EXPECT_EQ(mirrored[0], "/bin/sb");
+  EXPECT_EQ(mirrored[1], "train");
+  const auto dev = std::find(mirrored.begin(), mirrored.end(), "--devices");
+  ASSERT_NE(dev, mirrored.end());
+  EXPECT_EQ(*(dev + 1), "2");
+  const auto o = std::find(mirrored.begin(), mirrored.end(), "-o");
+  ASSERT_NE(o, mirrored.end());
+  EXPECT_EQ(*(o + 1), "out/runs");
+  for (const char* s : {"multiworker", "hierarchical", "ps-sync", "ps-async"}) EXPECT_TRUE(uses_mpirun(s)) << s;
+  EXPECT_FALSE(uses_mpirun("single"));
+}
+
+TEST(Sweep, LocalEndToEnd) {
+  sbtest::TempDir dir;
+  const std::string spec = dir / "tiny.toml";
+  std::ofstream(spec) << "[study]\nname = \"tiny\"\noutput = \"" << (dir / "res") << "\"\n"
+                      << "[dataset]\ntask = \"segmentation\"\nn = 48\nsize = 32\nseed = 3\n"
+                         "[sweep]\nmodels = [\"unet:depth=2,base=4\", \"unet:depth=6,base=4\"]\nstrategies = [\"single\"]\n"
+                         "devices = [1]\nbatch = 4\n"
+                         "[train]\nepochs = 2\nthreads = 1\n";
+  const std::string sb = SB_BINARY;
+  std::string out;
+  // The first model trains; the second fails: exit 1, and the study went on to it.
+  EXPECT_EQ(sbtest::run(sb + " sweep " + spec, &out), 1) << out;
+  EXPECT_NE(out.find("sweep: tiny: 2 points"), std::string::npos) << out;
+  // Two models of one family: the prefix names the full model spec.
+  EXPECT_NE(out.find("[1/2] unet:depth=2,base=4 single N=1 epoch 2/2 "), std::string::npos) << out;
+  EXPECT_NE(out.find("[1/2] unet:depth=2,base=4 single N=1 ok"), std::string::npos) << out;
+  EXPECT_NE(out.find("[2/2] unet:depth=6,base=4 single N=1 failed: "), std::string::npos) << out;
+  EXPECT_NE(out.find("divisible by 64"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 ok, 0 skipped (ok before), 1 failed"), std::string::npos) << out;
+
+  // Every point left a run file named by its run id, with the status it ended in.
+  const auto points = expand(load_spec(spec));
+  ASSERT_EQ(points.size(), 2u);
+  for (const auto& p : points) {
+    const auto f = record::read_run_file(dir / ("res/runs/" + record::run_id(p) + ".h5"));
+    EXPECT_EQ(f.config.str("study"), "tiny");
+    if (p.train.model == "unet:depth=2,base=4") {
+      EXPECT_EQ(f.status, "ok");
+      EXPECT_EQ(f.epochs.rows(), 2u);
+      EXPECT_GT(f.summary.num("images_per_s"), 0);
+    } else {
+      EXPECT_EQ(f.status, "failed");
+      EXPECT_NE(f.error.find("divisible by 64"), std::string::npos) << f.error;
+      EXPECT_EQ(f.epochs.rows(), 0u);
+    }
+  }
+
+  // A rerun skips the ok point and tries the failed ones again.
+  EXPECT_EQ(sbtest::run(sb + " sweep " + spec, &out), 1) << out;
+  EXPECT_NE(out.find("[1/2] unet:depth=2,base=4 single N=1 ok already"), std::string::npos) << out;
+  EXPECT_NE(out.find("0 ok, 1 skipped (ok before), 1 failed"), std::string::npos) << out;
+
+  EXPECT_EQ(sbtest::run(sb + " collect " + (dir / "res"), &out), 0) << out;
+  const StudyFile sf = read_study_file(dir / "res/study.h5");
+  ASSERT_EQ(sf.runs.rows(), 2u);
+  EXPECT_EQ(sf.attrs.str("study"), "tiny");
+  EXPECT_EQ(sbtest::run(sb + " report " + (dir / "res/study.h5"), &out), 0) << out;
+  EXPECT_NE(out.find("unet:depth=2,base=4 - single"), std::string::npos) << out;
+  EXPECT_NE(out.find("failed: "), std::string::npos) << out;
+  EXPECT_EQ(sbtest::run(sb + " report --format json " + (dir / "res/study.h5"), &out), 0) << out;
+  EXPECT_EQ(out.rfind("{\"study\": \"tiny\"", 0), 0u) << out;
+  if (sbtest::run("/usr/bin/python3 -c 'import json'") == 0) {
+    std::ofstream(dir / "r.json") << out;
+    EXPECT_EQ(sbtest::run("/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                          "assert d[\"tables\"][0][\"points\"][0][\"speedup\"] == 1.0' " + (dir / "r.json"), &out), 0)
+        << out;
+  }
+}
+
+TEST(Sweep, DryRunAndBadSpec) {
+  sbtest::TempDir dir;
+  const std::string spec = dir / "s.toml";
+  std::ofstream(spec) << "[study]\nname = \"d\"\noutput = \"" << (dir / "res") << "\"\n[dataset]\npath = \"" << (dir / "x.h5")
+                      << "\"\n[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = \"1:4:*2\"\nbatch = 2\n";
+  std::ofstream(dir / "x.h5") << "placeholder";  // dry runs do not open the data
+  std::string out;
+  EXPECT_EQ(sbtest::run(std::string(SB_BINARY) + " sweep --dry-run " + spec, &out), 0) << out;
+  EXPECT_NE(out.find("[3/3] unet ring N=4 run "), std::string::npos) << out;
+  EXPECT_NE(out.find("mpirun -np 4 --oversubscribe"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "res/runs"));
+
+  std::ofstream(spec) << "[study]\nname = \"d\"\n[dataset]\npath = \"x.h5\"\n[sweep]\nmodels = [\"unet\"]\n"
+                         "strategies = [\"ring\"]\ndevices = [1]\nbatch = -2\n";
+  EXPECT_EQ(sbtest::run(std::string(SB_BINARY) + " sweep " + spec, &out), 1);
+  EXPECT_NE(out.find("s.toml:9:9: sweep.batch:"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;  // one error line
+}

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/comm/commbench.h"
 #include "harness/data/particle_gen.h"
 #include "harness/record/context.h"
 #include "harness/record/recorder.h"
@@ -62,12 +63,24 @@ void add_train(CLI::App& app, TrainConfig& c) {
   cmd->add_option("--max-steps", c.max_steps, "Stop each epoch after this many steps (0: full epoch)")
       ->capture_default_str();
   cmd->add_option("--progress-seconds", c.progress_seconds, "Step progress line interval")->capture_default_str();
+  cmd->add_option("--devices", c.devices, "Devices (threads) in this process for --strategy mirrored")
+      ->capture_default_str();
+  cmd->add_option("--bucket-mb", c.bucket_mb, "Tensor-fusion bucket size in MiB (synchronous strategies)")
+      ->capture_default_str();
+  cmd->add_flag("--no-overlap", c.no_overlap, "Exchange gradients after backward instead of during it");
+  cmd->add_option("--ranks-per-node", c.ranks_per_node, "hierarchical: ranks per node (0: group by host name)")
+      ->capture_default_str();
+  cmd->add_option("--staleness", c.staleness, "ps-async: max pushes a worker may run ahead of the slowest")
+      ->capture_default_str();
+  cmd->add_option("--comm-timeout", c.comm_timeout_s, "Seconds a rank waits for a peer before the job ends")
+      ->capture_default_str();
+  cmd->add_option("--dump-weights", c.dump_weights, "Write the final weights (raw f32) to PATH.rank<r> (tests)");
 }
 
 // Results harness options (harness/record, harness/study).
 struct RunOptions {  // train: where and as what the run is recorded
   std::string output, scaling = "weak", study;
-  int devices = 1, repetition = 1;
+  int repetition = 1;
 };
 struct StudyOptions {
   std::string spec, launcher, dir, out, file, format = "text", base, now;
@@ -79,9 +92,6 @@ struct StudyOptions {
 void add_run_options(CLI::App& app, RunOptions& o) {
   auto* cmd = app.get_subcommand("train");
   cmd->add_option("-o,--output", o.output, "Runs folder: record the run to <dir>/<run_id>.h5 (docs/results-schema.md)");
-  if (!cmd->get_option_no_throw("--devices"))
-    cmd->add_option("--devices", o.devices, "Devices in this process (mirrored); the world size multiplies the MPI ranks")
-        ->check(CLI::Range(1, 65536));
   cmd->add_option("--repetition", o.repetition, "Repetition number of this point (recorded; part of the run id)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--scaling", o.scaling, "weak|strong, as the study ran it (recorded)")
@@ -121,8 +131,10 @@ void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int a
     scalebench::train(cfg, std::cout);
     return;
   }
-  const CLI::Option* dev = app.get_subcommand("train")->get_option("--devices");
-  rec::RunConfig rc{.train = cfg, .world_size = std::max(1, rec::launcher_world_size()) * (dev->count() ? dev->as<int>() : 1),
+  // The device count of scaling: workers, so a parameter server's extra rank is not counted.
+  const int ranks = std::max(1, rec::launcher_world_size());
+  const bool ps = cfg.strategy == "ps-sync" || cfg.strategy == "ps-async";
+  rec::RunConfig rc{.train = cfg, .world_size = ps ? std::max(1, ranks - 1) : ranks * cfg.devices,
                     .repetition = o.repetition, .scaling = o.scaling, .study = o.study};
   rec::Recorder recorder(rc, o.output, std::vector<std::string>(argv, argv + argc));
   try {
@@ -154,6 +166,26 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   return 0;
 }
 
+void add_commbench(CLI::App& app, scalebench::comm::CommbenchOptions& o, std::string& algos) {
+  auto* cmd = app.add_subcommand("commbench", "Allreduce benchmark: time, algbw and busbw per message size (nccl-tests style)");
+  cmd->add_option("--transport", o.transport, "threads (ranks are threads of this process) | mpi (launch under mpirun/srun)")
+      ->check(CLI::IsMember({"threads", "mpi"}))->capture_default_str();
+  cmd->add_option("--algo", algos, "Comma-separated allreduce algorithms: native, ring, hierarchical")->capture_default_str();
+  cmd->add_option("--sizes", o.sizes, "LO:HI[:FACTOR] (factor 2 by default) or A,B,C; units K, M, G (binary)")
+      ->capture_default_str();
+  cmd->add_option("--ranks", o.ranks, "Rank count for --transport threads (mpi uses the job's size)")->capture_default_str();
+  cmd->add_option("--warmup", o.warmup, "Untimed calls per size and algorithm")->capture_default_str();
+  cmd->add_option("--iters", o.iters, "Timed calls per size and algorithm")->capture_default_str();
+  cmd->add_option("--chunk", o.chunk_bytes, "Pipeline chunk of ring/hierarchical (bytes; K/M suffixes)")
+      ->transform(CLI::AsSizeValue(false))->capture_default_str();
+  cmd->add_option("--depth", o.depth, "Receive slots in flight for ring/hierarchical")->capture_default_str();
+  cmd->add_option("--ranks-per-node", o.ranks_per_node, "hierarchical: ranks per (emulated) node; 0 groups by host name")
+      ->capture_default_str();
+  cmd->add_option("--timeout", o.timeout_s, "Seconds a blocking wait may last before the run is ended")->capture_default_str();
+  cmd->add_option("--spin-us", o.spin_us, "mpi: busy-poll time before a wait yields the core")->capture_default_str();
+  cmd->add_option("--json", o.json_path, "Also write the results as JSON to this file");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,6 +203,9 @@ int main(int argc, char** argv) {
   StudyOptions study_opts;
   add_run_options(app, run_opts);
   add_study_commands(app, study_opts);
+  scalebench::comm::CommbenchOptions bench;
+  std::string bench_algos = "native,ring";
+  add_commbench(app, bench, bench_algos);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -188,6 +223,13 @@ int main(int argc, char** argv) {
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
                app.got_subcommand("compare")) {
       return run_study_command(app, study_opts);
+    } else if (app.got_subcommand("commbench")) {
+      bench.algos.clear();
+      for (std::size_t b = 0, e; b <= bench_algos.size(); b = e + 1) {
+        e = std::min(bench_algos.find(',', b), bench_algos.size());
+        bench.algos.push_back(bench_algos.substr(b, e - b));
+      }
+      return scalebench::comm::commbench_main(bench, std::cout);
     }
   } catch (const scalebench::Error& e) {
     std::cout.flush();

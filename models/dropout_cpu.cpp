@@ -28,7 +28,13 @@ class DropoutCpu final : public Layer {
     // Distinct odd multipliers keep (seed, step, salt) triples from colliding.
     const std::uint64_t seed = ctx.seed * 0x9E3779B97F4A7C15ull ^ std::uint64_t(ctx.step) * 0xBF58476D1CE4E5B9ull ^
                                (d_.salt + 1) * 0x94D049BB133111EBull;
-    cpu::dropout_forward(out.numel(), d_.dropout_p, seed, in[0]->f32(), out.f32(), mask_.f32());
+    // One call per sample, each drawn at the sample's global position (see Ctx::sample_stride).
+    const std::int64_t n = out.dim(0), per_sample = out.numel() / n;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t at = i * per_sample, global = ctx.sample_offset + ctx.sample_stride * i;
+      cpu::dropout_forward(per_sample, d_.dropout_p, seed, in[0]->f32() + at, out.f32() + at, mask_.f32() + at,
+                           global * per_sample);
+    }
   }
   void backward(Ctx&, const TensorRefs&, const Tensor&, const Tensor& dout, const std::vector<Tensor*>& din) override {
     if (!din[0]) return;

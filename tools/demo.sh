@@ -1,14 +1,38 @@
 #!/usr/bin/env bash
-# demo.sh — the default CPU study behind `make demo`: generate the particle images (once), then
-# train the default U-Net on the CPU, printing progress and the final held-out IoU.
-# Usage: tools/demo.sh [build-dir]
+# demo.sh — the default CPU scaling study behind `make demo` (studies/cpu-demo.toml): a U-Net on
+# generated particle images under single, mirrored, multiworker, ring and ps-sync at N = 1, 2; then
+# the study file, a collective benchmark, the plots, the report, and a comparison against the
+# baseline committed from this machine type (results/baselines/cpu-demo.h5).
+# A rerun skips the points already ok. Usage: tools/demo.sh [build-dir]
 set -euo pipefail
 build=${1:-build}
-sb="$build/scalebench"
-data=data/particles-seg-128.h5
-mkdir -p data results/demo
-if [ ! -f "$data" ]; then
-  "$sb" datagen --task segmentation --n 2000 --size 128 --seed 1 -o "$data"
+sb="$(cd "$build" && pwd)/scalebench"
+out=results/cpu-demo
+export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+start=$(date +%s)
+
+echo "== demo: sweep studies/cpu-demo.toml"
+"$sb" sweep studies/cpu-demo.toml || echo "demo: some points failed (see the report below)"
+
+echo "== demo: collective benchmark (2 ranks, mpi, native vs ring)"
+if [ ! -f "$out/commbench.json" ]; then
+  mpirun -np 2 --oversubscribe "$sb" commbench --transport mpi --algo native,ring --sizes 4K:64M:4 \
+    --iters 10 --json "$out/commbench.json"
 fi
-"$sb" train --model unet:depth=4,base=16 --data "$data" --strategy single --epochs 4 --batch 8 \
-  --lr 0.05 --warmup-epochs 0.25 --seed 1 2>&1 | tee results/demo/train-single.log
+
+echo "== demo: collect"
+"$sb" collect "$out/"
+
+echo "== demo: plots"
+/usr/bin/python3 plots/make_all.py "$out" -o "$out/plots"
+
+echo "== demo: report"
+"$sb" report "$out/study.h5"
+
+echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine)"
+if "$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5"; then
+  echo "demo: no regression against the baseline"
+else
+  echo "demo: the comparison flags regressions (another machine or a loaded one differs; see above)"
+fi
+echo "demo: done in $(( $(date +%s) - start )) s — results in $out/ (study.h5, runs/, plots/)"

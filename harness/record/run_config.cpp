@@ -38,6 +38,10 @@ Attrs result_fields(const RunConfig& c) {
   a.set("reference_kernels", t.reference_kernels);
   a.set("threads", t.threads);
   a.set("max_steps", AttrValue(std::int64_t(t.max_steps)));
+  a.set("bucket_mb", t.bucket_mb);
+  a.set("no_overlap", t.no_overlap);
+  a.set("ranks_per_node", t.ranks_per_node);
+  a.set("staleness", t.staleness);
   a.set("world_size", c.world_size);
   a.set("repetition", c.repetition);
   a.set("scaling", c.scaling);
@@ -156,6 +160,10 @@ RunConfig config_from_attrs(const Attrs& a) {
   t.threads = int(a.integer("threads", t.threads));
   t.max_steps = a.integer("max_steps", t.max_steps);
   t.progress_seconds = a.num("progress_seconds", t.progress_seconds);
+  t.bucket_mb = a.num("bucket_mb", t.bucket_mb);
+  t.no_overlap = a.integer("no_overlap", t.no_overlap) != 0;
+  t.ranks_per_node = int(a.integer("ranks_per_node", t.ranks_per_node));
+  t.staleness = int(a.integer("staleness", t.staleness));
   c.world_size = int(a.integer("world_size", c.world_size));
   c.repetition = int(a.integer("repetition", c.repetition));
   c.scaling = a.str("scaling", c.scaling);

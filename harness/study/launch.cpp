@@ -42,9 +42,14 @@ std::vector<std::string> train_args(const record::RunConfig& c, const std::strin
       "--repetition", std::to_string(c.repetition),
       "--study", c.study,
       "-o", runs_dir,
+      "--bucket-mb", num(t.bucket_mb),
+      "--ranks-per-node", std::to_string(t.ranks_per_node),
+      "--staleness", std::to_string(t.staleness),
+      "--comm-timeout", num(t.comm_timeout_s),
   };
+  if (t.no_overlap) a.push_back("--no-overlap");
   if (t.reference_kernels) a.push_back("--reference-kernels");
-  if (!uses_mpirun(t.strategy)) {
+  if (t.strategy == "mirrored") {
     a.push_back("--devices");
     a.push_back(std::to_string(c.world_size));
   }
@@ -55,7 +60,9 @@ std::vector<std::string> launch_command(const record::RunConfig& c, const std::s
                                         const std::string& runs_dir) {
   std::vector<std::string> cmd;
   if (uses_mpirun(c.train.strategy)) {
-    cmd = {"mpirun", "-np", std::to_string(c.world_size), "--oversubscribe"};
+    // Parameter-server strategies add one server rank to the N workers the point counts.
+    const bool ps = c.train.strategy == "ps-sync" || c.train.strategy == "ps-async";
+    cmd = {"mpirun", "-np", std::to_string(c.world_size + (ps ? 1 : 0)), "--oversubscribe"};
     if (::geteuid() == 0) cmd.push_back("--allow-run-as-root");
   }
   cmd.push_back(exe);

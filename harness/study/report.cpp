@@ -22,11 +22,9 @@ struct Group {
 
 std::vector<Group> groups_of(const record::Table& t) {
   std::vector<Group> gs;
-  std::vector<std::string> models;
   for (const PointRows& p : group_points(t)) {
     const std::size_t r = p.rows.front();
     const std::string model = t.str("model", r), strategy = t.str("strategy", r);
-    if (std::find(models.begin(), models.end(), model) == models.end()) models.push_back(model);
     auto it = std::find_if(gs.begin(), gs.end(), [&](const Group& g) { return g.model == model && g.strategy == strategy; });
     if (it == gs.end()) it = gs.insert(gs.end(), Group{model, strategy, {}});
     it->points.push_back(p);
@@ -35,9 +33,10 @@ std::vector<Group> groups_of(const record::Table& t) {
     const auto i = std::find(kOrder.begin(), kOrder.end(), s);
     return i == kOrder.end() ? kOrder.size() : std::size_t(i - kOrder.begin());
   };
-  const auto mrank = [&](const std::string& m) { return std::find(models.begin(), models.end(), m) - models.begin(); };
+  // Models by name (the study table's row order follows run-id hashes, which mean nothing to a
+  // reader), strategies in the order of DESIGN §4.
   std::stable_sort(gs.begin(), gs.end(), [&](const Group& a, const Group& b) {
-    return std::pair(mrank(a.model), rank(a.strategy)) < std::pair(mrank(b.model), rank(b.strategy));
+    return std::pair(a.model, rank(a.strategy)) < std::pair(b.model, rank(b.strategy));
   });
   for (auto& g : gs)
     std::stable_sort(g.points.begin(), g.points.end(), [&](const PointRows& a, const PointRows& b) {

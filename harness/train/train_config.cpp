@@ -21,8 +21,24 @@ void TrainConfig::validate() const {
   for (const char* k : known) ok = ok || strategy == k;
   SB_REQUIRE(ok, "--strategy '{}' is unknown (single, mirrored, multiworker, ring, hierarchical, ps-sync, ps-async)",
              strategy);
-  SB_REQUIRE(strategy == "single", "--strategy {}: only 'single' is available in this version", strategy);
+  SB_REQUIRE(devices >= 1, "--devices {} must be >= 1", devices);
+  SB_REQUIRE(devices == 1 || strategy == "mirrored", "--devices {} needs --strategy mirrored (one process, N devices)",
+             devices);
+  SB_REQUIRE(bucket_mb > 0, "--bucket-mb {} must be > 0", bucket_mb);
+  SB_REQUIRE(staleness >= 0, "--staleness {} must be >= 0", staleness);
+  SB_REQUIRE(comm_timeout_s > 0, "--comm-timeout {} must be > 0", comm_timeout_s);
   parse_lr_scaling(lr_scaling);
+}
+
+std::string TrainConfig::canonical_text() const {
+  return fmt::format(
+      "model={}\ndata={}\nstrategy={}\nbackend={}\nprecision={}\nepochs={}\nbatch={}\nlr={}\nlr_scaling={}\n"
+      "warmup_epochs={}\nlr_decay={}\noptimizer={}\nmomentum={}\nweight_decay={}\nval_fraction={}\n"
+      "class_weights={}\nseed={}\nreference_kernels={}\nmax_steps={}\ndevices={}\nbucket_mb={}\n"
+      "no_overlap={}\nranks_per_node={}\nstaleness={}\n",
+      model, data, strategy, backend, precision, epochs, batch, lr, lr_scaling, warmup_epochs, lr_decay, optimizer,
+      momentum, weight_decay, val_fraction, class_weights, seed, reference_kernels, max_steps, devices, bucket_mb,
+      no_overlap, ranks_per_node, staleness);
 }
 
 }  // namespace scalebench

@@ -8,7 +8,7 @@
 namespace scalebench {
 
 struct TrainConfig {
-  std::string model = "unet:depth=4,base=16";
+  std::string model = "unet:depth=4,base=8";  // the default U-Net: sized for a CPU study
   std::string data;                  // HDF5 dataset (docs/data-format.md)
   std::string strategy = "single";
   std::string backend = "cpu";
@@ -29,8 +29,21 @@ struct TrainConfig {
   int threads = 0;                   // BLAS threads; 0 = all cores
   std::int64_t max_steps = 0;        // per epoch, 0 = whole epoch (for quick checks)
   double progress_seconds = 30.0;    // a step progress line at most this often
+  // Distributed (harness/strategy): devices in this process (mirrored), fusion bucket, overlap,
+  // node grouping (hierarchical), bounded staleness (ps-async), and how long a rank may wait for a
+  // peer before the job is ended with an error naming it.
+  int devices = 1;
+  double bucket_mb = 4.0;
+  bool no_overlap = false;
+  int ranks_per_node = 0;
+  int staleness = 4;
+  double comm_timeout_s = 300.0;
+  std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)
 
   void validate() const;             // throws scalebench::Error naming the option
+  // Every field that must agree across ranks, as "key=value" lines (compared before the first
+  // collective; threads, progress and dump paths may differ and are left out).
+  std::string canonical_text() const;
 };
 
 }  // namespace scalebench

@@ -1,141 +1,62 @@
-// trainer.cpp — the single-device training loop with per-epoch validation and progress lines.
+// trainer.cpp — train(): chooses the transport the strategy needs and runs train_rank() on every
+// rank. Errors before training starts are the same on every rank (bad data, a configuration that
+// differs between ranks) and end the process normally; an error on one rank mid-run ends the whole
+// job through the communicator's abort, naming the rank, so no peer waits for it.
 #include "harness/train/trainer.h"
 
-#include <cmath>
+#include <cstdlib>
 #include <ostream>
+#include <thread>
 
-#include "harness/data/loader.h"
-#include "harness/train/evaluate.h"
+#include "harness/comm/mpi_comm.h"
+#include "harness/comm/threads_comm.h"
+#include "harness/strategy/strategy.h"
+#include "harness/train/train_rank.h"
 #include "kernels/cpu/blas_threads.h"
-#include "models/loss.h"
-#include "models/lr_schedule.h"
-#include "models/model.h"
-#include "models/optimizer.h"
-#include "models/spec.h"
 
 namespace scalebench {
 namespace {
 
-std::string format_iou(const std::vector<double>& iou, const std::vector<std::string>& names) {
-  std::string s;
-  for (std::size_t c = 1; c < iou.size(); ++c)
-    s += fmt::format("{} {:.3f}  ", c < names.size() ? names[c] : std::to_string(c), iou[c]);
-  return s;
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// BLAS threads per rank: the cores of this host shared among the ranks that run on it.
+int blas_threads_for(const TrainConfig& cfg, int ranks_on_host) {
+  if (cfg.threads > 0) return cfg.threads;
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, cores / std::max(1, ranks_on_host));
 }
 
 }  // namespace
 
 TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer) {
   cfg.validate();
-  cpu::set_blas_threads(cfg.threads);
-  data::Dataset ds(cfg.data);
-  const auto& info = ds.info();
-  const std::int64_t n_val = std::max<std::int64_t>(1, std::llround(double(info.n) * cfg.val_fraction));
-  const std::int64_t n_train = info.n - n_val;
-  SB_REQUIRE(n_train >= cfg.batch, "{}: {} training samples (after holding out {}) are fewer than --batch {}",
-             cfg.data, n_train, n_val, cfg.batch);
-
-  const ModelSpec spec = parse_model_spec(cfg.model);
-  const DataShape shape{info.channels, info.height, info.width, info.classes};
-  Model model(build_model_graph(spec, shape), Backend::cpu, cfg.seed);
-  model.setup({cfg.batch, info.channels, info.height, info.width});
-
-  TrainResult result;
-  result.task = data::to_string(info.task);
-  result.class_names = info.class_names;
-  result.canonical_model = canonical_spec(spec, shape);
-  result.params = model.param_count();
-  result.train_flops_per_image = model.train_flops_per_image();
-
-  data::DataLoader loader(cfg.data, {.begin = 0, .end = n_train, .world = 1, .rank = 0, .seed = cfg.seed}, cfg.batch);
-  result.steps_per_epoch = loader.batches_per_epoch();
-  const std::int64_t steps = cfg.max_steps ? std::min(cfg.max_steps, result.steps_per_epoch) : result.steps_per_epoch;
-
-  LrSchedule sched{.base_lr = cfg.lr, .scaling = parse_lr_scaling(cfg.lr_scaling), .world = 1,
-                   .warmup_epochs = cfg.warmup_epochs, .decay = cfg.lr_decay, .steps_per_epoch = steps,
-                   .epochs = cfg.epochs};
-  sched.validate();
-  result.peak_lr = sched.peak_lr();
-  Optimizer opt({.kind = cfg.optimizer, .momentum = float(cfg.momentum), .weight_decay = float(cfg.weight_decay)},
-                model.param_count());
-  const std::vector<float> class_weights = resolve_class_weights(cfg.class_weights, ds, n_train);
-
-  log << fmt::format("train: {} ({} params, {:.2f} GFLOP/image/step) on {} [{} x {}x{}x{}, {} classes]\n",
-                     result.canonical_model, result.params, result.train_flops_per_image / 1e9, cfg.data, info.n,
-                     info.channels, info.height, info.width, info.classes)
-      << fmt::format("train: {} train / {} held out, batch {}, {} steps/epoch, lr {} ({}), {} BLAS threads\n",
-                     n_train, n_val, cfg.batch, steps, sched.peak_lr(), cfg.optimizer,
-                     cpu::blas_threads())
-      << std::flush;
-  if (observer) observer->on_start(result);
-
-  std::vector<StepRow> rows;  // this epoch's steps, for the observer
-  Ctx ctx{.backend = Backend::cpu, .reference = cfg.reference_kernels, .seed = cfg.seed, .step = 0};
-  Tensor dlogits;
-  data::Batch batch;
-  for (int epoch = 1; epoch <= cfg.epochs; ++epoch) {
-    EpochResult er;
-    er.epoch = epoch;
-    er.warmup = epoch == 1;
-    loader.start_epoch(epoch - 1);
-    Stopwatch epoch_clock, progress_clock;
-    double loss_sum = 0;
-    rows.clear();
-    for (std::int64_t s = 0; s < steps; ++s) {
-      Stopwatch sw;
-      StepTimes t;
-      SB_CHECK(loader.next(batch), "loader ended after {} of {} batches", s, steps);
-      t.data = sw.lap();
-      const Tensor x = Tensor::view(batch.images.data(), {batch.size, info.channels, info.height, info.width});
-      const Tensor& logits = model.forward(ctx, x, /*training=*/true);
-      const auto y = labels_for_logits(batch.labels, x.shape(), logits.shape(), info);
-      const double loss = softmax_cross_entropy(logits, y.data(), class_weights, &dlogits);
-      SB_REQUIRE(std::isfinite(loss), "training diverged: loss is {} at epoch {} step {} (lower --lr?)", loss, epoch,
-                 s + 1);
-      t.fwd = sw.lap();
-      model.backward(ctx, dlogits);
-      t.bwd = sw.lap();
-      er.lr = sched.at(ctx.step);
-      opt.step(model.params().f32(), model.grads().f32(), float(er.lr));
-      t.update = sw.lap();
-      ++ctx.step;
-      er.time += t;
-      rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
-      loss_sum += loss;
-      er.images += batch.size;
-      if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < steps) {
-        log << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s\n", epoch, cfg.epochs, s + 1,
-                           steps, loss_sum / double(s + 1), double(er.images) / epoch_clock.elapsed())
-            << std::flush;
-        progress_clock.lap();
-      }
-    }
-    er.wall_s = epoch_clock.elapsed();
-    er.images_per_s = double(er.images) / er.wall_s;
-    er.train_loss = loss_sum / double(steps);
-
-    const EvalResult ev = evaluate(model, ctx, ds, n_train, info.n, cfg.batch, class_weights);
-    er.val_loss = ev.loss;
-    er.val_iou = ev.confusion.iou_all();
-    er.val_miou = ev.confusion.mean_iou_non_background();
-    er.val_accuracy = ev.confusion.accuracy();
-    const std::string quality = info.task == data::Task::segmentation
-                                    ? fmt::format("IoU {}mIoU {:.3f}", format_iou(er.val_iou, info.class_names),
-                                                  er.val_miou)
-                                    : fmt::format("accuracy {:.3f}", er.val_accuracy);
-    log << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s)\n",
-                       epoch, cfg.epochs, er.train_loss, er.val_loss, quality, er.images_per_s, er.lr, er.wall_s)
-        << std::flush;
-    if (observer) observer->on_epoch(er, rows);
-    result.epochs.push_back(std::move(er));
+  std::ostream quiet(nullptr);  // other ranks' log: discarded
+  if (cfg.strategy == "mirrored") {
+    cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
+    TrainResult first;
+    comm::ThreadsWorld::run(
+        cfg.devices,
+        [&](comm::Communicator& c) {
+          TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr);
+          if (c.rank() == 0) first = std::move(r);
+        },
+        {.timeout_s = cfg.comm_timeout_s});
+    return first;
   }
-  const auto& last = result.epochs.back();
-  if (info.task == data::Task::segmentation)
-    log << fmt::format("final: held-out mean non-background IoU {:.3f} ({})\n", last.val_miou,
-                       format_iou(last.val_iou, info.class_names));
-  else
-    log << fmt::format("final: held-out accuracy {:.3f}\n", last.val_accuracy);
-  return result;
+  if (strategy_uses_mpi(cfg.strategy)) {
+    comm::MpiSession session;
+    auto world = comm::make_mpi_world({.timeout_s = cfg.comm_timeout_s});
+    cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
+    const bool lead = world->rank() == 0;
+    return train_rank(cfg, world.get(), lead ? log : quiet, lead ? observer : nullptr);
+  }
+  const int launched = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));
+  SB_REQUIRE(launched <= 1, "--strategy single runs one process, but this job was launched with {} ranks", launched);
+  cpu::set_blas_threads(blas_threads_for(cfg, 1));
+  return train_rank(cfg, nullptr, log, observer);
 }
 
 }  // namespace scalebench

@@ -1,7 +1,8 @@
-// trainer.h — the training loop of one run: data → forward → loss → backward → update, per-epoch
-// validation (IoU per class or accuracy) and one progress line per epoch (plus a step line at most
-// every progress_seconds on long epochs). Gradient exchange between ranks arrives with the
-// strategies; this loop is the single-device specification they must reproduce.
+// trainer.h — the training loop of one run: data → forward → loss → backward → exchange + update
+// (harness/strategy), per-epoch validation (IoU per class or accuracy) on rank 0 and one progress
+// line per epoch (plus a step line at most every progress_seconds on long epochs). train() picks the
+// transport the strategy needs — none (single), threads (mirrored: --devices ranks in this
+// process) or MPI (launched under mpirun/srun) — and runs the same per-rank loop on every rank.
 #pragma once
 
 #include <iosfwd>
@@ -37,6 +38,10 @@ struct TrainResult {
   std::int64_t steps_per_epoch = 0;
   double peak_lr = 0;                       // base LR after the scaling rule
   std::int64_t comm_bytes_per_step = 0;     // gradient bytes a rank sends per step (0 for single)
+  int world = 1;                            // ranks (threads for mirrored), servers included
+  int workers = 1;                          // data-parallel replicas: the device count of scaling
+  std::int64_t global_batch = 0;
+  std::string strategy_summary;             // e.g. the staleness ps-async saw
   std::vector<EpochResult> epochs;
 };
 
@@ -59,6 +64,8 @@ class TrainObserver {
   virtual void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {}
 };
 
+// Returns rank 0's result on rank 0; other ranks return theirs with empty epochs. The observer and
+// the log are used by rank 0 only.
 TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer = nullptr);
 
 }  // namespace scalebench

@@ -20,12 +20,13 @@ std::uint64_t splitmix64_at(std::uint64_t seed, std::uint64_t i) {
 
 }  // namespace
 
-void dropout_forward(std::int64_t count, float p, std::uint64_t seed, const float* x, float* y, float* mask) {
+void dropout_forward(std::int64_t count, float p, std::uint64_t seed, const float* x, float* y, float* mask,
+                     std::int64_t index_offset) {
   SB_CHECK(p >= 0.0f && p < 1.0f, "dropout: p={} outside [0, 1)", p);
   const float keep_scale = 1.0f / (1.0f - p);
   for (std::int64_t i = 0; i < count; ++i) {
     // Top 24 bits as a uniform in [0, 1), exact in float.
-    const float u = static_cast<float>(splitmix64_at(seed, static_cast<std::uint64_t>(i)) >> 40) * 0x1p-24f;
+    const float u = static_cast<float>(splitmix64_at(seed, static_cast<std::uint64_t>(index_offset + i)) >> 40) * 0x1p-24f;
     mask[i] = u >= p ? keep_scale : 0.0f;
     y[i] = x[i] * mask[i];
   }

@@ -140,6 +140,59 @@ TEST(Generator, OtherSizesWork) {
   EXPECT_THROW(sd::generate_sample(bad, 0, img.data(), lab.data()), scalebench::Error);
 }
 
+TEST(Canvas, ChargeIsConservedAndSpreadTwoToThreePixels) {
+  dd::Canvas c(32);
+  c.begin(1.0f);
+  c.line({6.0f, 16.5f}, {26.0f, 16.5f}, 1.0f, 1.0f);  // 20 px of MIP along row 16
+  c.end(dd::kPixelTrack);
+  EXPECT_NEAR(box_charge(c, 0, 32, 0, 32), 20.0f, 1e-3f);
+  const float centre = box_charge(c, 16, 17, 16, 17);
+  const float side = box_charge(c, 16, 17, 15, 16) + box_charge(c, 16, 17, 17, 18);
+  EXPECT_NEAR(centre, 0.6f, 0.06f);
+  EXPECT_NEAR(side, 0.4f, 0.06f);
+  EXPECT_LT(box_charge(c, 16, 17, 0, 14) + box_charge(c, 16, 17, 19, 32), 0.02f);
+  EXPECT_EQ(c.owner()[16 * 32 + 16], dd::kPixelTrack);
+}
+
+TEST(Canvas, PixelBelongsToTheParticleWithTheMostCharge) {
+  for (bool shower_first : {false, true}) {
+    dd::Canvas c(16);
+    auto draw = [&](std::uint8_t cls, float gain, float q) {
+      c.begin(gain);
+      c.point({8.5f, 8.5f}, q);
+      c.end(cls);
+    };
+    if (shower_first) draw(dd::kPixelShower, 1.0f, 1.0f);
+    draw(dd::kPixelTrack, 2.0f, 1.0f);  // gain 2: the track deposits more
+    if (!shower_first) draw(dd::kPixelShower, 1.0f, 1.0f);
+    EXPECT_EQ(c.owner()[8 * 16 + 8], dd::kPixelTrack) << "shower first " << shower_first;
+    EXPECT_NEAR(box_charge(c, 0, 16, 0, 16), 3.0f, 1e-4f);
+  }
+}
+
+TEST(Detector, LabelsComeFromNoiseFreeChargeAboveThreshold) {
+  for (std::uint64_t k = 0; k < 5; ++k) {
+    dd::Canvas c(64);
+    dd::Rng rng(21, k);
+    dd::draw_muon(c, rng, {10.5f, 30.5f}, 0.3f);
+    dd::draw_electron(c, rng, {10.5f, 30.5f}, -0.4f);
+    std::vector<float> image(64 * 64);
+    std::vector<std::int32_t> label(64 * 64, -1);
+    dd::apply_detector(c, rng, image.data(), label.data());
+    int checked = 0;
+    for (size_t i = 0; i < image.size(); ++i) {
+      if (image[i] == 0.0f) {  // dead wire: nothing seen, background
+        EXPECT_EQ(label[i], 0);
+        continue;
+      }
+      const int want = c.total()[i] >= dd::knob::kLabelThreshold ? c.owner()[i] : 0;
+      ASSERT_EQ(label[i], want) << "pixel " << i << " charge " << c.total()[i];
+      checked += want != 0;
+    }
+    EXPECT_GT(checked, 50);
+  }
+}
+
 TEST(Physics, ProtonChargeRisesToABraggPeak) {
   for (std::uint64_t k = 0; k < 20; ++k) {
     dd::Canvas c(128);

@@ -1,0 +1,53 @@
+// allreduce.cpp — algorithm names and the Allreducer, which validates options once, keeps scratch
+// and the node map, and dispatches each call. The algorithms are in ring.cpp and hierarchical.cpp.
+#include "harness/comm/allreduce.h"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "kernels/common/check.h"
+
+namespace scalebench::comm {
+
+const char* to_string(AllreduceAlgo a) {
+  switch (a) {
+    case AllreduceAlgo::native: return "native";
+    case AllreduceAlgo::ring: return "ring";
+    case AllreduceAlgo::hierarchical: return "hierarchical";
+  }
+  return "?";
+}
+
+AllreduceAlgo parse_allreduce_algo(std::string_view s) {
+  if (s == "native") return AllreduceAlgo::native;
+  if (s == "ring") return AllreduceAlgo::ring;
+  if (s == "hierarchical") return AllreduceAlgo::hierarchical;
+  fail_input(fmt::format("unknown allreduce algorithm '{}' (expected native, ring or hierarchical)", s));
+}
+
+Allreducer::Allreducer(Communicator& comm, AllreduceOptions opts) : comm_(comm), opts_(opts) {
+  SB_REQUIRE(opts_.chunk_bytes >= sizeof(float), "allreduce chunk size must be at least {} bytes, got {}",
+             sizeof(float), opts_.chunk_bytes);
+  SB_REQUIRE(opts_.depth >= 1 && opts_.depth <= 64, "allreduce pipeline depth must be in [1, 64], got {}", opts_.depth);
+  SB_REQUIRE(opts_.ranks_per_node >= 0, "ranks_per_node must be >= 0 (0: by host name), got {}", opts_.ranks_per_node);
+  SB_REQUIRE(opts_.tag >= 0 && opts_.tag + 3 <= Communicator::kMaxTag, "allreduce tag {} out of range", opts_.tag);
+  SB_REQUIRE(opts_.wire == WireType::f32, "only f32 on the wire is implemented");
+  if (opts_.algo == AllreduceAlgo::native) return;
+  scratch_.resize(static_cast<std::size_t>(opts_.depth) * std::max<std::size_t>(1, opts_.chunk_bytes / sizeof(float)));
+  everyone_.resize(static_cast<std::size_t>(comm.size()));
+  std::iota(everyone_.begin(), everyone_.end(), 0);
+  if (opts_.algo == AllreduceAlgo::hierarchical) nodes_ = make_node_map(comm, opts_.ranks_per_node);
+}
+
+void Allreducer::operator()(float* buf, std::size_t count) {
+  switch (opts_.algo) {
+    case AllreduceAlgo::native: comm_.allreduce_sum(buf, count); return;
+    case AllreduceAlgo::ring: ring_allreduce(comm_, everyone_, buf, count, opts_, scratch_.data()); return;
+    case AllreduceAlgo::hierarchical:
+      hierarchical_allreduce(comm_, nodes_, buf, count, opts_, scratch_.data());
+      return;
+  }
+}
+
+}  // namespace scalebench::comm

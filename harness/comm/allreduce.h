@@ -1,0 +1,63 @@
+// allreduce.h — AllreduceAlgo (DESIGN §3): `native` (the transport's own collective), `ring`
+// (reduce-scatter + allgather over send/recv, chunked and pipelined) and `hierarchical` (reduce inside
+// each node to its leader, ring among leaders, broadcast inside each node). Ring and hierarchical use
+// only Communicator::isend/irecv, so they run over every transport.
+// All three are in-place sums over float32 buffers in host memory. Ring and hierarchical give every
+// rank bit-identical results (each element is summed once, in a fixed order, then copied).
+// Compressed wire types (fp16/bf16) are deliberately not implemented yet: WireType is the slot for
+// them, and the only code that touches wire data is pipeline.cpp's pack/accumulate pair.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/comm/communicator.h"
+
+namespace scalebench::comm {
+
+enum class AllreduceAlgo { native, ring, hierarchical };
+const char* to_string(AllreduceAlgo a);
+AllreduceAlgo parse_allreduce_algo(std::string_view s);  // Error naming the value on anything else
+
+enum class WireType { f32 };  // what travels between ranks; bf16/f16 join with the compression work
+
+struct AllreduceOptions {
+  AllreduceAlgo algo = AllreduceAlgo::native;
+  // Pipeline unit of ring/hierarchical: each ring segment is cut into chunks of this size so that
+  // the send of chunk k+1 overlaps the reduction of chunk k. Measured in docs/comm.md.
+  std::size_t chunk_bytes = std::size_t{128} << 10;
+  int depth = 4;           // receive slots in flight (scratch = depth x chunk_bytes)
+  int ranks_per_node = 0;  // hierarchical: 0 groups by host name; k > 0 makes nodes of k consecutive ranks
+  WireType wire = WireType::f32;
+  int tag = Communicator::kAlgoTagBase;  // uses tag .. tag+3; run on a dup() if others use these tags
+};
+
+// A reusable allreduce bound to one communicator: holds the scratch slots and, for hierarchical,
+// the node map (built once, collectively, in the constructor). Not thread-safe: like the communicator
+// it belongs to one communication thread.
+class Allreducer {
+ public:
+  Allreducer(Communicator& comm, AllreduceOptions opts);
+  // In-place sum over all ranks; every rank calls it with the same count.
+  void operator()(float* buf, std::size_t count);
+  const AllreduceOptions& options() const { return opts_; }
+  const NodeMap& node_map() const { return nodes_; }  // filled for hierarchical only
+
+ private:
+  Communicator& comm_;
+  AllreduceOptions opts_;
+  NodeMap nodes_;
+  std::vector<float> scratch_;
+  std::vector<int> everyone_;
+};
+
+// The algorithms themselves (ring.cpp, hierarchical.cpp). `group` lists the participating ranks in
+// ring order; ranks outside it must not call. `scratch` holds at least depth x chunk elements.
+void ring_allreduce(Communicator& comm, const std::vector<int>& group, float* buf, std::size_t count,
+                    const AllreduceOptions& opts, float* scratch);
+void hierarchical_allreduce(Communicator& comm, const NodeMap& nodes, float* buf, std::size_t count,
+                            const AllreduceOptions& opts, float* scratch);
+
+}  // namespace scalebench::comm

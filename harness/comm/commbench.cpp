@@ -1,0 +1,160 @@
+// commbench.cpp — the sweep of commbench (see commbench.h): sets up the transport, runs every
+// (size, algorithm) pair on every rank, gathers the timings and hands rank 0's report to the
+// formatter. Sizes are the outer loop so that each finished size prints at once (progress under Slurm).
+#include "harness/comm/commbench.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <ostream>
+
+#include "harness/comm/mpi_comm.h"
+#include "harness/comm/threads_comm.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::comm {
+
+namespace {
+
+// Small integers: every partial sum is an integer below 2^24, so the float sum is exact in any order.
+float input(std::size_t i, int r) { return static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 17 + 1); }
+
+void validate(const CommbenchOptions& o) {
+  SB_REQUIRE(o.transport == "threads" || o.transport == "mpi", "--transport '{}': expected threads or mpi", o.transport);
+  SB_REQUIRE(!o.algos.empty(), "--algo: give at least one of native, ring, hierarchical");
+  for (const auto& a : o.algos) parse_allreduce_algo(a);
+  SB_REQUIRE(o.transport != "threads" || (o.ranks >= 1 && o.ranks <= 256), "--ranks {}: expected 1..256", o.ranks);
+  SB_REQUIRE(o.warmup >= 0, "--warmup {}: expected >= 0", o.warmup);
+  SB_REQUIRE(o.iters >= 1, "--iters {}: expected >= 1", o.iters);
+  SB_REQUIRE(o.timeout_s > 0, "--timeout {}: expected > 0 seconds", o.timeout_s);
+  SB_REQUIRE(o.spin_us >= 0, "--spin-us {}: expected >= 0", o.spin_us);
+  parse_sizes(o.sizes);
+  SB_REQUIRE(o.chunk_bytes >= sizeof(float) && o.chunk_bytes % sizeof(float) == 0,
+             "--chunk {}: expected a positive multiple of 4 bytes", o.chunk_bytes);
+  SB_REQUIRE(o.depth >= 1 && o.depth <= 64, "--depth {}: expected 1..64", o.depth);
+  SB_REQUIRE(o.ranks_per_node >= 0, "--ranks-per-node {}: expected >= 0 (0: by host name)", o.ranks_per_node);
+}
+
+double max_over_ranks(Communicator& comm, double v) {
+  double out = v;
+  for (const auto& s : comm.allgather(std::string_view(reinterpret_cast<const char*>(&v), sizeof(v)))) {
+    double x = 0;
+    std::memcpy(&x, s.data(), sizeof(x));
+    out = std::max(out, x);
+  }
+  return out;
+}
+
+// Runs the whole sweep on one rank; fills `rep` (on every rank) and prints on rank 0.
+void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, std::ostream& out) {
+  const auto sizes = parse_sizes(o.sizes);
+  const int n = comm.size(), me = comm.rank();
+  std::vector<std::unique_ptr<Allreducer>> algos;
+  for (const auto& a : o.algos) {
+    AllreduceOptions ao;
+    ao.algo = parse_allreduce_algo(a);
+    ao.chunk_bytes = o.chunk_bytes;
+    ao.depth = o.depth;
+    ao.ranks_per_node = o.ranks_per_node;
+    algos.push_back(std::make_unique<Allreducer>(comm, ao));
+  }
+  const NodeMap nodes = make_node_map(comm, o.ranks_per_node);
+  rep.transport = comm.transport();
+  rep.ranks = n;
+  rep.hostnames = nodes.hostnames;
+  rep.nodes = nodes.num_nodes();
+  rep.opts = o;
+  if (me == 0) write_table_header(out, rep);
+
+  const std::size_t max_count = *std::max_element(sizes.begin(), sizes.end()) / sizeof(float);
+  std::vector<float> buf(max_count);
+  for (std::size_t bytes : sizes) {
+    const std::size_t count = bytes / sizeof(float);
+    std::vector<CommbenchRow> same_size;
+    for (std::size_t a = 0; a < algos.size(); ++a) {
+      Allreducer& ar = *algos[a];
+      // Verification call on exact inputs.
+      for (std::size_t i = 0; i < count; ++i) buf[i] = input(i, me);
+      ar(buf.data(), count);
+      double err = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        float want = 0;
+        for (int r = 0; r < n; ++r) want += input(i, r);
+        const double e = std::fabs(static_cast<double>(buf[i]) - want);
+        err = std::isnan(e) || e > err ? e : err;
+      }
+      // Timed calls reduce zeros: repeated in-place sums of real data would grow without bound, and a
+      // float add costs the same for any normal value.
+      std::fill(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(count), 0.0f);
+      for (int w = 0; w < o.warmup; ++w) ar(buf.data(), count);
+      comm.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int it = 0; it < o.iters; ++it) ar(buf.data(), count);
+      const double mean = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.iters;
+      CommbenchRow row;
+      row.algo = o.algos[a];
+      row.bytes = bytes;
+      row.time_us = max_over_ranks(comm, mean) * 1e6;
+      row.max_abs_err = max_over_ranks(comm, err);
+      row.algbw_gbps = static_cast<double>(bytes) / (row.time_us * 1e-6) / 1e9;
+      row.busbw_gbps = row.algbw_gbps * 2.0 * (n - 1) / n;
+      same_size.push_back(row);
+    }
+    if (me == 0) write_table_row(out, rep, same_size);
+    rep.rows.insert(rep.rows.end(), same_size.begin(), same_size.end());
+  }
+}
+
+void finish(const CommbenchReport& rep, const CommbenchOptions& o) {
+  if (!o.json_path.empty()) {
+    std::ofstream f(o.json_path, std::ios::trunc);
+    SB_REQUIRE(f.good(), "--json '{}': cannot open for writing", o.json_path);
+    f << to_json(rep);
+    SB_REQUIRE(f.good(), "--json '{}': write failed", o.json_path);
+  }
+}
+
+void check_errors(const CommbenchReport& rep) {
+  for (const auto& r : rep.rows)
+    SB_CHECK(r.max_abs_err == 0, "commbench: {} allreduce of {} bytes over {} ranks is wrong: max error {} on inputs that reduce exactly",
+             r.algo, r.bytes, rep.ranks, r.max_abs_err);
+}
+
+}  // namespace
+
+int commbench_main(const CommbenchOptions& opts, std::ostream& out) {
+  validate(opts);
+  CommbenchReport rep;
+  if (opts.transport == "threads") {
+    ThreadsWorld::run(opts.ranks, [&](Communicator& comm) {
+      CommbenchReport mine;
+      sweep(comm, opts, mine, out);
+      if (comm.rank() == 0) rep = std::move(mine);
+    }, CommOptions{opts.timeout_s, opts.spin_us * 1e-6});
+  } else {
+    MpiSession session;
+    auto comm = make_mpi_world(CommOptions{opts.timeout_s, opts.spin_us * 1e-6});
+    try {
+      sweep(*comm, opts, rep, out);
+    } catch (const Error& e) {
+      // Other ranks may be inside a collective this rank will never reach: end the job, do not hang it.
+      if (comm->size() > 1) comm->abort(e.what());
+      throw;
+    }
+    // From here on no rank communicates, so a failure on one rank cannot strand the others.
+    if (comm->rank() != 0) {
+      check_errors(rep);
+      return 0;
+    }
+  }
+  finish(rep, opts);
+  check_errors(rep);
+  return 0;
+}
+
+}  // namespace scalebench::comm

@@ -1,0 +1,64 @@
+// commbench.h — the collective benchmark behind `scalebench commbench` (DESIGN §5, §7): sweeps
+// message sizes for each chosen allreduce algorithm on one transport and prints an nccl-tests-like
+// table (one row per size) and, on request, JSON.
+// Per size and algorithm: one verification call on inputs whose float sum is exact (the max error
+// must be 0), `warmup` untimed calls, a barrier, `iters` timed calls back to back. time = max over
+// ranks of the mean per call; algbw = bytes/time; busbw = algbw * 2(n-1)/n.
+// It deliberately does not initialise MPI unless the transport is mpi, and measures allreduce only.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/comm/allreduce.h"
+
+namespace scalebench::comm {
+
+struct CommbenchOptions {
+  std::string transport = "threads";       // threads | mpi
+  std::vector<std::string> algos = {"native", "ring"};
+  std::string sizes = "4K:256M";           // "LO:HI[:FACTOR]" (factor 2 by default) or "A,B,C"; K/M/G = 2^10/20/30
+  int ranks = 2;                           // threads transport only; mpi takes the job's size
+  int warmup = 5;
+  int iters = 20;
+  std::size_t chunk_bytes = AllreduceOptions{}.chunk_bytes;
+  int depth = AllreduceOptions{}.depth;
+  int ranks_per_node = 0;                  // hierarchical: 0 groups by host name
+  double timeout_s = 300.0;
+  double spin_us = CommOptions{}.spin_s * 1e6;  // mpi: busy-poll time before a wait yields (CommOptions)
+  std::string json_path;                   // empty: no JSON file
+};
+
+struct CommbenchRow {
+  std::string algo;
+  std::size_t bytes = 0;
+  double time_us = 0, algbw_gbps = 0, busbw_gbps = 0, max_abs_err = 0;
+};
+
+struct CommbenchReport {
+  std::string transport;
+  int ranks = 0;
+  std::vector<std::string> hostnames;
+  int nodes = 0;
+  CommbenchOptions opts;
+  std::vector<CommbenchRow> rows;  // size-major, algorithms in option order
+};
+
+// "4K:256M" -> 4096, 8192, ..., 268435456. Error naming the bad part on malformed input, zero,
+// sizes that are not a whole number of floats, or LO > HI.
+std::vector<std::size_t> parse_sizes(std::string_view spec);
+
+// Validates the options, runs the sweep, writes the table to `out` (rank 0 only) and the JSON file.
+// Returns 0; throws Error on bad options, on any non-zero verification error, or on transport failure
+// (on mpi with more than one rank a mid-run failure aborts the job instead, naming the rank).
+int commbench_main(const CommbenchOptions& opts, std::ostream& out);
+
+// Formatting (commbench_format.cpp), exposed for tests.
+void write_table_header(std::ostream& out, const CommbenchReport& rep);
+void write_table_row(std::ostream& out, const CommbenchReport& rep, const std::vector<CommbenchRow>& same_size);
+std::string to_json(const CommbenchReport& rep);
+
+}  // namespace scalebench::comm

@@ -1,0 +1,149 @@
+// commbench_format.cpp — size-list parsing and the text/JSON output of commbench. No communication.
+// The text table follows nccl-tests' layout (size, count, then per algorithm time / algbw / busbw /
+// error) so people used to reading those tables can read this one; JSON carries the same numbers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ostream>
+
+#include "harness/comm/commbench.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::comm {
+
+namespace {
+
+std::size_t parse_size(std::string_view s, std::string_view spec) {
+  std::size_t i = 0;
+  std::size_t v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    SB_REQUIRE(v < (std::size_t{1} << 50), "--sizes '{}': '{}' is too large", spec, s);
+    v = v * 10 + static_cast<std::size_t>(s[i++] - '0');
+  }
+  SB_REQUIRE(i > 0, "--sizes '{}': '{}' is not a size (expected e.g. 4096, 4K, 256M, 1G)", spec, s);
+  std::size_t mult = 1;
+  if (i < s.size()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(s[i++])));
+    mult = u == 'K' ? 1u << 10 : u == 'M' ? 1u << 20 : u == 'G' ? 1u << 30 : 0;
+    if (i < s.size() && (s[i] == 'B' || s[i] == 'b')) ++i;  // "4KB" reads as 4K
+    SB_REQUIRE(mult != 0 && i == s.size(), "--sizes '{}': '{}' has an unknown unit (use K, M or G)", spec, s);
+  }
+  SB_REQUIRE(v <= (std::size_t{1} << 40) / mult, "--sizes '{}': '{}' is larger than 1 TiB", spec, s);
+  const std::size_t bytes = v * mult;
+  SB_REQUIRE(bytes > 0, "--sizes '{}': sizes must be > 0", spec);
+  SB_REQUIRE(bytes % sizeof(float) == 0, "--sizes '{}': {} bytes is not a whole number of floats", spec, bytes);
+  return bytes;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const auto p = s.find(sep);
+    out.push_back(s.substr(0, p));
+    if (p == std::string_view::npos) return out;
+    s.remove_prefix(p + 1);
+  }
+}
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      o += fmt::format("\\u{:04x}", static_cast<int>(c));
+      continue;
+    }
+    o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::vector<std::size_t> parse_sizes(std::string_view spec) {
+  SB_REQUIRE(!spec.empty(), "--sizes is empty (expected e.g. 4K:256M or 4K,1M)");
+  std::vector<std::size_t> out;
+  if (spec.find(':') != std::string_view::npos) {
+    const auto parts = split(spec, ':');
+    SB_REQUIRE(parts.size() <= 3, "--sizes '{}': expected LO:HI or LO:HI:FACTOR", spec);
+    const std::size_t lo = parse_size(parts[0], spec), hi = parse_size(parts[1], spec);
+    std::size_t factor = 2;
+    if (parts.size() == 3) {
+      factor = 0;
+      for (char c : parts[2]) {
+        SB_REQUIRE(std::isdigit(static_cast<unsigned char>(c)) && factor < 1000, "--sizes '{}': bad factor '{}'", spec, parts[2]);
+        factor = factor * 10 + static_cast<std::size_t>(c - '0');
+      }
+      SB_REQUIRE(factor >= 2, "--sizes '{}': the factor must be an integer >= 2", spec);
+    }
+    SB_REQUIRE(lo <= hi, "--sizes '{}': the lower bound is above the upper bound", spec);
+    for (std::size_t b = lo; b <= hi; b *= factor) {
+      SB_REQUIRE(b % sizeof(float) == 0, "--sizes '{}': {} bytes is not a whole number of floats", spec, b);
+      out.push_back(b);
+    }
+  } else {
+    for (auto p : split(spec, ',')) out.push_back(parse_size(p, spec));
+  }
+  return out;
+}
+
+void write_table_header(std::ostream& out, const CommbenchReport& rep) {
+  const auto& o = rep.opts;
+  std::vector<std::string> hosts;  // distinct, in rank order
+  for (const auto& h : rep.hostnames)
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  std::string host_list;
+  for (std::size_t i = 0; i < hosts.size() && i < 4; ++i) host_list += (i ? "," : "") + hosts[i];
+  if (hosts.size() > 4) host_list += fmt::format(",... ({} hosts)", hosts.size());
+  out << fmt::format("# scalebench commbench: allreduce (sum, float32, in place)  transport {}  ranks {}  nodes {}  host {}\n",
+                     rep.transport, rep.ranks, rep.nodes, host_list);
+  out << fmt::format("# chunk {} B  depth {}  ranks_per_node {}  warmup {}  iters {}  spin {}\n", o.chunk_bytes, o.depth,
+                     o.ranks_per_node == 0 ? std::string("by-host") : std::to_string(o.ranks_per_node), o.warmup, o.iters,
+                     fmt::format("{} us", o.spin_us));
+  out << "# time: max over ranks of the mean per call; algbw = bytes/time; busbw = algbw*2(n-1)/n; err: max |result - exact|\n";
+  std::string l1 = fmt::format("#{:>11} {:>11}", "", ""), l2 = fmt::format("#{:>11} {:>11}", "size(B)", "count");
+  for (const auto& a : o.algos) {
+    l1 += fmt::format("  {:^44}", a);
+    l2 += fmt::format("  {:>10} {:>11} {:>11} {:>9}", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "err");
+  }
+  const bool ratio = o.algos.size() > 1 && o.algos[0] == "native";
+  for (std::size_t i = 1; ratio && i < o.algos.size(); ++i) l2 += fmt::format("  {:>10}", o.algos[i].substr(0, 4) + "/nat");
+  out << l1 << "\n" << l2 << "\n";
+}
+
+void write_table_row(std::ostream& out, const CommbenchReport& rep, const std::vector<CommbenchRow>& same_size) {
+  std::string line = fmt::format("{:>12} {:>11}", same_size.at(0).bytes, same_size[0].bytes / sizeof(float));
+  for (const auto& r : same_size)
+    line += fmt::format("  {:>10.1f} {:>11.3f} {:>11.3f} {:>9.3g}", r.time_us, r.algbw_gbps, r.busbw_gbps, r.max_abs_err);
+  const bool ratio = same_size.size() > 1 && same_size[0].algo == "native" && same_size[0].algbw_gbps > 0;
+  for (std::size_t i = 1; ratio && i < same_size.size(); ++i)
+    line += fmt::format("  {:>10.2f}", same_size[i].algbw_gbps / same_size[0].algbw_gbps);
+  out << line << "\n" << std::flush;
+}
+
+std::string to_json(const CommbenchReport& rep) {
+  const auto& o = rep.opts;
+  std::string hosts;
+  for (std::size_t i = 0; i < rep.hostnames.size(); ++i) hosts += fmt::format("{}\"{}\"", i ? ", " : "", json_escape(rep.hostnames[i]));
+  std::string s = "{\n";
+  s += fmt::format("  \"benchmark\": \"allreduce\",\n  \"transport\": \"{}\",\n  \"ranks\": {},\n  \"nodes\": {},\n", rep.transport,
+                   rep.ranks, rep.nodes);
+  s += fmt::format("  \"hostnames\": [{}],\n  \"chunk_bytes\": {},\n  \"depth\": {},\n  \"ranks_per_node\": {},\n", hosts,
+                   o.chunk_bytes, o.depth, o.ranks_per_node);
+  s += fmt::format("  \"warmup\": {},\n  \"iters\": {},\n  \"spin_us\": {},\n  \"busbw_factor\": \"2(n-1)/n\",\n  \"results\": [\n",
+                   o.warmup, o.iters, o.spin_us);
+  for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+    const auto& r = rep.rows[i];
+    s += fmt::format("    {{\"algo\": \"{}\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": {:.6f}, "
+                     "\"busbw_GBps\": {:.6f}, \"max_abs_err\": {}}}{}\n",
+                     json_escape(r.algo), r.bytes, r.bytes / sizeof(float), r.time_us, r.algbw_gbps, r.busbw_gbps,
+                     std::isfinite(r.max_abs_err) ? fmt::format("{}", r.max_abs_err) : std::string("null"),
+                     i + 1 < rep.rows.size() ? "," : "");
+  }
+  s += "  ]\n}\n";
+  return s;
+}
+
+}  // namespace scalebench::comm

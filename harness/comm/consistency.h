@@ -1,0 +1,19 @@
+// consistency.h — check_same_everywhere: before the first collective of a run, every rank checks
+// that all ranks hold the same configuration, so a mismatch (different --batch on one rank, a stale
+// binary) is one clear Error instead of a deadlock or silently wrong numbers.
+// It compares only what the caller passes (the canonical config text); it does not build that text.
+#pragma once
+
+#include <string_view>
+
+#include "harness/comm/communicator.h"
+
+namespace scalebench::comm {
+
+// Collective. `what` names the thing compared (e.g. "run configuration"). Cheap when all agree (one
+// allgather of a 64-bit digest); on a mismatch the full texts are gathered and the Error names each
+// differing rank and the first differing line ("key = value" lines name the key). Every rank throws
+// the same Error, so no rank is left waiting.
+void check_same_everywhere(Communicator& comm, std::string_view what, std::string_view text);
+
+}  // namespace scalebench::comm

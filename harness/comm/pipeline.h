@@ -1,0 +1,42 @@
+// pipeline.h — the chunked, pipelined transfer loops shared by ring and hierarchical allreduce.
+// A transfer is a list of chunks (element ranges of the user buffer) that a peer sends in order on
+// one tag. recv_reduce lands them in rotating scratch slots and adds them into the buffer;
+// recv_into lands them in the buffer directly. After each chunk a callback may forward it (isend),
+// which is what makes the ring pipelined: a chunk moves on while the next one is still arriving.
+// Wire encoding lives only here (pack_for_wire / accumulate_from_wire), so a compressed WireType
+// changes this file and nothing in the algorithms. Not a general-purpose scheduler.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "harness/comm/allreduce.h"
+#include "harness/comm/communicator.h"
+
+namespace scalebench::comm {
+
+struct Chunk {
+  std::size_t off = 0;  // elements from the start of the user buffer
+  std::size_t len = 0;  // elements
+};
+
+// [off, off + len) cut into chunks of at most `chunk_elems` (an empty range gives no chunks).
+void append_chunks(std::vector<Chunk>& out, std::size_t off, std::size_t len, std::size_t chunk_elems);
+// Segment k of n over `count` elements: [k*count/n, (k+1)*count/n). Sizes differ by at most one.
+Chunk segment(std::size_t count, int n, int k);
+std::size_t chunk_elems(const AllreduceOptions& opts);
+
+// Sends one chunk of buf (already in wire form for f32).
+Request send_chunk(Communicator& comm, const float* buf, const Chunk& c, int peer, int tag);
+
+// Receives items[i] from `src` (tag) for i in order into `depth` scratch slots of `slot_elems`, adds
+// each into buf at its offset, then calls after(i). Returns once every item has been added.
+void recv_reduce(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, float* scratch,
+                 std::size_t slot_elems, int depth, const std::function<void(std::size_t)>& after);
+
+// Receives items[i] from `src` (tag) straight into buf, all posted at once; after(i) as each lands.
+void recv_into(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items,
+               const std::function<void(std::size_t)>& after);
+
+}  // namespace scalebench::comm

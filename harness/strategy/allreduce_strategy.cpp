@@ -1,0 +1,77 @@
+// allreduce_strategy.cpp — the synchronous allreduce strategies: mirrored (threads transport,
+// native in-process allreduce), multiworker (MPI_Allreduce), ring (our ring over send/recv) and
+// hierarchical (intra-node reduce, ring over node leaders, intra-node broadcast). All share tensor
+// fusion, overlap with backward, the initial broadcast from rank 0, and mean = sum / workers.
+// Gradient compression (fp16/bf16 on the wire) is not implemented yet.
+#include <chrono>
+
+#include "harness/strategy/bucketer.h"
+#include "harness/strategy/scalar_reduce.h"
+#include "harness/strategy/strategy_impl.h"
+
+namespace scalebench {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+class AllreduceStrategy final : public Strategy {
+ public:
+  AllreduceStrategy(const StrategyOptions& o, comm::Communicator& comm, std::int64_t count, comm::AllreduceAlgo algo)
+      : opts_(o), comm_(comm), count_(count), bg_(comm.dup()) {
+    algo_opts_.algo = algo;
+    algo_opts_.chunk_bytes = o.chunk_bytes;
+    algo_opts_.ranks_per_node = o.ranks_per_node;
+  }
+  const char* name() const override { return opts_.name.c_str(); }
+  int workers() const override { return comm_.size(); }
+  int worker_index() const override { return comm_.rank(); }
+
+  void start(Model& model) override {
+    comm_.broadcast(model.params().f32(), std::size_t(model.param_count()), 0);
+    for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
+    const auto bucket = std::int64_t(opts_.bucket_mb * (1 << 20) / sizeof(float));
+    buckets_ = std::make_unique<BucketAllreducer>(*bg_, algo_opts_, model.grads().f32(), model.param_count(), bucket,
+                                                  opts_.overlap);
+    model.set_backward_hook([this](int, std::int64_t b, std::int64_t e) { buckets_->ready(b, e); });
+  }
+  void before_backward(Model&) override { buckets_->begin_step(); }
+
+  StepExchange after_backward(Model& model, Optimizer& opt, float lr) override {
+    StepExchange x;
+    auto t0 = std::chrono::steady_clock::now();
+    buckets_->finish();
+    x.comm_exposed = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    float* g = model.grads().f32();
+    const float inv = 1.0f / float(comm_.size());
+    for (std::int64_t i = 0; i < count_; ++i) g[i] *= inv;
+    opt.step(model.params().f32(), g, lr);
+    x.update = seconds_since(t0);
+    return x;
+  }
+  std::int64_t bytes_per_step() const override {
+    const int n = comm_.size();
+    return n > 1 ? std::int64_t(2.0 * (n - 1) / n * double(count_) * sizeof(float)) : 0;
+  }
+  double sum_over_workers(double v) override { return allreduce_scalar_sum(comm_, v); }
+  double max_over_workers(double v) override { return allreduce_scalar_max(comm_, v); }
+
+ private:
+  StrategyOptions opts_;
+  comm::Communicator& comm_;
+  std::int64_t count_;
+  std::unique_ptr<comm::Communicator> bg_;  // the communication thread's own communicator
+  comm::AllreduceOptions algo_opts_;
+  std::unique_ptr<BucketAllreducer> buckets_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_allreduce_strategy(const StrategyOptions& o, comm::Communicator& comm,
+                                                  std::int64_t count, comm::AllreduceAlgo algo) {
+  return std::make_unique<AllreduceStrategy>(o, comm, count, algo);
+}
+
+}  // namespace scalebench

@@ -1,0 +1,92 @@
+// bucketer.cpp — bucket formation and the communication thread.
+#include "harness/strategy/bucketer.h"
+
+#include "kernels/common/check.h"
+
+namespace scalebench {
+
+BucketAllreducer::BucketAllreducer(comm::Communicator& comm, const comm::AllreduceOptions& opts, float* grads,
+                                   std::int64_t count, std::int64_t bucket_elems, bool overlap)
+    : reduce_(comm, opts), grads_(grads), count_(count), bucket_elems_(std::max<std::int64_t>(1, bucket_elems)),
+      overlap_(overlap) {
+  if (overlap_) thread_ = std::thread([this] { run(); });
+}
+
+BucketAllreducer::~BucketAllreducer() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void BucketAllreducer::begin_step() {
+  pending_hi_ = pending_lo_ = count_;
+  submitted_ = 0;
+}
+
+void BucketAllreducer::ready(std::int64_t begin, std::int64_t end) {
+  SB_CHECK(end == pending_lo_, "gradient range [{}, {}) is not adjacent to the pending bucket at {}", begin, end,
+           pending_lo_);
+  pending_lo_ = begin;
+  if (pending_hi_ - pending_lo_ >= bucket_elems_) {
+    submit(pending_lo_, pending_hi_);
+    pending_hi_ = pending_lo_;
+  }
+}
+
+void BucketAllreducer::submit(std::int64_t begin, std::int64_t end) {
+  ++submitted_;
+  if (!overlap_) {
+    reduce_(grads_ + begin, std::size_t(end - begin));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queue_.emplace_back(begin, end);
+    ++outstanding_;
+  }
+  cv_.notify_all();
+}
+
+void BucketAllreducer::finish() {
+  // Parameters of layers that ran no backward hook (none today) would sit below pending_lo_.
+  if (pending_lo_ > 0) pending_lo_ = 0;
+  if (pending_hi_ > pending_lo_) submit(pending_lo_, pending_hi_);
+  pending_hi_ = pending_lo_;
+  buckets_ = submitted_;
+  if (!overlap_) return;
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [this] { return outstanding_ == 0 || error_; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+void BucketAllreducer::run() {
+  for (;;) {
+    std::pair<std::int64_t, std::int64_t> b;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      b = queue_.front();
+      queue_.pop_front();
+    }
+    try {
+      reduce_(grads_ + b.first, std::size_t(b.second - b.first));
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(mu_);
+      error_ = std::current_exception();
+      stop_ = true;
+      cv_.notify_all();
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      --outstanding_;
+    }
+    cv_.notify_all();
+  }
+}
+
+}  // namespace scalebench

@@ -1,0 +1,56 @@
+// bucketer.h — tensor fusion with overlap: gradient ranges arrive from the model's backward hook
+// (descending offsets of the one gradient arena, so a bucket is a contiguous slice and needs no
+// copy); once a bucket holds bucket_bytes it is allreduced — on a communication thread while
+// backward continues (overlap), or all at the end on the caller's thread. Every rank forms the same
+// buckets in the same order (they depend only on the model), which collectives require.
+// It sums; scaling to the mean is the caller's.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "harness/comm/allreduce.h"
+
+namespace scalebench {
+
+class BucketAllreducer {
+ public:
+  // `comm` is used only by this object (give it a dup() when others use the original).
+  BucketAllreducer(comm::Communicator& comm, const comm::AllreduceOptions& opts, float* grads, std::int64_t count,
+                   std::int64_t bucket_elems, bool overlap);
+  ~BucketAllreducer();
+  BucketAllreducer(const BucketAllreducer&) = delete;
+  BucketAllreducer& operator=(const BucketAllreducer&) = delete;
+
+  void begin_step();
+  void ready(std::int64_t begin, std::int64_t end);  // [begin, end) of the arena is final
+  void finish();                                     // every bucket reduced; rethrows a comm error
+  int buckets_per_step() const { return buckets_; }
+
+ private:
+  void submit(std::int64_t begin, std::int64_t end);
+  void run();
+
+  comm::Allreducer reduce_;
+  float* grads_;
+  std::int64_t count_, bucket_elems_;
+  bool overlap_;
+  std::int64_t pending_hi_ = 0, pending_lo_ = 0;  // [lo, hi): ready, not yet submitted
+  int buckets_ = 0, submitted_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<std::int64_t, std::int64_t>> queue_;
+  int outstanding_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace scalebench

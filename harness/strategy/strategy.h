@@ -1,0 +1,62 @@
+// strategy.h — how gradients meet the optimizer (DESIGN §4). A Strategy is made per rank; the
+// trainer calls start() once, before_backward()/after_backward() around every step, and finish()
+// at the end. Synchronous strategies leave every worker with bit-identical weights after each step
+// (the global-batch mean gradient, then the same update); the parameter-server strategies keep the
+// weights and the optimizer on a server rank (the last rank), which runs serve() instead of training.
+// A Strategy never reads data or computes a loss; it deliberately knows nothing of HDF5 or logging.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "harness/comm/communicator.h"
+#include "models/lr_schedule.h"
+#include "models/model.h"
+#include "models/optimizer.h"
+
+namespace scalebench {
+
+struct StrategyOptions {
+  std::string name = "single";  // single|mirrored|multiworker|ring|hierarchical|ps-sync|ps-async
+  double bucket_mb = 4.0;       // tensor-fusion bucket size (synchronous strategies)
+  bool overlap = true;          // allreduce buckets on a communication thread while backward runs
+  int ranks_per_node = 0;       // hierarchical: 0 = by host name
+  std::size_t chunk_bytes = std::size_t{128} << 10;  // ring pipeline chunk
+  int staleness = 4;            // ps-async: a worker may run at most this many pushes ahead of the slowest
+};
+
+bool strategy_is_parameter_server(const std::string& name);
+bool strategy_uses_mpi(const std::string& name);  // multiworker, ring, hierarchical, ps-*
+
+struct StepExchange {
+  double comm_exposed = 0;  // s waited for the exchange after backward finished
+  double update = 0;        // s in the optimizer / weight copy
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual const char* name() const = 0;
+  virtual int workers() const = 0;                 // data-parallel replicas (excludes servers)
+  virtual int worker_index() const = 0;            // this rank's replica index, or -1 on a server
+  // Before the first step: make the weights (and batch-norm statistics) equal everywhere.
+  virtual void start(Model& model) = 0;
+  virtual void before_backward(Model& model) {}
+  // After backward: exchange gradients and update the weights with learning rate `lr`.
+  virtual StepExchange after_backward(Model& model, Optimizer& opt, float lr) = 0;
+  // After the last step: every worker holds the final weights.
+  virtual void finish(Model& model) {}
+  // Server ranks: serve pushes until every worker is done (parameter server only).
+  virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker) {}
+  virtual std::int64_t bytes_per_step() const = 0;  // bytes this worker sends per step
+  // Sum / max of a scalar over the workers (collective among all ranks; servers pass 0).
+  virtual double sum_over_workers(double x) = 0;
+  virtual double max_over_workers(double x) = 0;
+  virtual std::string summary() const { return ""; }  // e.g. the staleness ps-async saw
+};
+
+// comm is null for single. Throws naming the option on a bad combination.
+std::unique_ptr<Strategy> make_strategy(const StrategyOptions& opts, comm::Communicator* comm, std::int64_t param_count);
+
+}  // namespace scalebench

@@ -1,0 +1,183 @@
+// train_rank.cpp — one rank's training: data shard → forward → loss → backward → strategy
+// exchange + update, per-epoch aggregation over workers (epoch time = max, loss = mean), and
+// validation, logging and observing on rank 0. A parameter-server rank serves instead of training.
+#include "harness/train/train_rank.h"
+
+#include <cmath>
+#include <fstream>
+#include <ostream>
+
+#include "harness/comm/consistency.h"
+#include "harness/data/loader.h"
+#include "harness/strategy/strategy.h"
+#include "harness/train/evaluate.h"
+#include "kernels/cpu/blas_threads.h"
+#include "models/loss.h"
+#include "models/spec.h"
+
+namespace scalebench {
+namespace {
+
+std::string format_iou(const std::vector<double>& iou, const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t c = 1; c < iou.size(); ++c)
+    s += fmt::format("{} {:.3f}  ", c < names.size() ? names[c] : std::to_string(c), iou[c]);
+  return s;
+}
+
+// --dump-weights: the weights as raw float32, <path>.init.rank<r> after start() and
+// <path>.rank<r> at the end (tests compare strategies with them).
+void dump_weights(const std::string& path, int rank, Model& m) {
+  const std::string file = fmt::format("{}.rank{}", path, rank);
+  std::ofstream f(file, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(m.params().f32()), std::streamsize(m.param_count() * sizeof(float)));
+  SB_REQUIRE(f.good(), "--dump-weights: cannot write {}", file);
+}
+
+}  // namespace
+
+TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::ostream& log, TrainObserver* observer) {
+  const int rank = comm ? comm->rank() : 0;
+  if (comm) comm::check_same_everywhere(*comm, "configuration", cfg.canonical_text());
+  data::Dataset ds(cfg.data);
+  const auto& info = ds.info();
+  const std::int64_t n_val = std::max<std::int64_t>(1, std::llround(double(info.n) * cfg.val_fraction));
+  const std::int64_t n_train = info.n - n_val;
+
+  const ModelSpec spec = parse_model_spec(cfg.model);
+  const DataShape shape{info.channels, info.height, info.width, info.classes};
+  Model model(build_model_graph(spec, shape), Backend::cpu, cfg.seed);
+  model.setup({cfg.batch, info.channels, info.height, info.width});
+  auto strategy = make_strategy({.name = cfg.strategy, .bucket_mb = cfg.bucket_mb, .overlap = !cfg.no_overlap,
+                                 .ranks_per_node = cfg.ranks_per_node, .staleness = cfg.staleness},
+                                comm, model.param_count());
+  const int workers = strategy->workers(), worker = strategy->worker_index();
+  SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,
+             "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {})", cfg.data,
+             n_train, n_val, workers, cfg.batch);
+
+  TrainResult result;
+  result.task = data::to_string(info.task);
+  result.class_names = info.class_names;
+  result.canonical_model = canonical_spec(spec, shape);
+  result.params = model.param_count();
+  result.train_flops_per_image = model.train_flops_per_image();
+  result.world = comm ? comm->size() : 1;
+  result.workers = workers;
+  result.global_batch = std::int64_t(cfg.batch) * workers;
+  result.comm_bytes_per_step = strategy->bytes_per_step();
+
+  const data::SamplerConfig shard{.begin = 0, .end = n_train, .world = workers, .rank = std::max(worker, 0),
+                                  .seed = cfg.seed};
+  result.steps_per_epoch = data::ShardedSampler(shard).per_rank() / cfg.batch;
+  const std::int64_t steps = cfg.max_steps ? std::min(cfg.max_steps, result.steps_per_epoch) : result.steps_per_epoch;
+  LrSchedule sched{.base_lr = cfg.lr, .scaling = parse_lr_scaling(cfg.lr_scaling), .world = workers,
+                   .warmup_epochs = cfg.warmup_epochs, .decay = cfg.lr_decay, .steps_per_epoch = steps,
+                   .epochs = cfg.epochs};
+  sched.validate();
+  result.peak_lr = sched.peak_lr();
+  Optimizer opt({.kind = cfg.optimizer, .momentum = float(cfg.momentum), .weight_decay = float(cfg.weight_decay)},
+                model.param_count());
+  const std::vector<float> class_weights = resolve_class_weights(cfg.class_weights, ds, n_train);
+
+  log << fmt::format("train: {} ({} params, {:.2f} GFLOP/image/step) on {} [{} x {}x{}x{}, {} classes]\n",
+                     result.canonical_model, result.params, result.train_flops_per_image / 1e9, cfg.data, info.n,
+                     info.channels, info.height, info.width, info.classes)
+      << fmt::format("train: strategy {} with {} worker(s) of {} rank(s), global batch {} ({} per worker), "
+                     "{} train / {} held out, {} steps/epoch, lr {} ({}), {} BLAS threads\n",
+                     cfg.strategy, workers, result.world, result.global_batch, cfg.batch, n_train, n_val, steps,
+                     sched.peak_lr(), cfg.optimizer, cpu::blas_threads())
+      << std::flush;
+  if (observer) observer->on_start(result);
+  strategy->start(model);
+
+  if (worker < 0) {  // a parameter-server rank
+    strategy->serve(model, opt, sched, steps * cfg.epochs);
+    strategy->finish(model);
+    return result;
+  }
+
+  if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights + ".init", rank, model);
+  data::DataLoader loader(cfg.data, shard, cfg.batch);
+  std::vector<StepRow> rows;  // this epoch's steps, for the observer
+  Ctx ctx{.backend = Backend::cpu, .reference = cfg.reference_kernels, .seed = cfg.seed, .step = 0,
+          .sample_offset = worker, .sample_stride = workers};
+  Tensor dlogits;
+  data::Batch batch;
+  for (int epoch = 1; epoch <= cfg.epochs; ++epoch) {
+    EpochResult er;
+    er.epoch = epoch;
+    er.warmup = epoch == 1;
+    loader.start_epoch(epoch - 1);
+    Stopwatch epoch_clock, progress_clock;
+    double loss_sum = 0;
+    rows.clear();
+    for (std::int64_t s = 0; s < steps; ++s) {
+      Stopwatch sw;
+      StepTimes t;
+      SB_CHECK(loader.next(batch), "loader ended after {} of {} batches", s, steps);
+      t.data = sw.lap();
+      const Tensor x = Tensor::view(batch.images.data(), {batch.size, info.channels, info.height, info.width});
+      const Tensor& logits = model.forward(ctx, x, /*training=*/true);
+      const auto y = labels_for_logits(batch.labels, x.shape(), logits.shape(), info);
+      const double loss = softmax_cross_entropy(logits, y.data(), class_weights, &dlogits);
+      SB_REQUIRE(std::isfinite(loss), "training diverged on rank {}: loss is {} at epoch {} step {} (lower --lr?)",
+                 rank, loss, epoch, s + 1);
+      t.fwd = sw.lap();
+      strategy->before_backward(model);
+      model.backward(ctx, dlogits);
+      t.bwd = sw.lap();
+      er.lr = sched.at(ctx.step);
+      const StepExchange xch = strategy->after_backward(model, opt, float(er.lr));
+      t.comm_exposed = xch.comm_exposed;
+      t.update = xch.update;
+      sw.lap();
+      ++ctx.step;
+      er.time += t;
+      rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
+      loss_sum += loss;
+      er.images += batch.size;
+      if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < steps) {
+        log << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s\n", epoch, cfg.epochs, s + 1,
+                           steps, loss_sum / double(s + 1), double(er.images * workers) / epoch_clock.elapsed())
+            << std::flush;
+        progress_clock.lap();
+      }
+    }
+    // The epoch ends when the slowest worker ends; the loss is the mean over every worker's steps.
+    er.wall_s = strategy->max_over_workers(epoch_clock.elapsed());
+    er.train_loss = strategy->sum_over_workers(loss_sum) / double(steps * workers);
+    er.images *= workers;
+    er.images_per_s = double(er.images) / er.wall_s;
+    if (rank != 0) continue;
+
+    const EvalResult ev = evaluate(model, ctx, ds, n_train, info.n, cfg.batch, class_weights);
+    er.val_loss = ev.loss;
+    er.val_iou = ev.confusion.iou_all();
+    er.val_miou = ev.confusion.mean_iou_non_background();
+    er.val_accuracy = ev.confusion.accuracy();
+    const std::string quality = info.task == data::Task::segmentation
+                                    ? fmt::format("IoU {}mIoU {:.3f}", format_iou(er.val_iou, info.class_names),
+                                                  er.val_miou)
+                                    : fmt::format("accuracy {:.3f}", er.val_accuracy);
+    log << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s)\n",
+                       epoch, cfg.epochs, er.train_loss, er.val_loss, quality, er.images_per_s, er.lr, er.wall_s)
+        << std::flush;
+    if (observer) observer->on_epoch(er, rows);
+    result.epochs.push_back(std::move(er));
+  }
+  strategy->finish(model);
+  result.strategy_summary = strategy->summary();
+  if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights, rank, model);
+  if (rank != 0) return result;
+  if (!result.strategy_summary.empty()) log << result.strategy_summary << "\n";
+  const auto& last = result.epochs.back();
+  if (info.task == data::Task::segmentation)
+    log << fmt::format("final: held-out mean non-background IoU {:.3f} ({})\n", last.val_miou,
+                       format_iou(last.val_iou, info.class_names));
+  else
+    log << fmt::format("final: held-out accuracy {:.3f}\n", last.val_accuracy);
+  return result;
+}
+
+}  // namespace scalebench

@@ -1,0 +1,317 @@
+"""sbplot.py — figure helpers shared by the plot scripts: Agg backend and style, panel grids,
+log2 device-count axes, series grouping and labels, the median/min/max aggregation of repetitions,
+the hardware/version caption and the "points not shown" note, and saving every figure as PNG + PDF.
+
+It deliberately does not read files (plots/sbload.py does) and draws no particular plot.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import textwrap
+from collections import Counter, OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")  # before pyplot: no display, same output everywhere
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+
+import sbload  # noqa: E402
+
+plt.rcParams.update({
+    "font.size": 10, "axes.titlesize": 10.5, "axes.labelsize": 10, "legend.fontsize": 8.5,
+    "xtick.labelsize": 9, "ytick.labelsize": 9, "figure.titlesize": 12.5, "axes.grid": True,
+    "grid.alpha": 0.3, "grid.linewidth": 0.6, "lines.linewidth": 1.6, "lines.markersize": 5.5,
+    "pdf.fonttype": 42,
+})
+DPI = 130.0  # PNG resolution; make_all.py --dpi changes it
+
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
+COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+# Fields that tell two groups of one model apart in a label (strategy and N are the axes/lines).
+_DIFF_FIELDS = ("scaling", "batch", "global_batch", "precision", "backend", "optimizer", "lr", "lr_scaling", "lr_decay",
+                "threads", "seed", "epochs", "max_steps", "data", "momentum", "weight_decay")
+
+
+def slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9.+-]+", "_", str(text).replace("=", "-")).strip("_")
+    return s or "x"
+
+
+def grid(n: int, ncols_max: int = 3, panel_w: float = 4.6, panel_h: float = 3.5, sharey=False):
+    """A figure with n panels (row-major), unused axes removed. Returns fig, [axes]."""
+    ncols = max(1, min(ncols_max, n))
+    nrows = max(1, math.ceil(n / ncols))
+    fig, axs = plt.subplots(nrows, ncols, figsize=(panel_w * ncols + 0.6, panel_h * nrows + 0.4),
+                            squeeze=False, sharey=sharey)
+    flat = list(axs.ravel())
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
+
+
+def log2_axis(ax, values, axis="x", fmt=None):
+    """Log2 scale with a major tick at each value given (e.g. the device counts present)."""
+    vals = sorted({float(v) for v in values if v and v > 0}) or [1.0]
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log", base=2)
+    if len(vals) > 12:  # thin out: every k-th power of two
+        k = math.ceil(len(vals) / 12)
+        vals = vals[::k]
+    a.set_major_locator(FixedLocator(vals))
+    a.set_minor_locator(NullLocator())
+    a.set_major_formatter(FuncFormatter(fmt or (lambda v, _: f"{v:g}")))
+    lo, hi = min(vals), max(vals)
+    if hi <= lo:
+        hi = lo * 2
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(lo / 2 ** 0.35, hi * 2 ** 0.35)
+
+
+def bytes_label(v, _=None) -> str:
+    for unit, p in (("G", 30), ("M", 20), ("K", 10)):
+        if v >= 2 ** p:
+            return f"{v / 2 ** p:g}{unit}"
+    return f"{v:g}"
+
+
+# ---- grouping -------------------------------------------------------------------------------------
+
+def group_rows(rows, key):
+    """OrderedDict key(row) → [rows], keys sorted."""
+    d = {}
+    for r in rows:
+        d.setdefault(key(r), []).append(r)
+    return OrderedDict(sorted(d.items(), key=lambda kv: tuple(str(x) for x in kv[0])))
+
+
+def panel_key(r):
+    return (r.get("model", ""), r.get("scaling", ""))
+
+
+def panel_title(key) -> str:
+    model, scaling = key
+    if not scaling:
+        return str(model)
+    sep = "\n" if len(str(model)) + len(scaling) > 34 else " — "
+    return f"{model}{sep}{scaling} scaling"
+
+
+def series_key(r):
+    return (r.get("group_id", ""), r.get("strategy", ""))
+
+
+def series_labels(series: dict, with_strategy=True) -> dict:
+    """key → label: the strategy, plus the config fields that differ between the series' groups."""
+    firsts = {k: rs[0] for k, rs in series.items()}
+    varying = [f for f in _DIFF_FIELDS if len({str(r.get(f, "")) for r in firsts.values()}) > 1]
+    if "batch" in varying and "global_batch" in varying:
+        varying.remove("global_batch" if all(r.get("scaling") == "weak" for r in firsts.values()) else "batch")
+    out = {}
+    for k, r in firsts.items():
+        parts = [str(r.get("strategy", ""))] if with_strategy else []
+        extra = ", ".join(f"{f}={_fmt(r.get(f))}" for f in varying)
+        out[k] = " ".join(p for p in parts if p) + (f" ({extra})" if extra else "")
+    return out
+
+
+def _fmt(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def aggregate(rows, metric, scale=1.0):
+    """Per N: (N, median, min, max, count) over the rows with a finite metric."""
+    byn = {}
+    for r in rows:
+        v = sbload.num(r.get(metric))
+        if math.isfinite(v):
+            byn.setdefault(int(r["world_size"]), []).append(v * scale)
+    out = []
+    for n in sorted(byn):
+        vs = byn[n]
+        out.append((n, float(np.median(vs)), min(vs), max(vs), len(vs)))
+    return out
+
+
+def plot_agg(ax, agg, label, color, marker, **kw):
+    """Median line with min–max bars (bars only where repetitions differ)."""
+    if not agg:
+        return
+    n, med, lo, hi, _ = (np.array(c) for c in zip(*agg))
+    yerr = np.vstack([med - lo, hi - med])
+    has_err = bool(np.any(yerr > 0))
+    ax.errorbar(n, med, yerr=yerr if has_err else None, label=label, color=color, marker=marker,
+                capsize=3 if has_err else 0, **kw)
+
+
+def reps_note(rows) -> str:
+    c = Counter(r.get("point_id", "") for r in rows)
+    m = max(c.values()) if c else 1
+    return f"markers: median of up to {m} repetitions, bars: min–max" if m > 1 else ""
+
+
+# ---- caption --------------------------------------------------------------------------------------
+
+def _short_mpi(s: str) -> str:
+    s = (s or "").strip().splitlines()[0] if s else ""
+    return s.split(",")[0].strip()
+
+
+def _distinct(values):
+    out = []
+    for v in values:
+        v = str(v).strip()
+        if v and v not in out:
+            out.append(v)
+    return out
+
+
+def context_text(study, rows) -> str:
+    """Hardware and versions of the given rows, from their run files' /context (the study's own
+    columns where a run file is not there)."""
+    ctxs = []
+    for r in rows:
+        run = study.run(r) if study is not None else None
+        c = dict(run.context) if run is not None else {}
+        for k in ("hostnames", "cpu_model", "git_sha", "git_dirty", "scalebench_version"):
+            c.setdefault(k, r.get(k, ""))
+        c.setdefault("backend", r.get("backend", ""))
+        c["_backend"] = r.get("backend", "")
+        c["_precision"] = r.get("precision", "")
+        ctxs.append(c)
+    if not ctxs:
+        return ""
+    parts = []
+    vers = _distinct(c.get("scalebench_version", "") for c in ctxs)
+    shas = _distinct((str(c.get("git_sha", ""))[:10] + ("+dirty" if str(c.get("git_dirty")) == "true" else ""))
+                     for c in ctxs if c.get("git_sha"))
+    parts.append("scalebench " + "/".join(vers or ["?"]) + (f" (git {', '.join(shas)})" if shas else ""))
+    cpus = _distinct(c.get("cpu_model", "") for c in ctxs)
+    thr = _distinct(c.get("cpu_threads", "") for c in ctxs)
+    if cpus:
+        parts.append("CPU " + " / ".join(cpus) + (f" ({'/'.join(thr)} threads)" if thr else ""))
+    gpus = _distinct(c.get("gpu_names", "") for c in ctxs)
+    if gpus:
+        parts.append("GPU " + " / ".join(gpus))
+    hosts = []
+    for c in ctxs:
+        hosts += _distinct(re.split(r"[,\s]+", str(c.get("hostnames", ""))))
+    hosts = _distinct(hosts)
+    if hosts:
+        parts.append(f"{len(hosts)} host{'s' if len(hosts) != 1 else ''} ("
+                     + ", ".join(hosts[:3]) + (", …" if len(hosts) > 3 else "") + ")")
+    mpis = _distinct(_short_mpi(c.get("mpi_version", "")) for c in ctxs)
+    if mpis:
+        parts.append("MPI " + " / ".join(mpis))
+    for key, name in (("nccl_version", "NCCL"), ("cuda_version", "CUDA"), ("cudnn_version", "cuDNN"),
+                      ("driver_version", "driver")):
+        vs = _distinct(c.get(key, "") for c in ctxs)
+        if vs:
+            parts.append(f"{name} " + " / ".join(vs))
+    comp = _distinct(c.get("compiler", "") for c in ctxs)
+    if comp:
+        parts.append(" / ".join(comp))
+    be = _distinct(f"{c['_backend']} {c['_precision']}".strip() for c in ctxs)
+    if be:
+        parts.append("backend " + " / ".join(be))
+    return " · ".join(parts)
+
+
+def not_shown_note(rows, what="points") -> str:
+    """'4 failed points not shown (mirrored N=1, 2); 1 running point not shown (single N=1)'."""
+    by = {}
+    for r in rows:
+        if r.get("status") != "ok":
+            by.setdefault(r.get("status") or "unknown", []).append(r)
+    notes = []
+    for status in sorted(by):
+        rs = by[status]
+        strat = {}
+        for r in rs:
+            strat.setdefault(r.get("strategy", "?"), set()).add(int(r.get("world_size", 0)))
+        where = "; ".join(f"{s} N={', '.join(str(n) for n in sorted(ns))}" for s, ns in sorted(strat.items()))
+        one = what[:-1] if what.endswith("s") else what
+        notes.append(f"{len(rs)} {status} {one if len(rs) == 1 else what} not shown ({where})")
+    return "; ".join(notes)
+
+
+def caption(study, rows_shown, rows_in_scope, extra=()) -> str:
+    """Caption text: context of the runs shown, scaling mode(s), study, non-ok points left out."""
+    lines = []
+    ctx = context_text(study, rows_shown or [r for r in rows_in_scope])
+    if ctx:
+        lines.append(ctx)
+    second = []
+    modes = _distinct(r.get("scaling", "") for r in rows_in_scope)
+    if modes:
+        mode_txt = {"weak": "weak scaling (per-device batch fixed)", "strong": "strong scaling (global batch fixed)"}
+        second.append(" and ".join(mode_txt.get(m, m + " scaling") for m in modes))
+    if study is not None:
+        second.append(f"study '{study.name}' ({os.path.basename(study.path)})")
+    second += [e for e in extra if e]
+    ns = not_shown_note(rows_in_scope)
+    if ns:
+        second.append(ns)
+    if second:
+        lines.append(" · ".join(second))
+    return "\n".join(lines)
+
+
+# ---- saving ---------------------------------------------------------------------------------------
+
+def finish(fig, title: str, cap: str, out_dir: str, stem: str, legend_handles=None, legend_ncol=None) -> list:
+    """Title, wrapped caption under the panels, optional figure legend, then PNG + PDF. Returns paths."""
+    w_in, h_in = fig.get_size_inches()
+    width_chars = max(60, int(w_in * 72 / (7.5 * 0.55)))  # ~8 pt caption font
+    cap_lines = []
+    for line in cap.splitlines():
+        cap_lines += textwrap.wrap(line, width_chars) or [""]
+    cap_h = (len(cap_lines) * 8 * 1.35 + 10) / 72.0  # inches
+    leg_h = 0.0
+    if legend_handles:
+        longest = max(len(str(h.get_label())) for h in legend_handles)
+        fits = max(1, int(w_in * 72 * 0.95 // (longest * 8.5 * 0.56 + 42)))  # columns that fit the width
+        ncol = max(1, min(legend_ncol or 6, len(legend_handles), fits))
+        leg_h = (math.ceil(len(legend_handles) / ncol) * 9 * 1.5 + 6) / 72.0
+    fig.set_size_inches(w_in, h_in + cap_h + leg_h)
+    H = h_in + cap_h + leg_h
+    fig.suptitle(title, fontweight="bold")
+    bottom = (cap_h + leg_h) / H
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    if legend_handles:
+        fig.legend(handles=legend_handles, loc="lower center", ncol=ncol, frameon=False,
+                   bbox_to_anchor=(0.5, cap_h / H))
+    fig.text(0.01, (cap_h - 4 / 72) / H, "\n".join(cap_lines), ha="left", va="top", fontsize=7.5,
+             color="#333333", linespacing=1.35)
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        p = os.path.join(out_dir, f"{stem}.{ext}")
+        fig.savefig(p, dpi=DPI)
+        paths.append(p)
+    plt.close(fig)
+    return paths
+
+
+def main(make, description: str):
+    """The command line every plot script shares: SCRIPT STUDY_DIR_OR_FILE [-o OUT]."""
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("study", help="study folder (holding study.h5) or study file")
+    ap.add_argument("-o", "--out", default=None, help="output folder (default: <study folder>/plots)")
+    a = ap.parse_args()
+    out = a.out or os.path.join(a.study if os.path.isdir(a.study) else os.path.dirname(os.path.abspath(a.study)),
+                                "plots")
+    try:
+        for p in make(a.study, out):
+            print(p)
+    except sbload.NoData as e:
+        print(f"skipped: {e}")
+    except sbload.InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)

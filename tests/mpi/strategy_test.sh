@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# strategy_test.sh — the distributed strategies against single-device training (label mpi).
+#   equivalence N MODEL : after one step, k = N workers × batch b equal 1 worker × batch N·b for
+#                         every synchronous strategy (and ps-sync) within 1e-5 of the update;
+#                         after 3 steps every worker holds bit-identical weights.
+#   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
+#   mismatch            : a configuration that differs across ranks stops before the first collective.
+#   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
+# Usage: strategy_test.sh <scalebench> <case> [args]
+set -uo pipefail
+sb=$1; what=$2; shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi=(mpirun --oversubscribe)
+fail() { echo "FAIL: $*"; exit 1; }
+cmp_py() { /usr/bin/python3 "$here/compare_weights.py" "$@"; }
+
+data_for() {  # model → dataset
+  case $1 in
+    unet*) "$sb" datagen --task segmentation --n 64 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null ;;
+    vgg*) "$sb" datagen --task classification --n 64 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null ;;
+  esac || fail "datagen"
+}
+
+case $what in
+  equivalence)
+    n=$1; model=$2; b=2
+    data_for "$model"
+    # lr 0.1 on few steps so the update is large against float rounding; class weights none: a
+    # weighted mean normalises per replica (as in DDP), which is not the global-batch loss.
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1
+            --val-fraction 0.1 --seed 11 --progress-seconds 1000)
+    "$sb" train "${common[@]}" --batch $((n * b)) --max-steps 1 --dump-weights "$tmp/single" >/dev/null \
+      || fail "single"
+    for s in mirrored multiworker ring hierarchical ps-sync; do
+      case $s in
+        mirrored) cmd=("$sb" train --strategy mirrored --devices "$n") ;;
+        ps-sync) cmd=("${mpi[@]}" -np $((n + 1)) "$sb" train --strategy ps-sync) ;;
+        hierarchical) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy hierarchical --ranks-per-node 2) ;;
+        *) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy "$s") ;;
+      esac
+      "${cmd[@]}" "${common[@]}" --batch $b --max-steps 1 --dump-weights "$tmp/$s-1" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n one step"; }
+      cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s-1.rank0" --rtol 1e-5 || fail "$s N=$n != single"
+      "${cmd[@]}" "${common[@]}" --batch $b --max-steps 3 --dump-weights "$tmp/$s-3" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n three steps"; }
+      ranks=()
+      for ((r = 0; r < n; r++)); do ranks+=("$tmp/$s-3.rank$r"); done
+      [ ${#ranks[@]} -le 1 ] || cmp_py identical "${ranks[@]}" || fail "$s N=$n ranks differ"
+    done
+    ;;
+  ps_async)
+    data_for unet
+    "${mpi[@]}" -np 3 "$sb" train --strategy ps-async --model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 3 \
+      --batch 2 --lr 0.05 --threads 1 --staleness 2 >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-async run"; }
+    cat "$tmp/log"
+    grep -q "^ps-async: .* staleness mean [0-9.]* max [0-9]* (bound 2)" "$tmp/log" || fail "no staleness report"
+    awk '/^epoch 1\/3 /{a=$4} /^epoch 3\/3 /{b=$4} END{exit !(a>0 && b<a)}' "$tmp/log" || fail "ps-async loss did not fall"
+    ;;
+  mismatch)
+    data_for unet
+    args=(train --strategy multiworker --model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 1 --batch 2)
+    "${mpi[@]}" -np 1 "$sb" "${args[@]}" --seed 1 : -np 1 "$sb" "${args[@]}" --seed 2 >"$tmp/log" 2>&1 \
+      && { cat "$tmp/log"; fail "a seed mismatch was not caught"; }
+    cat "$tmp/log"
+    grep -q "seed" "$tmp/log" || fail "the error does not name the differing field"
+    grep -q "^epoch" "$tmp/log" && fail "training started despite the mismatch"
+    ;;
+  dead_rank)
+    "$sb" datagen --task segmentation --n 400 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen
+    start=$(date +%s)
+    "${mpi[@]}" -np 4 "$sb" train --strategy ring --model unet:depth=2,base=8 --data "$tmp/data.h5" --epochs 50 \
+      --batch 2 --threads 1 --comm-timeout 20 >"$tmp/log" 2>&1 &
+    job=$!
+    victim=""
+    for _ in $(seq 100); do  # find rank 2 once it is training
+      for p in $(pgrep -f "scalebench train --strategy ring" || true); do
+        grep -qz '^OMPI_COMM_WORLD_RANK=2$' "/proc/$p/environ" 2>/dev/null && victim=$p
+      done
+      [ -n "$victim" ] && grep -q "^train: strategy" "$tmp/log" && break
+      sleep 0.2
+    done
+    [ -n "$victim" ] || { kill $job; fail "rank 2 never started"; }
+    sleep 2
+    kill -9 "$victim"
+    killed=$(date +%s)
+    for _ in $(seq 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $job 2>/dev/null; then pkill -9 -f "scalebench train --strategy ring"; fail "job still running 60 s after the kill"; fi
+    wait $job; rc=$?
+    took=$(( $(date +%s) - killed ))
+    cat "$tmp/log" | tail -15
+    echo "job ended with exit $rc, ${took} s after rank 2 was killed (started $((killed - start)) s in)"
+    [ $rc -ne 0 ] || fail "the job exited 0 after a rank died"
+    [ $took -le 60 ] || fail "took ${took} s"
+    grep -qiE "rank 2|process rank 2" "$tmp/log" || fail "the output does not name rank 2"
+    ;;
+  *) fail "unknown case $what" ;;
+esac
+echo "PASS $what $*"

@@ -1,0 +1,375 @@
+"""test_plots.py — unittest (stdlib only) for plots/: every plot script on the committed sample
+files (results/samples/), on a multi-N study derived from them, and on commbench JSON; each
+expected PNG/PDF must exist, be non-empty, and the PNG must be a real image with drawn content;
+corrupt or missing inputs must give a non-zero exit with exactly one error line.
+
+Run: /usr/bin/python3 -m unittest -v tests/python/test_plots.py   (ctest: python.plots)
+
+It deliberately does not compare pixels against reference images (fonts and matplotlib versions
+move them), and does not judge whether a plot is pretty. The multi-N fixture is made here with
+h5py by copying the committed sample run files and changing strategy, N and timings — the only
+h5py writes in plots/ and tests/python/; its numbers are invented, only its shape is real.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+PLOTS = os.path.join(ROOT, "plots")
+SAMPLES = os.path.join(ROOT, "results", "samples")
+PY = sys.executable or "/usr/bin/python3"
+sys.path.insert(0, PLOTS)
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.image as mpimg  # noqa: E402
+import numpy as np  # noqa: E402
+
+import accuracy  # noqa: E402
+import breakdown  # noqa: E402
+import commbench  # noqa: E402
+import curves  # noqa: E402
+import efficiency  # noqa: E402
+import sbload  # noqa: E402
+import sbplot  # noqa: E402
+import speedup  # noqa: E402
+
+# A real `scalebench commbench --json` output (threads transport, 4 ranks, this project's
+# commbench_main on a 2-core VM), trimmed to 4K…1M. Used because the sample folder has no
+# commbench file.
+COMMBENCH_THREADS4 = {
+    "benchmark": "allreduce", "transport": "threads", "ranks": 4, "nodes": 1, "hostnames": ["vm"] * 4,
+    "chunk_bytes": 131072, "depth": 4, "ranks_per_node": 0, "warmup": 2, "iters": 10, "busbw_factor": "2(n-1)/n",
+    "results": [
+        {"algo": a, "bytes": b, "count": b // 4, "time_us": t, "algbw_GBps": b / t / 1e3,
+         "busbw_GBps": b / t / 1e3 * 1.5, "max_abs_err": 0}
+        for b, ts in [(4096, (175.9, 374.8, 246.3)), (16384, (122.3, 553.8, 259.8)), (65536, (253.7, 329.1, 712.4)),
+                      (262144, (204.9, 383.3, 358.2)), (1048576, (993.8, 1016.6, 1695.1))]
+        for a, t in zip(("native", "ring", "hierarchical"), ts)
+    ],
+}
+
+
+def png_has_content(test, path):
+    test.assertTrue(os.path.isfile(path), path)
+    test.assertGreater(os.path.getsize(path), 2000, path)
+    with open(path, "rb") as fh:
+        test.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n", path)
+    img = mpimg.imread(path)
+    test.assertEqual(img.ndim, 3, path)
+    test.assertGreater(img.shape[0], 200, path)
+    test.assertGreater(img.shape[1], 300, path)
+    rgb = img[..., :3]
+    test.assertGreater(float(rgb.std()), 0.02, f"{path}: nearly uniform image")
+    # Drawn content: a fair share of non-white pixels, and coloured (non-grey) ones (data lines).
+    nonwhite = (rgb.min(axis=2) < 0.9).mean()
+    test.assertGreater(nonwhite, 0.005, f"{path}: almost nothing drawn")
+    colourful = ((rgb.max(axis=2) - rgb.min(axis=2)) > 0.25).mean()
+    test.assertGreater(colourful, 0.0005, f"{path}: no coloured data drawn")
+
+
+def pdf_ok(test, path):
+    test.assertTrue(os.path.isfile(path), path)
+    test.assertGreater(os.path.getsize(path), 1000, path)
+    with open(path, "rb") as fh:
+        test.assertEqual(fh.read(5), b"%PDF-", path)
+
+
+def check_outputs(test, paths, expected_stems):
+    stems = sorted({os.path.splitext(os.path.basename(p))[0] for p in paths})
+    test.assertEqual(stems, sorted(expected_stems))
+    for p in paths:
+        if p.endswith(".png"):
+            png_has_content(test, p)
+        else:
+            test.assertTrue(p.endswith(".pdf"), p)
+            pdf_ok(test, p)
+    test.assertEqual(len(paths), 2 * len(expected_stems))
+
+
+def run_make_all(*args):
+    return subprocess.run([PY, os.path.join(PLOTS, "make_all.py"), *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def make_multi_n_study(dst):
+    """A study with U-Net single/ring/multiworker at N = 1…8 (two repetitions of ring, one failed
+    ring N=16), VGG multiworker at N = 1, 2, 4 in strong scaling, built from the sample run files."""
+    import h5py
+    runs = os.path.join(dst, "runs")
+    os.makedirs(runs)
+    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
+        tmpl = f["runs"][()]
+        study_attrs = dict(f.attrs)
+    by_id = {r["run_id"].decode(): r for r in tmpl}
+    points = []  # (source run id, strategy, N, rep, status, scaling)
+    for s, n_list in (("single", [1]), ("ring", [1, 2, 4, 8]), ("multiworker", [1, 2, 4, 8])):
+        for n in n_list:
+            for rep in ((1, 2) if s == "ring" else (1,)):
+                points.append(("d8270d579261f947", s, n, rep, "ok", "weak"))
+    points.append(("d8270d579261f947", "ring", 16, 1, "failed", "weak"))
+    for n in (1, 2, 4):
+        points.append(("7f88d9d897361a49", "multiworker", n, 1, "ok", "strong"))
+    rows = []
+    for k, (src, strat, n, rep, status, scaling) in enumerate(points):
+        rid = f"{k:016x}"
+        gid = f"g{src[:7]}{scaling[0]}"
+        comm = {"single": 0.0, "ring": 0.0015, "multiworker": 0.0025}[strat] * np.log2(2 * n) * (n > 1)
+        shutil.copy(os.path.join(SAMPLES, "runs", src + ".h5"), os.path.join(runs, rid + ".h5"))
+        with h5py.File(os.path.join(runs, rid + ".h5"), "r+") as f:
+            f.attrs["status"] = status
+            f["config"].attrs.update({"strategy": strat, "world_size": n, "repetition": rep, "run_id": rid,
+                                      "group_id": gid, "point_id": f"p{src[:5]}{strat}{n}", "scaling": scaling})
+            f["context"].attrs["hostnames"] = "node01" if n <= 4 else "node01,node02"
+            st = f["steps"][()]
+            if scaling == "strong":
+                for c in ("t_data", "t_fwd", "t_bwd", "t_update"):
+                    st[c] /= n
+            st["t_comm_exposed"] = comm * (1 + 0.1 * rep)
+            st["t_total"] = sum(st[c] for c in ("t_data", "t_fwd", "t_bwd", "t_comm_exposed", "t_update"))
+            st["loss"] *= 1 + 0.03 * np.log2(n)
+            f["steps"][...] = st
+            ep = f["epochs"][()]
+            ep["wall_s"] = [st["t_total"][st["epoch"] == e].sum() for e in ep["epoch"]]
+            ep["train_loss"] *= 1 + 0.04 * np.log2(n)
+            ep["val_miou"] *= 1 - 0.03 * np.log2(n)
+            ep["val_accuracy"] *= 1 - 0.02 * np.log2(n)
+            f["epochs"][...] = ep
+            if status != "ok":
+                f.attrs["error"] = "killed by signal 9 (Killed)"
+                for a in list(f["summary"].attrs):
+                    del f["summary"].attrs[a]
+        r = by_id[src].copy()
+        meas = ep[ep["warmup"] == 0]
+        imgs = meas["images"].sum() * (n if scaling == "weak" else 1)
+        r["run_id"], r["group_id"], r["point_id"] = rid.encode(), gid.encode(), f"p{src[:5]}{strat}{n}".encode()
+        r["strategy"], r["status"], r["scaling"] = strat.encode(), status.encode(), scaling.encode()
+        r["world_size"], r["repetition"], r["file"] = n, rep, f"runs/{rid}.h5".encode()
+        r["images_per_s"] = imgs / meas["wall_s"].sum() if status == "ok" else np.nan
+        r["final_train_loss"], r["final_val_miou"] = ep["train_loss"][-1], ep["val_miou"][-1]
+        r["final_val_accuracy"], r["final_val_loss"] = ep["val_accuracy"][-1], ep["val_loss"][-1]
+        r["error"] = b"" if status == "ok" else b"killed by signal 9 (Killed)"
+        rows.append(r)
+    for r in rows:  # speedup against the same strategy's N=1 (median over repetitions), as collect does
+        if r["status"] != b"ok":
+            r["speedup"] = r["efficiency"] = np.nan
+            r["baseline"] = b""
+            continue
+        base = [b["images_per_s"] for b in rows if b["group_id"] == r["group_id"] and b["world_size"] == 1
+                and b["strategy"] == r["strategy"] and b["status"] == b"ok"]
+        r["baseline_images_per_s"] = float(np.median(base))
+        r["baseline"] = r["strategy"] + b" N=1"
+        r["speedup"] = r["images_per_s"] / r["baseline_images_per_s"]
+        r["efficiency"] = r["speedup"] / r["world_size"]
+    dt = np.dtype([(n, h5py.string_dtype("utf-8") if tmpl.dtype[n].kind == "O" else tmpl.dtype[n])
+                   for n in tmpl.dtype.names])
+    arr = np.array([tuple(r[n].decode() if isinstance(r[n], bytes) else r[n] for n in tmpl.dtype.names)
+                    for r in rows], dtype=dt)
+    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
+        f.attrs.update(study_attrs)
+        f.attrs["study"] = "multi-n-fixture"
+        f.attrs["runs"] = len(rows)
+        f.create_dataset("runs", data=arr)
+    return dst
+
+
+class SamplePlots(unittest.TestCase):
+    """Every plot on the committed sample files (results/samples)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def out(self, name):
+        return os.path.join(self.tmp, name)
+
+    def test_speedup(self):
+        check_outputs(self, speedup.make(SAMPLES, self.out("speedup")), ["speedup"])
+
+    def test_efficiency(self):
+        check_outputs(self, efficiency.make(os.path.join(SAMPLES, "study.h5"), self.out("eff")), ["efficiency"])
+
+    def test_accuracy(self):
+        check_outputs(self, accuracy.make(SAMPLES, self.out("acc")), ["accuracy"])
+
+    def test_curves(self):
+        paths = curves.make(SAMPLES, self.out("curves"))
+        models = {r["model"] for r in sbload.load_study(SAMPLES).rows if r["epochs_done"] > 0}
+        self.assertIn("unet:depth=2,base=4", models)
+        check_outputs(self, paths, ["curves-" + sbplot.slug(m) for m in models])
+        self.assertIn("curves-unet_depth-2_base-4.png", [os.path.basename(p) for p in paths])
+
+    def test_breakdown(self):
+        check_outputs(self, breakdown.make(SAMPLES, self.out("bd")), ["breakdown"])
+
+    def test_commbench_absent_is_no_data(self):
+        with self.assertRaises(sbload.NoData):
+            commbench.make(SAMPLES, self.out("cb0"))
+
+    def test_commbench_json(self):
+        d = self.out("cbjson")
+        os.makedirs(d)
+        with open(os.path.join(d, "commbench-threads.json"), "w") as fh:
+            json.dump(COMMBENCH_THREADS4, fh)
+        rows = [{"transport": "mpi", "algo": a, "ranks": 2, "bytes": 4096 * 4 ** k, "time_us": 10.0 * 3 ** k,
+                 "algbw_GBps": 0.4 * 1.3 ** k, "busbw_GBps": 0.4 * 1.3 ** k, "max_error": 0}
+                for a in ("native", "ring") for k in range(5)]
+        with open(os.path.join(d, "commbench-rows.json"), "w") as fh:
+            json.dump(rows, fh)  # the plain list-of-rows form
+        sets = sbload.load_commbench(os.path.join(d, "commbench-rows.json"))
+        self.assertEqual([(s.transport, s.ranks, len(s.rows)) for s in sets], [("mpi", 2, 10)])
+        check_outputs(self, commbench.make(d, self.out("cb")), ["commbench"])
+
+    def test_caption_counts_not_ok_runs(self):
+        # The samples (results/samples/README.md) hold failed `mirrored` runs and one killed run
+        # left `running`; counted from the rows so a regeneration with other counts still passes.
+        study = sbload.load_study(SAMPLES)
+        note = sbplot.not_shown_note(study.rows)
+        statuses = [r["status"] for r in study.rows if r["status"] != "ok"]
+        self.assertTrue(statuses, "the samples should include runs that are not ok")
+        for st in set(statuses):
+            k = statuses.count(st)
+            self.assertIn(f"{k} {st} point{'s' if k != 1 else ''} not shown (", note)
+        cap = sbplot.caption(study, study.ok_rows(), study.rows)
+        self.assertIn("scalebench 0.1.0", cap)
+        self.assertIn("weak scaling", cap)
+        self.assertIn("1 host", cap)
+
+    def test_loader_decodes_and_fills(self):
+        study = sbload.load_study(SAMPLES)
+        self.assertEqual(len(study.rows), study.attrs["runs"])  # collect's own counts
+        self.assertEqual(len(study.ok_rows()), study.attrs["runs_ok"])
+        self.assertTrue(all(isinstance(r["status"], str) for r in study.rows))
+        killed = [r for r in study.rows if r["status"] == "running"][0]
+        run = study.run(killed)
+        self.assertGreaterEqual(run.n_epochs(), 2)
+        self.assertEqual(run.summary, {})
+        self.assertTrue(np.isnan(sbload.num(run.summary.get("images_per_s"))))
+
+    def test_make_all_on_samples(self):
+        out = self.out("all")
+        p = run_make_all(SAMPLES, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        written = [line for line in p.stdout.splitlines() if line.startswith(out)]
+        self.assertGreaterEqual(len(written), 12, p.stdout)  # 6 figures at least, PNG + PDF each
+        for w in written:
+            self.assertTrue(os.path.getsize(w) > 0, w)
+        self.assertRegex(p.stdout, r"(?m)^skipped: commbench: .+")
+
+
+class MultiNPlots(unittest.TestCase):
+    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_multi_")
+        cls.study = make_multi_n_study(os.path.join(cls.tmp, "study"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_make_all(self):
+        out = os.path.join(self.tmp, "out")
+        with open(os.path.join(self.study, "commbench-threads4.json"), "w") as fh:
+            json.dump(COMMBENCH_THREADS4, fh)
+        p = run_make_all(self.study, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        stems = {os.path.splitext(os.path.basename(x))[0] for x in p.stdout.split() if x.startswith(out)}
+        self.assertEqual(stems, {"speedup", "efficiency", "accuracy", "breakdown", "commbench",
+                                 "curves-unet_depth-2_base-4", "curves-vgg11_width-0.0625_hidden-16_bn-1"})
+        for s in stems:
+            png_has_content(self, os.path.join(out, s + ".png"))
+            pdf_ok(self, os.path.join(out, s + ".pdf"))
+
+    def test_failed_point_in_caption(self):
+        study = sbload.load_study(self.study)
+        self.assertIn("1 failed point not shown (ring N=16)", sbplot.caption(study, study.ok_rows(), study.rows))
+
+    def test_breakdown_reads_steps(self):
+        study = sbload.load_study(self.study)
+        rows = [r for r in study.ok_rows() if r["strategy"] == "ring" and r["world_size"] == 8]
+        phases = breakdown.phase_means(study, rows)
+        self.assertGreater(phases["t_comm_exposed"], 0)
+        self.assertAlmostEqual(sum(phases[p] for p, _ in breakdown.PHASES), phases["t_total"], places=9)
+
+
+class BadInputs(unittest.TestCase):
+    """Missing or corrupt inputs: non-zero exit, exactly one line on stderr naming the file."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sb_plots_bad_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def one_error_line(self, p, needle):
+        self.assertNotEqual(p.returncode, 0, p.stdout + p.stderr)
+        lines = [line for line in p.stderr.splitlines() if line.strip()]
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn(needle, lines[0])
+        self.assertTrue(lines[0].startswith("make_all.py: error: "), lines[0])
+
+    def test_corrupt_study_file(self):
+        bad = os.path.join(self.tmp, "study.h5")
+        with open(bad, "wb") as fh:
+            fh.write(b"\x89HDF\r\n\x1a\n" + b"this is not really HDF5" * 40)
+        self.one_error_line(run_make_all(bad, "-o", os.path.join(self.tmp, "o")), bad)
+
+    def test_corrupt_study_folder(self):
+        with open(os.path.join(self.tmp, "study.h5"), "wb") as fh:
+            fh.write(b"garbage")
+        self.one_error_line(run_make_all(self.tmp), "study.h5")
+
+    def test_missing_input(self):
+        missing = os.path.join(self.tmp, "nope", "study.h5")
+        self.one_error_line(run_make_all(missing), missing)
+
+    def test_truncated_run_file(self):
+        d = os.path.join(self.tmp, "s")
+        shutil.copytree(SAMPLES, d)
+        victim = os.path.join(d, "runs", "d8270d579261f947.h5")
+        with open(victim, "r+b") as fh:
+            fh.truncate(300)
+        self.one_error_line(run_make_all(d, "-o", os.path.join(self.tmp, "o")), victim)
+
+    def test_run_file_given_as_study(self):
+        run = os.path.join(SAMPLES, "runs", "d8270d579261f947.h5")
+        self.one_error_line(run_make_all(run, "-o", os.path.join(self.tmp, "o")), "expected a study file")
+
+    def test_corrupt_commbench_json(self):
+        d = os.path.join(self.tmp, "s")
+        shutil.copytree(SAMPLES, d)
+        with open(os.path.join(d, "commbench.json"), "w") as fh:
+            fh.write('{"benchmark": "allreduce", "results": [')
+        self.one_error_line(run_make_all(d, "-o", os.path.join(self.tmp, "o")), "commbench.json")
+
+    def test_loader_raises_input_error(self):
+        bad = os.path.join(self.tmp, "x.h5")
+        with open(bad, "w") as fh:
+            fh.write("not hdf5")
+        with self.assertRaises(sbload.InputError):
+            sbload.load_study(bad)
+        with self.assertRaises(sbload.InputError):
+            sbload.load_run(bad)
+        with contextlib.redirect_stderr(io.StringIO()):
+            with self.assertRaises(sbload.InputError):
+                sbload.load_commbench(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()

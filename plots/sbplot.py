@@ -109,8 +109,11 @@ def series_labels(series: dict, with_strategy=True) -> dict:
     """key → label: the strategy, plus the config fields that differ between the series' groups."""
     firsts = {k: rs[0] for k, rs in series.items()}
     varying = [f for f in _DIFF_FIELDS if len({str(r.get(f, "")) for r in firsts.values()}) > 1]
-    if "batch" in varying and "global_batch" in varying:
-        varying.remove("global_batch" if all(r.get("scaling") == "weak" for r in firsts.values()) else "batch")
+    # The global batch follows from the per-device batch and N in weak scaling (and the reverse in
+    # strong scaling), so it never tells two series apart: which row came first would decide.
+    derived = "global_batch" if all(r.get("scaling") == "weak" for r in firsts.values()) else "batch"
+    if derived in varying:
+        varying.remove(derived)
     out = {}
     for k, r in firsts.items():
         parts = [str(r.get("strategy", ""))] if with_strategy else []

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "record_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 TEST(DocsSnippet, H5pyToPandasWorks) {
   const std::string src = SB_SOURCE_DIR;

@@ -7,7 +7,7 @@
 
 #include "harness/record/h5io.h"
 #include "kernels/common/check.h"
-#include "record_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 using namespace scalebench::record;
 

@@ -16,7 +16,7 @@
 #include "harness/record/recorder.h"
 #include "harness/record/run_file.h"
 #include "kernels/common/check.h"
-#include "record_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 using namespace scalebench::record;
 namespace fs = std::filesystem;

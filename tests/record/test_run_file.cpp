@@ -9,7 +9,7 @@
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "kernels/common/check.h"
-#include "record_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::record;

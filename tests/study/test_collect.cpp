@@ -11,7 +11,7 @@
 #include "harness/record/run_file.h"
 #include "harness/study/collect.h"
 #include "kernels/common/check.h"
-#include "study_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::study;

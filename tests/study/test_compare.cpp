@@ -8,7 +8,7 @@
 #include "harness/study/compare.h"
 #include "harness/study/stats.h"
 #include "kernels/common/check.h"
-#include "study_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::study;

@@ -12,7 +12,7 @@
 #include "harness/study/launch.h"
 #include "harness/study/spec.h"
 #include "harness/study/study_file.h"
-#include "study_test_util.h"
+#include "tests/common/harness_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::study;

@@ -1,4 +1,4 @@
-// record_test_util.h — helpers for the record tests: a temporary folder removed at the end, and
+// harness_test_util.h — helpers for the record and study tests: a temporary folder removed at the end, and
 // running the scalebench binary (SB_BINARY, set by tests/CMakeLists.txt).
 #pragma once
 
@@ -14,7 +14,7 @@ namespace sbtest {
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "sb_record_XXXXXX").string();
+    std::string tmpl = (std::filesystem::temp_directory_path() / "sb_test_XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
   }
   ~TempDir() {

@@ -72,6 +72,8 @@ void add_train(CLI::App& app, TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--staleness", c.staleness, "ps-async: max pushes a worker may run ahead of the slowest")
       ->capture_default_str();
+  cmd->add_option("--compression", c.compression, "ring/hierarchical: gradients as none|bf16|fp16 on the wire (fp32 sums)")
+      ->capture_default_str();
   cmd->add_option("--comm-timeout", c.comm_timeout_s, "Seconds a rank waits for a peer before the job ends")
       ->capture_default_str();
   cmd->add_option("--dump-weights", c.dump_weights, "Write the final weights (raw f32) to PATH.rank<r> (tests)");

@@ -26,13 +26,31 @@ AllreduceAlgo parse_allreduce_algo(std::string_view s) {
   fail_input(fmt::format("unknown allreduce algorithm '{}' (expected native, ring or hierarchical)", s));
 }
 
+const char* to_string(WireType w) {
+  switch (w) {
+    case WireType::f32: return "f32";
+    case WireType::bf16: return "bf16";
+    case WireType::f16: return "f16";
+  }
+  return "?";
+}
+
+WireType parse_wire_type(std::string_view s) {
+  if (s == "none" || s == "f32" || s == "fp32") return WireType::f32;
+  if (s == "bf16") return WireType::bf16;
+  if (s == "fp16" || s == "f16") return WireType::f16;
+  fail_input(fmt::format("--compression '{}' is unknown (none, bf16 or fp16)", s));
+}
+
 Allreducer::Allreducer(Communicator& comm, AllreduceOptions opts) : comm_(comm), opts_(opts) {
   SB_REQUIRE(opts_.chunk_bytes >= sizeof(float), "allreduce chunk size must be at least {} bytes, got {}",
              sizeof(float), opts_.chunk_bytes);
   SB_REQUIRE(opts_.depth >= 1 && opts_.depth <= 64, "allreduce pipeline depth must be in [1, 64], got {}", opts_.depth);
   SB_REQUIRE(opts_.ranks_per_node >= 0, "ranks_per_node must be >= 0 (0: by host name), got {}", opts_.ranks_per_node);
   SB_REQUIRE(opts_.tag >= 0 && opts_.tag + 3 <= Communicator::kMaxTag, "allreduce tag {} out of range", opts_.tag);
-  SB_REQUIRE(opts_.wire == WireType::f32, "only f32 on the wire is implemented");
+  SB_REQUIRE(opts_.wire == WireType::f32 || opts_.algo != AllreduceAlgo::native,
+             "{} compression needs the ring or hierarchical algorithm (native collectives are float32)",
+             to_string(opts_.wire));
   if (opts_.algo == AllreduceAlgo::native) return;
   scratch_.resize(static_cast<std::size_t>(opts_.depth) * std::max<std::size_t>(1, opts_.chunk_bytes / sizeof(float)));
   everyone_.resize(static_cast<std::size_t>(comm.size()));

@@ -4,8 +4,10 @@
 // only Communicator::isend/irecv, so they run over every transport.
 // All three are in-place sums over float32 buffers in host memory. Ring and hierarchical give every
 // rank bit-identical results (each element is summed once, in a fixed order, then copied).
-// Compressed wire types (fp16/bf16) are deliberately not implemented yet: WireType is the slot for
-// them, and the only code that touches wire data is pipeline.cpp's pack/accumulate pair.
+// Ring and hierarchical can carry 16-bit floats on the wire (bf16 or f16: half the bytes) while every
+// addition still happens in float32; the owner of each reduced segment rounds it to the wire type, so
+// all ranks still end bit-identical. Native collectives are float32 only. The only code that touches
+// wire data is pipeline.cpp.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +23,9 @@ enum class AllreduceAlgo { native, ring, hierarchical };
 const char* to_string(AllreduceAlgo a);
 AllreduceAlgo parse_allreduce_algo(std::string_view s);  // Error naming the value on anything else
 
-enum class WireType { f32 };  // what travels between ranks; bf16/f16 join with the compression work
+enum class WireType { f32, bf16, f16 };  // what travels between ranks (ring, hierarchical)
+const char* to_string(WireType w);
+WireType parse_wire_type(std::string_view s);  // "none"/"f32", "bf16", "fp16"/"f16"; Error otherwise
 
 struct AllreduceOptions {
   AllreduceAlgo algo = AllreduceAlgo::native;

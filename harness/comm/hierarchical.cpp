@@ -23,32 +23,34 @@ void hierarchical_allreduce(Communicator& comm, const NodeMap& nodes, float* buf
   const std::size_t ce = chunk_elems(opts);
   std::vector<Chunk> chunks;
   append_chunks(chunks, 0, count, ce);
-  std::vector<Request> sends;
+  Sender sends(comm, opts.wire);
 
   // 1. Chain reduce toward the leader (tag+2).
   if (down < 0) {
     if (up >= 0)
-      for (const Chunk& c : chunks) sends.push_back(send_chunk(comm, buf, c, up, opts.tag + 2));
+      for (const Chunk& c : chunks) sends.send(buf, c, up, opts.tag + 2);
   } else {
-    recv_reduce(comm, down, opts.tag + 2, buf, chunks, scratch, ce, opts.depth, [&](std::size_t i) {
-      if (up >= 0) sends.push_back(send_chunk(comm, buf, chunks[i], up, opts.tag + 2));
+    recv_reduce(comm, down, opts.tag + 2, buf, chunks, scratch, ce, opts.depth, opts.wire, [&](std::size_t i) {
+      if (up >= 0) sends.send(buf, chunks[i], up, opts.tag + 2);
     });
   }
-  wait_all(sends);  // phase 3 overwrites what these sends read
+  sends.wait();  // phase 3 overwrites what these sends read
 
   // 2. Ring among node leaders (tags tag, tag+1).
   if (pos == 0 && nodes.num_nodes() > 1) ring_allreduce(comm, nodes.leaders(), buf, count, opts, scratch);
+  // The leader broadcasts wire values: it keeps exactly those (a no-op after the ring, which rounded).
+  if (pos == 0) round_to_wire(buf, count, opts.wire);
 
   // 3. Chain broadcast from the leader (tag+3).
   if (up < 0) {
     if (down >= 0)
-      for (const Chunk& c : chunks) sends.push_back(send_chunk(comm, buf, c, down, opts.tag + 3));
+      for (const Chunk& c : chunks) sends.send(buf, c, down, opts.tag + 3);
   } else {
-    recv_into(comm, up, opts.tag + 3, buf, chunks, [&](std::size_t i) {
-      if (down >= 0) sends.push_back(send_chunk(comm, buf, chunks[i], down, opts.tag + 3));
+    recv_into(comm, up, opts.tag + 3, buf, chunks, opts.wire, [&](std::size_t i) {
+      if (down >= 0) sends.send(buf, chunks[i], down, opts.tag + 3);
     });
   }
-  wait_all(sends);
+  sends.wait();
 }
 
 }  // namespace scalebench::comm

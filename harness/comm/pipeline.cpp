@@ -1,9 +1,12 @@
-// pipeline.cpp — chunk planning and the two receive loops of pipeline.h, plus the f32 wire form.
+// pipeline.cpp — chunk planning, the two receive loops of pipeline.h, and the wire forms: f32 as is,
+// bf16 (round to nearest even of the top 16 bits) and f16 (IEEE half via _Float16). Received 16-bit
+// values are widened and added in float32.
 // The reduction (buf += slot) is a plain loop the compiler vectorises; it runs while the next chunks
 // are already in flight, which is the point of the depth > 1 slots.
 #include "harness/comm/pipeline.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/common/check.h"
 
@@ -11,11 +14,45 @@ namespace scalebench::comm {
 
 namespace {
 
-// f32 on the wire: the chunk is its own wire form, and accumulating is an add. A bf16/f16 WireType
-// would pack into a staging buffer here and widen while adding.
+// f32 on the wire: the chunk is its own wire form, and accumulating is an add.
 void accumulate_from_wire(float* __restrict dst, const float* __restrict wire, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dst[i] += wire[i];
 }
+
+std::uint16_t to_bf16(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);  // NaN stays NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest, ties to even
+  return static_cast<std::uint16_t>(u >> 16);
+}
+float from_bf16(std::uint16_t h) {
+  const std::uint32_t u = std::uint32_t{h} << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+std::uint16_t to_f16(float f) {
+  const _Float16 h = static_cast<_Float16>(f);
+  std::uint16_t b;
+  std::memcpy(&b, &h, 2);
+  return b;
+}
+float from_f16(std::uint16_t b) {
+  _Float16 h;
+  std::memcpy(&h, &b, 2);
+  return static_cast<float>(h);
+}
+
+void pack(const float* src, std::uint16_t* dst, std::size_t n, WireType w) {
+  if (w == WireType::bf16)
+    for (std::size_t i = 0; i < n; ++i) dst[i] = to_bf16(src[i]);
+  else
+    for (std::size_t i = 0; i < n; ++i) dst[i] = to_f16(src[i]);
+}
+float widen(std::uint16_t v, WireType w) { return w == WireType::bf16 ? from_bf16(v) : from_f16(v); }
+
+std::size_t wire_bytes(std::size_t elems, WireType w) { return elems * (w == WireType::f32 ? 4 : 2); }
 
 }  // namespace
 
@@ -32,35 +69,75 @@ Chunk segment(std::size_t count, int n, int k) {
 
 std::size_t chunk_elems(const AllreduceOptions& opts) { return std::max<std::size_t>(1, opts.chunk_bytes / sizeof(float)); }
 
-Request send_chunk(Communicator& comm, const float* buf, const Chunk& c, int peer, int tag) {
-  return comm.isend(buf + c.off, c.len * sizeof(float), peer, tag);
+void Sender::send(const float* buf, const Chunk& c, int peer, int tag) {
+  if (wire_ == WireType::f32) {
+    reqs_.push_back(comm_.isend(buf + c.off, c.len * sizeof(float), peer, tag));
+    return;
+  }
+  auto& packed = staging_.emplace_back(c.len);  // a deque: earlier buffers never move
+  pack(buf + c.off, packed.data(), c.len, wire_);
+  reqs_.push_back(comm_.isend(packed.data(), wire_bytes(c.len, wire_), peer, tag));
+}
+
+void Sender::wait() {
+  wait_all(reqs_);
+  reqs_.clear();
+  staging_.clear();
+}
+
+void round_to_wire(float* buf, std::size_t n, WireType wire) {
+  if (wire == WireType::f32) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint16_t v;
+    pack(buf + i, &v, 1, wire);
+    buf[i] = widen(v, wire);
+  }
 }
 
 void recv_reduce(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, float* scratch,
-                 std::size_t slot_elems, int depth, const std::function<void(std::size_t)>& after) {
+                 std::size_t slot_elems, int depth, WireType wire, const std::function<void(std::size_t)>& after) {
   const std::size_t n = items.size();
   const auto d = static_cast<std::size_t>(depth);
   std::vector<Request> slots(d);
   auto post = [&](std::size_t i) {
     SB_CHECK(items[i].len <= slot_elems, "chunk of {} elements exceeds the {}-element slot", items[i].len, slot_elems);
-    slots[i % d] = comm.irecv(scratch + (i % d) * slot_elems, items[i].len * sizeof(float), src, tag);
+    // A 16-bit chunk needs half the slot; the slot is float-sized either way.
+    slots[i % d] = comm.irecv(scratch + (i % d) * slot_elems, wire_bytes(items[i].len, wire), src, tag);
   };
   for (std::size_t i = 0; i < std::min(n, d); ++i) post(i);
   for (std::size_t i = 0; i < n; ++i) {
     slots[i % d].wait();
-    accumulate_from_wire(buf + items[i].off, scratch + (i % d) * slot_elems, items[i].len);
+    float* slot = scratch + (i % d) * slot_elems;
+    if (wire == WireType::f32) {
+      accumulate_from_wire(buf + items[i].off, slot, items[i].len);
+    } else {
+      std::uint16_t* packed = reinterpret_cast<std::uint16_t*>(slot);
+      float* dst = buf + items[i].off;
+      for (std::size_t k = 0; k < items[i].len; ++k) dst[k] += widen(packed[k], wire);
+    }
     if (i + d < n) post(i + d);  // the slot is free again: keep `depth` receives in flight
     after(i);
   }
 }
 
-void recv_into(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items,
+void recv_into(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, WireType wire,
                const std::function<void(std::size_t)>& after) {
   std::vector<Request> reqs;
   reqs.reserve(items.size());
-  for (const Chunk& c : items) reqs.push_back(comm.irecv(buf + c.off, c.len * sizeof(float), src, tag));
+  std::vector<std::vector<std::uint16_t>> staged(wire == WireType::f32 ? 0 : items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Chunk& c = items[i];
+    if (wire == WireType::f32) {
+      reqs.push_back(comm.irecv(buf + c.off, c.len * sizeof(float), src, tag));
+    } else {
+      staged[i].resize(c.len);
+      reqs.push_back(comm.irecv(staged[i].data(), wire_bytes(c.len, wire), src, tag));
+    }
+  }
   for (std::size_t i = 0; i < items.size(); ++i) {
     reqs[i].wait();
+    if (wire != WireType::f32)
+      for (std::size_t k = 0; k < items[i].len; ++k) buf[items[i].off + k] = widen(staged[i][k], wire);
     after(i);
   }
 }

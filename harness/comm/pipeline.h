@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -27,16 +29,33 @@ void append_chunks(std::vector<Chunk>& out, std::size_t off, std::size_t len, st
 Chunk segment(std::size_t count, int n, int k);
 std::size_t chunk_elems(const AllreduceOptions& opts);
 
-// Sends one chunk of buf (already in wire form for f32).
-Request send_chunk(Communicator& comm, const float* buf, const Chunk& c, int peer, int tag);
+// Outstanding chunk sends of one phase, with the packed copies 16-bit wire types send from (kept
+// alive until wait()).
+class Sender {
+ public:
+  Sender(Communicator& comm, WireType wire) : comm_(comm), wire_(wire) {}
+  void send(const float* buf, const Chunk& c, int peer, int tag);
+  void wait();  // every send complete; staging freed
+
+ private:
+  Communicator& comm_;
+  WireType wire_;
+  std::vector<Request> reqs_;
+  std::deque<std::vector<std::uint16_t>> staging_;
+};
+
+// Rounds buf[0, n) to the values the wire type can carry (no-op for f32): the owner of a reduced
+// segment does this before sending it, so it holds exactly what every receiver decodes.
+void round_to_wire(float* buf, std::size_t n, WireType wire);
 
 // Receives items[i] from `src` (tag) for i in order into `depth` scratch slots of `slot_elems`, adds
-// each into buf at its offset, then calls after(i). Returns once every item has been added.
+// each into buf at its offset (widened to float32 first), then calls after(i).
 void recv_reduce(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, float* scratch,
-                 std::size_t slot_elems, int depth, const std::function<void(std::size_t)>& after);
+                 std::size_t slot_elems, int depth, WireType wire, const std::function<void(std::size_t)>& after);
 
-// Receives items[i] from `src` (tag) straight into buf, all posted at once; after(i) as each lands.
-void recv_into(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items,
+// Receives items[i] from `src` (tag) into buf (f32: directly; 16-bit: staged and widened), all
+// posted at once; after(i) as each lands.
+void recv_into(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, WireType wire,
                const std::function<void(std::size_t)>& after);
 
 }  // namespace scalebench::comm

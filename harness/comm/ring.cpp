@@ -34,7 +34,7 @@ void ring_allreduce(Communicator& comm, const std::vector<int>& group, float* bu
   const int left = group[static_cast<std::size_t>(mod(p - 1, n))];
   const int right = group[static_cast<std::size_t>(mod(p + 1, n))];
   const std::size_t ce = chunk_elems(opts);
-  std::vector<Request> sends;
+  Sender sends(comm, opts.wire);
 
   // Reduce-scatter. Items received, in order; the step of item i tells whether it is forwarded.
   std::vector<Chunk> items;
@@ -48,13 +48,18 @@ void ring_allreduce(Communicator& comm, const std::vector<int>& group, float* bu
     std::vector<Chunk> first;
     const Chunk seg = segment(count, n, p);
     append_chunks(first, seg.off, seg.len, ce);
-    for (const Chunk& c : first) sends.push_back(send_chunk(comm, buf, c, right, opts.tag));
+    for (const Chunk& c : first) sends.send(buf, c, right, opts.tag);
   }
-  recv_reduce(comm, left, opts.tag, buf, items, scratch, ce, opts.depth, [&](std::size_t i) {
-    if (step_of[i] < n - 2) sends.push_back(send_chunk(comm, buf, items[i], right, opts.tag));
+  recv_reduce(comm, left, opts.tag, buf, items, scratch, ce, opts.depth, opts.wire, [&](std::size_t i) {
+    if (step_of[i] < n - 2) sends.send(buf, items[i], right, opts.tag);
   });
   // The allgather below overwrites exactly the segments these sends read from.
-  wait_all(sends);
+  sends.wait();
+  {
+    // The owned segment leaves as wire values; keep exactly those here too (bit-identical ranks).
+    const Chunk seg = segment(count, n, mod(p + 1, n));
+    round_to_wire(buf + seg.off, seg.len, opts.wire);
+  }
 
   // Allgather: step s sends segment (p+1-s) and receives segment (p-s).
   items.clear();
@@ -68,12 +73,12 @@ void ring_allreduce(Communicator& comm, const std::vector<int>& group, float* bu
     std::vector<Chunk> owned;
     const Chunk seg = segment(count, n, mod(p + 1, n));
     append_chunks(owned, seg.off, seg.len, ce);
-    for (const Chunk& c : owned) sends.push_back(send_chunk(comm, buf, c, right, opts.tag + 1));
+    for (const Chunk& c : owned) sends.send(buf, c, right, opts.tag + 1);
   }
-  recv_into(comm, left, opts.tag + 1, buf, items, [&](std::size_t i) {
-    if (step_of[i] < n - 2) sends.push_back(send_chunk(comm, buf, items[i], right, opts.tag + 1));
+  recv_into(comm, left, opts.tag + 1, buf, items, opts.wire, [&](std::size_t i) {
+    if (step_of[i] < n - 2) sends.send(buf, items[i], right, opts.tag + 1);
   });
-  wait_all(sends);
+  sends.wait();
 }
 
 }  // namespace scalebench::comm

@@ -42,6 +42,7 @@ Attrs result_fields(const RunConfig& c) {
   a.set("no_overlap", t.no_overlap);
   a.set("ranks_per_node", t.ranks_per_node);
   a.set("staleness", t.staleness);
+  a.set("compression", t.compression);
   a.set("world_size", c.world_size);
   a.set("repetition", c.repetition);
   a.set("scaling", c.scaling);
@@ -164,6 +165,7 @@ RunConfig config_from_attrs(const Attrs& a) {
   t.no_overlap = a.integer("no_overlap", t.no_overlap) != 0;
   t.ranks_per_node = int(a.integer("ranks_per_node", t.ranks_per_node));
   t.staleness = int(a.integer("staleness", t.staleness));
+  t.compression = a.str("compression", t.compression);
   c.world_size = int(a.integer("world_size", c.world_size));
   c.repetition = int(a.integer("repetition", c.repetition));
   c.scaling = a.str("scaling", c.scaling);

@@ -2,7 +2,8 @@
 // native in-process allreduce), multiworker (MPI_Allreduce), ring (our ring over send/recv) and
 // hierarchical (intra-node reduce, ring over node leaders, intra-node broadcast). All share tensor
 // fusion, overlap with backward, the initial broadcast from rank 0, and mean = sum / workers.
-// Gradient compression (fp16/bf16 on the wire) is not implemented yet.
+// Gradient compression (--compression bf16|fp16) sends 16-bit floats between ranks and adds in
+// float32 (ring and hierarchical only; the native collectives are float32).
 #include <chrono>
 
 #include "harness/strategy/bucketer.h"
@@ -23,6 +24,10 @@ class AllreduceStrategy final : public Strategy {
     algo_opts_.algo = algo;
     algo_opts_.chunk_bytes = o.chunk_bytes;
     algo_opts_.ranks_per_node = o.ranks_per_node;
+    algo_opts_.wire = comm::parse_wire_type(o.compression);
+    SB_REQUIRE(algo_opts_.wire == comm::WireType::f32 || algo != comm::AllreduceAlgo::native,
+               "--compression {} needs --strategy ring or hierarchical ({} uses a float32 library collective)",
+               o.compression, o.name);
   }
   const char* name() const override { return opts_.name.c_str(); }
   int workers() const override { return comm_.size(); }
@@ -53,7 +58,8 @@ class AllreduceStrategy final : public Strategy {
   }
   std::int64_t bytes_per_step() const override {
     const int n = comm_.size();
-    return n > 1 ? std::int64_t(2.0 * (n - 1) / n * double(count_) * sizeof(float)) : 0;
+    const double elem = algo_opts_.wire == comm::WireType::f32 ? 4.0 : 2.0;
+    return n > 1 ? std::int64_t(2.0 * (n - 1) / n * double(count_) * elem) : 0;
   }
   double sum_over_workers(double v) override { return allreduce_scalar_sum(comm_, v); }
   double max_over_workers(double v) override { return allreduce_scalar_max(comm_, v); }

@@ -36,6 +36,8 @@ std::unique_ptr<Strategy> make_single_strategy() { return std::make_unique<Singl
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, comm::Communicator* comm, std::int64_t count) {
   SB_REQUIRE(o.bucket_mb > 0, "--bucket-mb {} must be > 0", o.bucket_mb);
   SB_REQUIRE(o.staleness >= 0, "--staleness {} must be >= 0", o.staleness);
+  SB_REQUIRE(o.compression == "none" || o.name == "ring" || o.name == "hierarchical",
+             "--compression {} needs --strategy ring or hierarchical, not {}", o.compression, o.name);
   if (o.name == "single") return make_single_strategy();
   SB_CHECK(comm != nullptr, "strategy {} needs a communicator", o.name);
   if (o.name == "mirrored") {

@@ -24,6 +24,7 @@ struct StrategyOptions {
   int ranks_per_node = 0;       // hierarchical: 0 = by host name
   std::size_t chunk_bytes = std::size_t{128} << 10;  // ring pipeline chunk
   int staleness = 4;            // ps-async: a worker may run at most this many pushes ahead of the slowest
+  std::string compression = "none";  // ring/hierarchical: none | bf16 | fp16 on the wire, float32 sums
 };
 
 bool strategy_is_parameter_server(const std::string& name);

@@ -45,6 +45,7 @@ std::vector<std::string> train_args(const record::RunConfig& c, const std::strin
       "--bucket-mb", num(t.bucket_mb),
       "--ranks-per-node", std::to_string(t.ranks_per_node),
       "--staleness", std::to_string(t.staleness),
+      "--compression", t.compression,
       "--comm-timeout", num(t.comm_timeout_s),
   };
   if (t.no_overlap) a.push_back("--no-overlap");

@@ -27,6 +27,10 @@ void TrainConfig::validate() const {
   SB_REQUIRE(bucket_mb > 0, "--bucket-mb {} must be > 0", bucket_mb);
   SB_REQUIRE(staleness >= 0, "--staleness {} must be >= 0", staleness);
   SB_REQUIRE(comm_timeout_s > 0, "--comm-timeout {} must be > 0", comm_timeout_s);
+  SB_REQUIRE(compression == "none" || compression == "bf16" || compression == "fp16",
+             "--compression '{}' is unknown (none, bf16 or fp16)", compression);
+  SB_REQUIRE(compression == "none" || strategy == "ring" || strategy == "hierarchical",
+             "--compression {} needs --strategy ring or hierarchical, not {}", compression, strategy);
   parse_lr_scaling(lr_scaling);
 }
 
@@ -35,10 +39,10 @@ std::string TrainConfig::canonical_text() const {
       "model={}\ndata={}\nstrategy={}\nbackend={}\nprecision={}\nepochs={}\nbatch={}\nlr={}\nlr_scaling={}\n"
       "warmup_epochs={}\nlr_decay={}\noptimizer={}\nmomentum={}\nweight_decay={}\nval_fraction={}\n"
       "class_weights={}\nseed={}\nreference_kernels={}\nmax_steps={}\ndevices={}\nbucket_mb={}\n"
-      "no_overlap={}\nranks_per_node={}\nstaleness={}\n",
+      "no_overlap={}\nranks_per_node={}\nstaleness={}\ncompression={}\n",
       model, data, strategy, backend, precision, epochs, batch, lr, lr_scaling, warmup_epochs, lr_decay, optimizer,
       momentum, weight_decay, val_fraction, class_weights, seed, reference_kernels, max_steps, devices, bucket_mb,
-      no_overlap, ranks_per_node, staleness);
+      no_overlap, ranks_per_node, staleness, compression);
 }
 
 }  // namespace scalebench

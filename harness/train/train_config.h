@@ -37,6 +37,7 @@ struct TrainConfig {
   bool no_overlap = false;
   int ranks_per_node = 0;
   int staleness = 4;
+  std::string compression = "none";  // ring/hierarchical gradient wire type: none | bf16 | fp16
   double comm_timeout_s = 300.0;
   std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)
 

@@ -49,7 +49,8 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   Model model(build_model_graph(spec, shape), Backend::cpu, cfg.seed);
   model.setup({cfg.batch, info.channels, info.height, info.width});
   auto strategy = make_strategy({.name = cfg.strategy, .bucket_mb = cfg.bucket_mb, .overlap = !cfg.no_overlap,
-                                 .ranks_per_node = cfg.ranks_per_node, .staleness = cfg.staleness},
+                                 .ranks_per_node = cfg.ranks_per_node, .staleness = cfg.staleness,
+                                 .compression = cfg.compression},
                                 comm, model.param_count());
   const int workers = strategy->workers(), worker = strategy->worker_index();
   SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,

@@ -59,6 +59,24 @@ case $what in
     grep -q "^ps-async: .* staleness mean [0-9.]* max [0-9]* (bound 2)" "$tmp/log" || fail "no staleness report"
     awk '/^epoch 1\/3 /{a=$4} /^epoch 3\/3 /{b=$4} END{exit !(a>0 && b<a)}' "$tmp/log" || fail "ps-async loss did not fall"
     ;;
+  compression)
+    # bf16/fp16 on the wire, float32 sums: every worker bit-identical, the loss falls, and the
+    # bytes recorded per step are half of float32's.
+    data_for unet
+    for c in bf16 fp16; do
+      for s in ring hierarchical; do
+        "${mpi[@]}" -np 3 "$sb" train --strategy $s --compression $c --ranks-per-node 2 --model unet:depth=2,base=4 \
+          --data "$tmp/data.h5" --epochs 3 --batch 2 --lr 0.05 --threads 1 --dump-weights "$tmp/$s-$c" \
+          >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$s --compression $c"; }
+        grep "^epoch" "$tmp/log"
+        awk '/^epoch 1\/3 /{a=$4} /^epoch 3\/3 /{b=$4} END{exit !(a>0 && b<a)}' "$tmp/log" || fail "$s $c: loss did not fall"
+        cmp_py identical "$tmp/$s-$c.rank0" "$tmp/$s-$c.rank1" "$tmp/$s-$c.rank2" || fail "$s $c: ranks differ"
+      done
+    done
+    "$sb" train --strategy multiworker --compression bf16 --data "$tmp/data.h5" >"$tmp/log" 2>&1 \
+      && fail "multiworker accepted --compression"
+    grep -q "needs --strategy ring or hierarchical" "$tmp/log" || { cat "$tmp/log"; fail "unclear error"; }
+    ;;
   mismatch)
     data_for unet
     args=(train --strategy multiworker --model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 1 --batch 2)

@@ -25,7 +25,7 @@ TEST(RunConfig, IdIsStableAndDocumented) {
   const RunConfig c = base();
   EXPECT_EQ(run_id(c), run_id(base()));
   EXPECT_EQ(run_id(c).size(), 16u);
-  EXPECT_EQ(canonical_text(c).rfind("backend = \"cpu\"\nbatch = 8\nbucket_mb = 4.0\nclass_weights = \"auto\"\ndata = \"data/seg.h5\"\n", 0), 0u);
+  EXPECT_EQ(canonical_text(c).rfind("backend = \"cpu\"\nbatch = 8\nbucket_mb = 4.0\nclass_weights = \"auto\"\ncompression = \"none\"\ndata = \"data/seg.h5\"\n", 0), 0u);
   EXPECT_EQ(hash_hex(""), "efd01f60ba992926");
   EXPECT_EQ(run_id(c), hash_hex(canonical_text(c)));
 }
@@ -53,6 +53,7 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   vary([](RunConfig& c) { c.train.no_overlap = true; });
   vary([](RunConfig& c) { c.train.ranks_per_node = 2; });
   vary([](RunConfig& c) { c.train.staleness = 1; });
+  vary([](RunConfig& c) { c.train.compression = "bf16"; });
   vary([](RunConfig& c) { c.world_size = 2; });
   vary([](RunConfig& c) { c.repetition = 2; });
   vary([](RunConfig& c) { c.scaling = "strong"; });

@@ -57,6 +57,8 @@ void Recorder::finish(const TrainResult& result) {
   in.comm_bytes_per_step = result.comm_bytes_per_step;
   in.peak_mem_bytes = peak_rss_bytes();
   file_.summary = summarize(file_.epochs, file_.steps, in);
+  // What the strategy saw that the tables cannot hold (ps-async: the staleness of its updates).
+  if (!result.strategy_summary.empty()) file_.summary.set("strategy_note", result.strategy_summary);
   file_.status = "ok";
   file_.error.clear();
   write_run_file(path_, file_);

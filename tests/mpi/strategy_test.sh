@@ -54,9 +54,12 @@ case $what in
   ps_async)
     data_for unet
     "${mpi[@]}" -np 3 "$sb" train --strategy ps-async --model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 3 \
-      --batch 2 --lr 0.05 --threads 1 --staleness 2 >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-async run"; }
+      --batch 2 --lr 0.05 --threads 1 --staleness 2 -o "$tmp/runs" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-async run"; }
     cat "$tmp/log"
     grep -q "^ps-async: .* staleness mean [0-9.]* max [0-9]* (bound 2)" "$tmp/log" || fail "no staleness report"
+    # ... and the run file records it.
+    /usr/bin/python3 -c 'import h5py,glob,sys; f=h5py.File(glob.glob(sys.argv[1]+"/*.h5")[0]); n=f["summary"].attrs["strategy_note"]; n=n.decode() if isinstance(n,bytes) else n; print("run file:", n); assert "staleness mean" in n and f.attrs["status"] in ("ok", b"ok")' "$tmp/runs" \
+      || fail "the run file lacks the staleness note"
     awk '/^epoch 1\/3 /{a=$4} /^epoch 3\/3 /{b=$4} END{exit !(a>0 && b<a)}' "$tmp/log" || fail "ps-async loss did not fall"
     ;;
   compression)

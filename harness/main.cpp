@@ -11,6 +11,7 @@
 
 #include "harness/comm/commbench.h"
 #include "harness/data/particle_gen.h"
+#include "harness/strategy/strategy.h"
 #include "harness/record/context.h"
 #include "harness/record/recorder.h"
 #include "harness/study/collect.h"
@@ -135,7 +136,7 @@ void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int a
   }
   // The device count of scaling: workers, so a parameter server's extra rank is not counted.
   const int ranks = std::max(1, rec::launcher_world_size());
-  const bool ps = cfg.strategy == "ps-sync" || cfg.strategy == "ps-async";
+  const bool ps = scalebench::strategy_is_parameter_server(cfg.strategy);
   rec::RunConfig rc{.train = cfg, .world_size = ps ? std::max(1, ranks - 1) : ranks * cfg.devices,
                     .repetition = o.repetition, .scaling = o.scaling, .study = o.study};
   rec::Recorder recorder(rc, o.output, std::vector<std::string>(argv, argv + argc));

@@ -51,8 +51,8 @@ void BucketAllreducer::submit(std::int64_t begin, std::int64_t end) {
 }
 
 void BucketAllreducer::finish() {
-  // Parameters of layers that ran no backward hook (none today) would sit below pending_lo_.
-  if (pending_lo_ > 0) pending_lo_ = 0;
+  // The last bucket is whatever is left below pending_hi_ (down to the arena's start).
+  pending_lo_ = 0;
   if (pending_hi_ > pending_lo_) submit(pending_lo_, pending_hi_);
   pending_hi_ = pending_lo_;
   buckets_ = submitted_;

@@ -174,11 +174,10 @@ class ParameterServer final : public Strategy {
       for (int r = 0; r < w; ++r) {
         auto& k = ws[std::size_t(r)];
         if (!k.deferred) continue;
-        if (k.pushes >= steps || k.pushes - slowest <= opts_.staleness) {
+        if (k.pushes >= steps || k.pushes - slowest <= opts_.staleness)
           reply(r);
-        } else if (k.deferred) {
+        else
           ++deferrals;
-        }
       }
       if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(100));
     }

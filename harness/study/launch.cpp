@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/strategy/strategy.h"
+
 namespace scalebench::study {
 namespace {
 
@@ -12,7 +14,8 @@ std::string num(double v) { return fmt::format("{}", v); }  // shortest text tha
 
 }  // namespace
 
-bool uses_mpirun(const std::string& strategy) { return strategy != "single" && strategy != "mirrored"; }
+// One definition of which strategies run as MPI ranks: harness/strategy's.
+bool uses_mpirun(const std::string& strategy) { return strategy_uses_mpi(strategy); }
 
 std::vector<std::string> train_args(const record::RunConfig& c, const std::string& runs_dir) {
   const TrainConfig& t = c.train;
@@ -62,8 +65,8 @@ std::vector<std::string> launch_command(const record::RunConfig& c, const std::s
   std::vector<std::string> cmd;
   if (uses_mpirun(c.train.strategy)) {
     // Parameter-server strategies add one server rank to the N workers the point counts.
-    const bool ps = c.train.strategy == "ps-sync" || c.train.strategy == "ps-async";
-    cmd = {"mpirun", "-np", std::to_string(c.world_size + (ps ? 1 : 0)), "--oversubscribe"};
+    const int servers = strategy_is_parameter_server(c.train.strategy) ? 1 : 0;
+    cmd = {"mpirun", "-np", std::to_string(c.world_size + servers), "--oversubscribe"};
     if (::geteuid() == 0) cmd.push_back("--allow-run-as-root");
   }
   cmd.push_back(exe);

@@ -132,7 +132,6 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
       const StepExchange xch = strategy->after_backward(model, opt, float(er.lr));
       t.comm_exposed = xch.comm_exposed;
       t.update = xch.update;
-      sw.lap();
       ++ctx.step;
       er.time += t;
       rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});

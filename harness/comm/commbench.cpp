@@ -1,6 +1,8 @@
 // commbench.cpp — the sweep of commbench (see commbench.h): sets up the transport, runs every
 // (size, algorithm) pair on every rank, gathers the timings and hands rank 0's report to the
 // formatter. Sizes are the outer loop so that each finished size prints at once (progress under Slurm).
+// On the nccl transport (GPU builds) the benchmarked buffer is device memory; inputs go up and
+// results come back for verification outside the timed calls.
 #include "harness/comm/commbench.h"
 
 #include <fmt/format.h>
@@ -16,6 +18,9 @@
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
+#ifdef SCALEBENCH_HAVE_CUDA
+#include "harness/comm/nccl_comm.h"
+#endif
 
 namespace scalebench::comm {
 
@@ -25,10 +30,20 @@ namespace {
 float input(std::size_t i, int r) { return static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 17 + 1); }
 
 void validate(const CommbenchOptions& o) {
-  SB_REQUIRE(o.transport == "threads" || o.transport == "mpi", "--transport '{}': expected threads or mpi", o.transport);
+  SB_REQUIRE(o.transport == "threads" || o.transport == "mpi" || o.transport == "nccl",
+             "--transport '{}': expected threads, mpi or nccl", o.transport);
+#ifndef SCALEBENCH_HAVE_CUDA
+  SB_REQUIRE(o.transport != "nccl", "--transport nccl: the nccl transport is not in this build (built without CUDA)");
+#endif
   SB_REQUIRE(!o.algos.empty(), "--algo: give at least one of native, ring, hierarchical");
-  for (const auto& a : o.algos) parse_allreduce_algo(a);
-  SB_REQUIRE(o.transport != "threads" || (o.ranks >= 1 && o.ranks <= 256), "--ranks {}: expected 1..256", o.ranks);
+  for (const auto& a : o.algos) {
+    // ring and hierarchical add received chunks on the host (pipeline.cpp): not over device buffers.
+    SB_REQUIRE(o.transport != "nccl" || parse_allreduce_algo(a) == AllreduceAlgo::native,
+               "--transport nccl --algo {}: only the native algorithm runs on device buffers (ring and hierarchical "
+               "reduce on the host); use --algo native",
+               a);
+  }
+  SB_REQUIRE(o.transport == "mpi" || (o.ranks >= 1 && o.ranks <= 256), "--ranks {}: expected 1..256", o.ranks);
   SB_REQUIRE(o.warmup >= 0, "--warmup {}: expected >= 0", o.warmup);
   SB_REQUIRE(o.iters >= 1, "--iters {}: expected >= 1", o.iters);
   SB_REQUIRE(o.timeout_s > 0, "--timeout {}: expected > 0 seconds", o.timeout_s);
@@ -48,6 +63,43 @@ double max_over_ranks(Communicator& comm, double v) {
     out = std::max(out, x);
   }
   return out;
+}
+
+// Where the benchmarked buffer lives. Host transports use `host` itself; the nccl transport a device
+// copy (set/get move the first n elements, outside the timed calls).
+class BenchBuffer {
+ public:
+  explicit BenchBuffer(std::vector<float>& host) : host_(host) {}
+  virtual ~BenchBuffer() = default;
+  virtual float* data() { return host_.data(); }
+  virtual void set(std::size_t) {}
+  virtual void get(std::size_t) {}
+  virtual void zero(std::size_t n) { std::fill(host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(n), 0.0f); }
+
+ protected:
+  std::vector<float>& host_;
+};
+
+#ifdef SCALEBENCH_HAVE_CUDA
+class DeviceBenchBuffer final : public BenchBuffer {
+ public:
+  DeviceBenchBuffer(std::vector<float>& host, int device) : BenchBuffer(host), dev_(host.size(), device) {}
+  float* data() override { return dev_.data(); }
+  void set(std::size_t n) override { dev_.upload(host_.data(), n); }
+  void get(std::size_t n) override { dev_.download(host_.data(), n); }
+  void zero(std::size_t n) override { dev_.zero(n); }
+
+ private:
+  DeviceBuffer dev_;
+};
+#endif
+
+std::unique_ptr<BenchBuffer> make_buffer(Communicator& comm, std::vector<float>& host) {
+#ifdef SCALEBENCH_HAVE_CUDA
+  if (comm.caps().device_buffers) return std::make_unique<DeviceBenchBuffer>(host, nccl_device(comm));
+#endif
+  SB_CHECK(!comm.caps().device_buffers, "commbench: the {} transport needs device buffers", comm.transport());
+  return std::make_unique<BenchBuffer>(host);
 }
 
 // Runs the whole sweep on one rank; fills `rep` (on every rank) and prints on rank 0.
@@ -72,29 +124,32 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
   if (me == 0) write_table_header(out, rep);
 
   const std::size_t max_count = *std::max_element(sizes.begin(), sizes.end()) / sizeof(float);
-  std::vector<float> buf(max_count);
+  std::vector<float> host(max_count);
+  const auto buf = make_buffer(comm, host);
   for (std::size_t bytes : sizes) {
     const std::size_t count = bytes / sizeof(float);
     std::vector<CommbenchRow> same_size;
     for (std::size_t a = 0; a < algos.size(); ++a) {
       Allreducer& ar = *algos[a];
       // Verification call on exact inputs.
-      for (std::size_t i = 0; i < count; ++i) buf[i] = input(i, me);
-      ar(buf.data(), count);
+      for (std::size_t i = 0; i < count; ++i) host[i] = input(i, me);
+      buf->set(count);
+      ar(buf->data(), count);
+      buf->get(count);
       double err = 0;
       for (std::size_t i = 0; i < count; ++i) {
         float want = 0;
         for (int r = 0; r < n; ++r) want += input(i, r);
-        const double e = std::fabs(static_cast<double>(buf[i]) - want);
+        const double e = std::fabs(static_cast<double>(host[i]) - want);
         err = std::isnan(e) || e > err ? e : err;
       }
       // Timed calls reduce zeros: repeated in-place sums of real data would grow without bound, and a
       // float add costs the same for any normal value.
-      std::fill(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(count), 0.0f);
-      for (int w = 0; w < o.warmup; ++w) ar(buf.data(), count);
+      buf->zero(count);
+      for (int w = 0; w < o.warmup; ++w) ar(buf->data(), count);
       comm.barrier();
       const auto t0 = std::chrono::steady_clock::now();
-      for (int it = 0; it < o.iters; ++it) ar(buf.data(), count);
+      for (int it = 0; it < o.iters; ++it) ar(buf->data(), count);
       const double mean = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.iters;
       CommbenchRow row;
       row.algo = o.algos[a];
@@ -125,12 +180,66 @@ void check_errors(const CommbenchReport& rep) {
              r.algo, r.bytes, rep.ranks, r.max_abs_err);
 }
 
+// Runs the sweep on one communicator of a multi-process job; false on ranks other than 0, which
+// have nothing to write.
+bool sweep_job(Communicator& comm, const CommbenchOptions& opts, CommbenchReport& rep, std::ostream& out) {
+  try {
+    sweep(comm, opts, rep, out);
+  } catch (const Error& e) {
+    // Other ranks may be inside a collective this rank will never reach: end the job, do not hang it.
+    if (comm.size() > 1) comm.abort(e.what());
+    throw;
+  }
+  // From here on no rank communicates, so a failure on one rank cannot strand the others.
+  if (comm.rank() != 0) {
+    check_errors(rep);
+    return false;
+  }
+  return true;
+}
+
+#ifdef SCALEBENCH_HAVE_CUDA
+// nccl: one process per GPU when launched as a job (MPI launcher, or an id file), otherwise a group
+// of --ranks GPUs driven by this process.
+bool run_nccl(const CommbenchOptions& opts, CommbenchReport& rep, std::ostream& out) {
+  NcclOptions no;
+  no.comm = CommOptions{opts.timeout_s, opts.spin_us * 1e-6};
+  const JobPlace place = job_place_from_env();
+  const NcclBootstrapChoice how = choose_nccl_bootstrap(place, no);
+  SB_REQUIRE(how.kind != "none", "{}", how.reason);
+  if (how.kind == "single") {
+    const int visible = cuda_device_count();
+    SB_REQUIRE(opts.ranks <= visible, "--transport nccl --ranks {}: this process drives one GPU per rank, but {} CUDA "
+               "device(s) are visible (use --ranks {}, or launch one process per GPU with mpirun)",
+               opts.ranks, visible, std::max(1, visible));
+    NcclDeviceGroup::run(opts.ranks, [&](Communicator& comm) {
+      CommbenchReport mine;
+      sweep(comm, opts, mine, out);
+      if (comm.rank() == 0) rep = std::move(mine);
+    }, no.comm);
+    return true;
+  }
+  if (how.kind == "file") {
+    auto comm = make_nccl_world_file(place, no);
+    return sweep_job(*comm, opts, rep, out);
+  }
+  MpiSession session;
+  auto boot = make_mpi_world(no.comm);
+  auto comm = make_nccl_world(*boot, no);
+  return sweep_job(*comm, opts, rep, out);
+}
+#endif
+
 }  // namespace
 
 int commbench_main(const CommbenchOptions& opts, std::ostream& out) {
   validate(opts);
   CommbenchReport rep;
-  if (opts.transport == "threads") {
+  if (opts.transport == "nccl") {
+#ifdef SCALEBENCH_HAVE_CUDA
+    if (!run_nccl(opts, rep, out)) return 0;
+#endif
+  } else if (opts.transport == "threads") {
     ThreadsWorld::run(opts.ranks, [&](Communicator& comm) {
       CommbenchReport mine;
       sweep(comm, opts, mine, out);
@@ -139,18 +248,7 @@ int commbench_main(const CommbenchOptions& opts, std::ostream& out) {
   } else {
     MpiSession session;
     auto comm = make_mpi_world(CommOptions{opts.timeout_s, opts.spin_us * 1e-6});
-    try {
-      sweep(*comm, opts, rep, out);
-    } catch (const Error& e) {
-      // Other ranks may be inside a collective this rank will never reach: end the job, do not hang it.
-      if (comm->size() > 1) comm->abort(e.what());
-      throw;
-    }
-    // From here on no rank communicates, so a failure on one rank cannot strand the others.
-    if (comm->rank() != 0) {
-      check_errors(rep);
-      return 0;
-    }
+    if (!sweep_job(*comm, opts, rep, out)) return 0;
   }
   finish(rep, opts);
   check_errors(rep);

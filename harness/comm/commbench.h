@@ -4,7 +4,12 @@
 // Per size and algorithm: one verification call on inputs whose float sum is exact (the max error
 // must be 0), `warmup` untimed calls, a barrier, `iters` timed calls back to back. time = max over
 // ranks of the mean per call; algbw = bytes/time; busbw = algbw * 2(n-1)/n.
-// It deliberately does not initialise MPI unless the transport is mpi, and measures allreduce only.
+// It deliberately does not initialise MPI unless the transport is mpi (or nccl under an MPI
+// launcher, for the unique id), and measures allreduce only.
+// nccl (GPU builds): device buffers, native algorithm only (ring/hierarchical reduce on the host);
+// one process per GPU under mpirun/srun (or with SCALEBENCH_NCCL_ID_FILE), else --ranks GPUs driven
+// by this one process. Each timed call includes its completion wait (the Communicator interface is
+// host-synchronous), unlike nccl-tests, which syncs once after all iterations.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +23,10 @@
 namespace scalebench::comm {
 
 struct CommbenchOptions {
-  std::string transport = "threads";       // threads | mpi
+  std::string transport = "threads";       // threads | mpi | nccl (GPU builds)
   std::vector<std::string> algos = {"native", "ring"};
   std::string sizes = "4K:256M";           // "LO:HI[:FACTOR]" (factor 2 by default) or "A,B,C"; K/M/G = 2^10/20/30
-  int ranks = 2;                           // threads transport only; mpi takes the job's size
+  int ranks = 2;                           // threads, and nccl outside a launcher (GPUs); mpi takes the job's size
   int warmup = 5;
   int iters = 20;
   std::size_t chunk_bytes = AllreduceOptions{}.chunk_bytes;

@@ -1,0 +1,35 @@
+// softmax_xent.h — softmax cross-entropy on the GPU with the semantics of kernels/cpu/softmax_xent.h:
+// NCHW logits [n, classes, hw] (f32, bf16 or f16) against int32 labels [n, hw], optional f32 class
+// weights [classes] giving the weighted mean Σ w[y]·nll / Σ w[y]; zero total weight gives loss 0 and
+// zero dlogits; a label outside [0, classes) throws scalebench::Error naming the first bad position.
+// Per-pixel math in fp32 (max-shifted log-sum-exp); the loss and weight sums are accumulated in
+// double through fixed reduction trees (deterministic, no float atomics).
+// Not here: ignore_index, label smoothing, NHWC logits, or a loss left on the device.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/tensor.h"
+#include "kernels/cpu/softmax_xent.h"
+#include "kernels/cuda/device_buffer.h"
+
+namespace scalebench::cuda {
+
+std::size_t softmax_xent_workspace_bytes(const cpu::SoftmaxXentParams& p);
+
+// Returns the loss (the stream is synchronised: the loss and the label check come back to the host).
+// dlogits (same dtype and shape as logits, nullable) receives the gradient of the returned loss.
+// class_weights may be null. ws must hold softmax_xent_workspace_bytes(p). After a bad-label error
+// dlogits holds unspecified values (the CPU version throws before writing).
+double softmax_xent(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+                    const float* class_weights, void* dlogits, Workspace ws, cudaStream_t stream);
+
+// pred [n, hw] = argmax over classes: strict x[c] > best as on the CPU, so ties go to the lower
+// class and NaN logits pick the same class there as here.
+void argmax_classes(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
+                    cudaStream_t stream);
+
+}  // namespace scalebench::cuda

@@ -1,0 +1,171 @@
+// conv_algo_cudnn.cpp — algorithm choice by cudnnFind*AlgorithmEx, cached per ConvKey (see
+// conv_algo.h). Find is given a workspace sized to the largest cudnnGet*WorkspaceSize among the
+// algorithms that support the problem, clipped to the cap, so small problems do not allocate the
+// whole cap. The convolution descriptor's math type (from Precision) is what Find runs and what the
+// caller later executes with; results' own mathType fields are not used to change it.
+#include "kernels/cudnn/conv_algo.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/cudnn/cudnn_check.h"
+#include "kernels/cudnn/descriptors.h"
+
+namespace scalebench::cudnn {
+namespace {
+
+// The caller's operand pointers in the order of the direction's Find call.
+struct Operands {
+  const void* a;  // forward: x   backward_data: w   backward_filter: x
+  const void* b;  // forward: w   backward_data: dy  backward_filter: dy
+  void* out;      // forward: y   backward_data: dx  backward_filter: dw
+};
+
+template <ConvDir D>
+struct Traits;
+
+template <>
+struct Traits<ConvDir::forward> {
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  static constexpr int kAlgos = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+  static cudnnStatus_t workspace(cudnnHandle_t h, const ConvProblem& p, int algo, std::size_t* bytes) {
+    return cudnnGetConvolutionForwardWorkspaceSize(h, p.x.get(), p.w.get(), p.conv.get(), p.y.get(),
+                                                   static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+  }
+  static cudnnStatus_t find(cudnnHandle_t h, const ConvProblem& p, const Operands& o, int* got, Perf* perf,
+                            void* ws, std::size_t ws_bytes) {
+    return cudnnFindConvolutionForwardAlgorithmEx(h, p.x.get(), o.a, p.w.get(), o.b, p.conv.get(), p.y.get(), o.out,
+                                                  kAlgos, got, perf, ws, ws_bytes);
+  }
+};
+
+template <>
+struct Traits<ConvDir::backward_data> {
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  static constexpr int kAlgos = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+  static cudnnStatus_t workspace(cudnnHandle_t h, const ConvProblem& p, int algo, std::size_t* bytes) {
+    return cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w.get(), p.y.get(), p.conv.get(), p.x.get(),
+                                                        static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), bytes);
+  }
+  static cudnnStatus_t find(cudnnHandle_t h, const ConvProblem& p, const Operands& o, int* got, Perf* perf,
+                            void* ws, std::size_t ws_bytes) {
+    return cudnnFindConvolutionBackwardDataAlgorithmEx(h, p.w.get(), o.a, p.y.get(), o.b, p.conv.get(), p.x.get(),
+                                                       o.out, kAlgos, got, perf, ws, ws_bytes);
+  }
+};
+
+template <>
+struct Traits<ConvDir::backward_filter> {
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  static constexpr int kAlgos = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+  static cudnnStatus_t workspace(cudnnHandle_t h, const ConvProblem& p, int algo, std::size_t* bytes) {
+    return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x.get(), p.y.get(), p.conv.get(), p.w.get(),
+                                                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), bytes);
+  }
+  static cudnnStatus_t find(cudnnHandle_t h, const ConvProblem& p, const Operands& o, int* got, Perf* perf,
+                            void* ws, std::size_t ws_bytes) {
+    return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, p.x.get(), o.a, p.y.get(), o.b, p.conv.get(), p.w.get(),
+                                                         o.out, kAlgos, got, perf, ws, ws_bytes);
+  }
+};
+
+double mib(std::size_t b) { return double(b) / double(std::size_t(1) << 20); }
+
+template <ConvDir D>
+AlgoChoice find_best(Handle& handle, Workspace& ws, const ConvProblem& p, const Operands& o) {
+  using T = Traits<D>;
+  const ConvKey& key = p.key;
+  // Workspace for Find: the largest need among algorithms that support the problem, within the cap.
+  std::size_t want = 0;
+  for (int a = 0; a < T::kAlgos; ++a) {
+    std::size_t bytes = 0;
+    if (T::workspace(handle.get(), p, a, &bytes) == CUDNN_STATUS_SUCCESS && bytes <= ws.cap())
+      want = std::max(want, bytes);
+  }
+  ws.get(want);
+  std::vector<typename T::Perf> perf(T::kAlgos);
+  int got = 0;
+  const cudnnStatus_t st = T::find(handle.get(), p, o, &got, perf.data(), ws.data(), ws.size());
+  if (st != CUDNN_STATUS_SUCCESS)
+    fail_at(__FILE__, __LINE__,
+            fmt::format("cudnnFind*AlgorithmEx ({}) failed for {}: {} ({})", to_string(D), to_string(key),
+                        cudnnGetErrorString(st), static_cast<int>(st)));
+
+  std::string refused;  // why each result was passed over, for the error below
+  for (int i = 0; i < got; ++i) {
+    const auto& r = perf[static_cast<std::size_t>(i)];
+    const char* why = nullptr;
+    if (r.status != CUDNN_STATUS_SUCCESS)
+      why = cudnnGetErrorString(r.status);
+    else if (r.memory > ws.cap())
+      why = "needs more workspace than the cap";
+    else if (key.deterministic && r.determinism != CUDNN_DETERMINISTIC)
+      why = "not deterministic";
+    if (!why)
+      return AlgoChoice{static_cast<int>(r.algo), r.memory, r.time, r.determinism == CUDNN_DETERMINISTIC};
+    refused += fmt::format("{}algo {} ({}, {:.1f} MiB)", refused.empty() ? "" : "; ", static_cast<int>(r.algo),
+                           why, mib(r.memory));
+  }
+  fail_at(__FILE__, __LINE__,
+          fmt::format("no cuDNN convolution {} algorithm fits {} under a workspace cap of {:.1f} MiB{}: {}",
+                      to_string(D), to_string(key), mib(ws.cap()),
+                      key.deterministic ? " with deterministic results" : "",
+                      refused.empty() ? "cuDNN returned no algorithm" : refused));
+}
+
+}  // namespace
+
+const char* to_string(ConvDir d) {
+  switch (d) {
+    case ConvDir::forward: return "forward";
+    case ConvDir::backward_data: return "backward-data";
+    case ConvDir::backward_filter: return "backward-filter";
+  }
+  return "?";
+}
+
+AlgoChoice ConvAlgoCache::forward(Handle& handle, Workspace& ws, const ConvProblem& p, const void* x, const void* w,
+                                  void* y) {
+  auto& t = table_[static_cast<int>(ConvDir::forward)];
+  if (auto it = t.find(p.key); it != t.end()) return it->second;
+  ++find_calls_;
+  const AlgoChoice c = find_best<ConvDir::forward>(handle, ws, p, Operands{x, w, y});
+  t.emplace(p.key, c);
+  return c;
+}
+
+AlgoChoice ConvAlgoCache::backward_data(Handle& handle, Workspace& ws, const ConvProblem& p, const void* w,
+                                        const void* dy, void* dx) {
+  auto& t = table_[static_cast<int>(ConvDir::backward_data)];
+  if (auto it = t.find(p.key); it != t.end()) return it->second;
+  ++find_calls_;
+  const AlgoChoice c = find_best<ConvDir::backward_data>(handle, ws, p, Operands{w, dy, dx});
+  t.emplace(p.key, c);
+  return c;
+}
+
+AlgoChoice ConvAlgoCache::backward_filter(Handle& handle, Workspace& ws, const ConvProblem& p, const void* x,
+                                          const void* dy, void* dw) {
+  auto& t = table_[static_cast<int>(ConvDir::backward_filter)];
+  if (auto it = t.find(p.key); it != t.end()) return it->second;
+  ++find_calls_;
+  const AlgoChoice c = find_best<ConvDir::backward_filter>(handle, ws, p, Operands{x, dy, dw});
+  t.emplace(p.key, c);
+  return c;
+}
+
+std::optional<AlgoChoice> ConvAlgoCache::lookup(ConvDir dir, const ConvKey& key) const {
+  const auto& t = table_[static_cast<int>(dir)];
+  const auto it = t.find(key);
+  if (it == t.end()) return std::nullopt;
+  return it->second;
+}
+
+std::size_t ConvAlgoCache::size() const { return table_[0].size() + table_[1].size() + table_[2].size(); }
+
+void ConvAlgoCache::clear() {
+  for (auto& t : table_) t.clear();
+}
+
+}  // namespace scalebench::cudnn

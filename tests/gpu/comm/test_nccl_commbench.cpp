@@ -1,0 +1,79 @@
+// test_nccl_commbench.cpp — `commbench --transport nccl` outside a launcher: a group of the visible
+// GPUs driven by this process, native allreduce on device buffers, verified exactly, busbw by the
+// nccl-tests factor; and the options it refuses (ring/hierarchical on device buffers, more ranks
+// than GPUs) with a line that says why.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "harness/comm/commbench.h"
+#include "harness/comm/nccl_comm.h"
+#include "kernels/common/check.h"
+
+using namespace scalebench;
+using namespace scalebench::comm;
+
+namespace {
+
+std::string error_of(const CommbenchOptions& o) {
+  std::ostringstream out;
+  try {
+    commbench_main(o, out);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool outside_launcher() {
+  const JobPlace p = job_place_from_env();
+  return p.size == 1 && !p.under_mpi;
+}
+
+}  // namespace
+
+TEST(NcclCommbench, NativeSweepOnEveryVisibleGpu) {
+  if (!outside_launcher()) GTEST_SKIP() << "runs as one process outside mpirun/srun";
+  CommbenchOptions o;
+  o.transport = "nccl";
+  o.algos = {"native"};
+  o.ranks = cuda_device_count();
+  o.sizes = "4K:1M:4";
+  o.warmup = 1;
+  o.iters = 3;
+  o.timeout_s = 120;
+  o.json_path = ::testing::TempDir() + "commbench_nccl.json";
+  std::ostringstream out;
+  ASSERT_EQ(commbench_main(o, out), 0);  // throws on any verification error
+  const std::string t = out.str();
+  EXPECT_NE(t.find("transport nccl  ranks " + std::to_string(o.ranks)), std::string::npos) << t;
+  int rows = 0;
+  std::istringstream lines(t);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty() || l[0] == '#') continue;
+    ++rows;
+    std::istringstream f(l);
+    double bytes, count, time_us, algbw, busbw, err;
+    f >> bytes >> count >> time_us >> algbw >> busbw >> err;
+    EXPECT_GT(time_us, 0) << l;
+    EXPECT_EQ(err, 0) << l;
+    // busbw = algbw * 2(n-1)/n, as nccl-tests defines it (0 at one rank). Printed to 3 decimals.
+    EXPECT_NEAR(busbw, algbw * 2.0 * (o.ranks - 1) / o.ranks, 2e-3) << l;
+  }
+  EXPECT_EQ(rows, 5) << t;  // 4K, 16K, 64K, 256K, 1M
+}
+
+TEST(NcclCommbench, RefusesWhatDeviceBuffersCannotDo) {
+  CommbenchOptions o;
+  o.transport = "nccl";
+  o.algos = {"native", "ring"};
+  o.sizes = "4K";
+  const std::string ring = error_of(o);
+  EXPECT_NE(ring.find("--transport nccl --algo ring"), std::string::npos) << ring;
+  EXPECT_NE(ring.find("use --algo native"), std::string::npos) << ring;
+  if (!outside_launcher()) return;
+  o.algos = {"native"};
+  o.ranks = cuda_device_count() + 1;
+  const std::string many = error_of(o);
+  EXPECT_NE(many.find("--ranks " + std::to_string(o.ranks)), std::string::npos) << many;
+}

@@ -1,0 +1,20 @@
+// test_device.cpp — the device this gpu test binary runs on answers its properties, and the loaded
+// cuDNN is the major version we built against.
+#include <gtest/gtest.h>
+
+#include <cudnn.h>
+
+#include "kernels/cuda/device.h"
+#include "kernels/cudnn/version.h"
+
+TEST(GpuDevice, DescribesDeviceZero) {
+  const auto a = scalebench::cuda::device_availability();
+  ASSERT_GT(a.count, 0) << a.reason;
+  const std::string d = scalebench::cuda::device_description(0);
+  EXPECT_NE(d.find("sm_"), std::string::npos) << d;
+}
+
+TEST(GpuDevice, LoadedCudnnMatchesHeaders) {
+  const std::string v = scalebench::cudnn::loaded_version();
+  EXPECT_EQ(v.substr(0, v.find('.')), std::to_string(CUDNN_MAJOR)) << v;
+}

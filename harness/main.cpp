@@ -18,6 +18,8 @@
 #include "harness/study/compare.h"
 #include "harness/study/report.h"
 #include "harness/study/sweep.h"
+#include "harness/study/slurm_point.h"
+#include "harness/study/status.h"
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
 
@@ -84,10 +86,12 @@ void add_train(CLI::App& app, TrainConfig& c) {
 struct RunOptions {  // train: where and as what the run is recorded
   std::string output, scaling = "weak", study;
   int repetition = 1;
+  bool preemptible = false;  // not part of the run id (harness/train/preemption.h)
 };
 struct StudyOptions {
-  std::string spec, launcher, dir, out, file, format = "text", base, now;
+  std::string spec, launcher, profile, dir, out, file, format = "text", base, now;
   bool dry_run = false;
+  int group = 0, repetition = 1;  // slurm-point
   std::vector<std::string> thresholds;
   double alpha = 0.05;
 };
@@ -100,6 +104,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   cmd->add_option("--scaling", o.scaling, "weak|strong, as the study ran it (recorded)")
       ->check(CLI::IsMember({"weak", "strong"}));
   cmd->add_option("--study", o.study, "Study name (recorded)");
+  cmd->add_flag("--preemptible", o.preemptible,
+                "On SIGUSR1 stop after the current step (all ranks after the same one), record the run as "
+                "preempted and exit 75; costs one tiny collective per step (also: SCALEBENCH_PREEMPTIBLE=1)");
 }
 
 void add_study_commands(CLI::App& app, StudyOptions& o) {
@@ -108,7 +115,17 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   sweep->add_option("spec", o.spec, "Sweep spec, e.g. studies/cpu-demo.toml (docs/sweep-spec.md)")->required();
   sweep->add_option("--launcher", o.launcher, "local|slurm (default: the spec's)")
       ->check(CLI::IsMember({"local", "slurm"}));
-  sweep->add_flag("--dry-run", o.dry_run, "Print the points and their commands; run nothing");
+  sweep->add_option("--profile", o.profile, "slurm: cluster profile, e.g. slurm/profiles/local-test.toml (docs/slurm.md)");
+  sweep->add_flag("--dry-run", o.dry_run, "local: print the points and their commands; slurm: write the job scripts "
+                  "into <study>/slurm/ for review; run or submit nothing");
+  auto* status = app.add_subcommand("status", "State of every point of a study: pending, running, ok, failed, preempted");
+  status->add_option("dir", o.dir, "Study folder, e.g. results/cpu-demo/")->required();
+  // Run by the generated sbatch scripts inside their allocation; not meant to be typed.
+  auto* point = app.add_subcommand("slurm-point", "");
+  point->group("");
+  point->add_option("dir", o.dir, "Study folder")->required();
+  point->add_option("--group", o.group, "Point group (the script's number)")->required();
+  point->add_option("--repetition", o.repetition, "Repetition")->required();
   auto* collect = app.add_subcommand("collect", "Gather a study's run files into <dir>/study.h5 with speedup/efficiency");
   collect->add_option("dir", o.dir, "Study folder, e.g. results/cpu-demo/")->required();
   collect->add_option("-o,--output", o.out, "Study file to write (default <dir>/study.h5)");
@@ -128,10 +145,19 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
 
 // train: records to <output>/<run_id>.h5 when -o is given (rank 0 only); the recorder marks the
 // run failed with the error before it propagates.
+// A preempted run (SIGUSR1, harness/train/preemption.h) is recorded as such and exits 75 from the
+// rank that records; the other ranks exit 0, so that mpirun (which ends the job when a rank exits
+// non-zero) cannot kill the recording rank mid-write; mpirun and srun still report 75.
 void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int argc, char** argv) {
   namespace rec = scalebench::record;
+  scalebench::install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
+  if (o.preemptible) scalebench::arm_preemption();
   if (o.output.empty() || rec::launcher_rank() > 0) {
-    scalebench::train(cfg, std::cout);
+    const auto r = scalebench::train(cfg, std::cout);
+    if (r.preempted && rec::launcher_rank() <= 0) {
+      std::cout << "preempted: " << scalebench::describe_preemption(r) << "; no run file (no -o)" << std::endl;
+      std::exit(scalebench::kExitPreempted);
+    }
     return;
   }
   // The device count of scaling: workers, so a parameter server's extra rank is not counted.
@@ -140,11 +166,18 @@ void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int a
   rec::RunConfig rc{.train = cfg, .world_size = ps ? std::max(1, ranks - 1) : ranks * cfg.devices,
                     .repetition = o.repetition, .scaling = o.scaling, .study = o.study};
   rec::Recorder recorder(rc, o.output, std::vector<std::string>(argv, argv + argc));
+  scalebench::TrainResult result;
   try {
-    recorder.finish(scalebench::train(cfg, std::cout, &recorder));
+    result = scalebench::train(cfg, std::cout, &recorder);
+    result.preempted ? recorder.preempt(result) : recorder.finish(result);
   } catch (const std::exception& e) {
     recorder.fail(e.what());
     throw;
+  }
+  if (result.preempted) {
+    std::cout << "preempted: " << scalebench::describe_preemption(result) << "; run file marked preempted: "
+              << recorder.path() << std::endl;
+    std::exit(scalebench::kExitPreempted);  // nothing is left to unwind: the run file is written
   }
   std::cout << "train: recorded " << recorder.path() << "\n";
 }
@@ -152,10 +185,13 @@ void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int a
 int run_study_command(CLI::App& app, const StudyOptions& o) {
   namespace st = scalebench::study;
   if (app.got_subcommand("sweep")) {
-    const auto outcome = st::run_sweep(st::load_spec(o.spec), {.launcher = o.launcher, .dry_run = o.dry_run, .exe = ""},
+    const auto outcome = st::run_sweep(st::load_spec(o.spec),
+                                       {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
                                        std::cout);
-    return outcome.failed ? 1 : 0;
+    return outcome.preempted ? scalebench::kExitPreempted : outcome.failed ? 1 : 0;  // 75: preempted, rerun
   }
+  if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
+  if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);
   if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout);
   if (app.got_subcommand("report")) std::cout << st::report(st::read_study_file(o.file), st::parse_format(o.format));
   if (app.got_subcommand("compare")) {
@@ -224,7 +260,7 @@ int main(int argc, char** argv) {
     } else if (app.got_subcommand("train")) {
       run_train(app, train_cfg, run_opts, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
-               app.got_subcommand("compare")) {
+               app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("slurm-point")) {
       return run_study_command(app, study_opts);
     } else if (app.got_subcommand("commbench")) {
       bench.algos.clear();

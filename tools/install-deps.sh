@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev libhdf5-dev hdf5-tools libfmt-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev
+  slurm-wlm slurm-wlm-basic-plugins munge   # the ctest label slurm starts a one-node Slurm on this host
   python3 python3-h5py python3-numpy python3-matplotlib python3-pandas
 )
 

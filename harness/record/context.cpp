@@ -145,7 +145,13 @@ std::string utc_now() {
 
 // Not SLURM_NTASKS: a whole batch job carries it, so a direct child of a sweep running inside an
 // allocation would take the job's task count for its own world size.
-int launcher_world_size() { return env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 0); }
+// Under a Slurm step that scalebench generated (SCALEBENCH_LAUNCHER=srun), srun's task count is the
+// world; elsewhere SLURM_NTASKS describes the allocation, not this launch, and is not used.
+int launcher_world_size() {
+  const char* l = std::getenv("SCALEBENCH_LAUNCHER");
+  if (l && std::string(l) == "srun") return env_int({"SLURM_NTASKS"}, 0);
+  return env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 0);
+}
 int launcher_rank() { return env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}, -1); }
 
 Attrs capture_context(const std::vector<std::string>& argv) {

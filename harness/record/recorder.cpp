@@ -64,6 +64,14 @@ void Recorder::finish(const TrainResult& result) {
   write_run_file(path_, file_);
 }
 
+void Recorder::preempt(const TrainResult& result) {
+  SB_CHECK(result.preempted, "Recorder::preempt: the run was not preempted");
+  append_steps(file_, result.partial_steps);
+  file_.status = "preempted";
+  file_.error = "preempted by " + describe_preemption(result);
+  write_run_file(path_, file_);
+}
+
 bool Recorder::fail(const std::string& error) noexcept {
   try {
     file_.status = "failed";

@@ -1,6 +1,7 @@
 // recorder.h — writes the run file of one run as it goes (DESIGN §3 "Recorder"): status running
 // from the start, each finished epoch appended and the file made durable at once, then ok with the
-// summary, or failed with the error. A run killed at any moment (SIGKILL, node loss) leaves a
+// summary, or failed with the error, or preempted (SIGUSR1, harness/train/preemption.h) with every
+// step it ran. A run killed at any moment (SIGKILL, node loss) leaves a
 // complete file with status running and every epoch it finished — see run_file.h for why each
 // write replaces the whole file atomically instead of flushing an open HDF5 file.
 // Only rank 0 records (the caller decides). The trainer sees only the TrainObserver interface.
@@ -31,6 +32,10 @@ class Recorder : public TrainObserver {
   void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) override;
   // Status ok with /summary (summary.h).
   void finish(const TrainResult& result);
+  // Status preempted (result.preempted): the finished epochs stay, the unfinished epoch's steps are
+  // appended to /steps (they have no /epochs row), `error` says why ("preempted by SIGUSR1 at epoch
+  // 2 step 5 of 12"); no /summary, as for any run that did not end ok.
+  void preempt(const TrainResult& result);
   // Status failed with a one-line error, keeping the epochs so far. Never throws: it runs while
   // another error is being reported; returns false when the file could not be written.
   bool fail(const std::string& error) noexcept;

@@ -59,6 +59,11 @@ void append_epoch(RunFile& f, const EpochResult& e, const std::vector<StepRow>& 
   row.set("val_miou", segmentation ? e.val_miou : kNaN);
   row.set("val_accuracy", e.val_accuracy);
   f.epochs.append(row);
+  append_steps(f, steps);
+  f.iou.push_back(e.val_iou);
+}
+
+void append_steps(RunFile& f, const std::vector<StepRow>& steps) {
   for (const StepRow& s : steps) {
     Attrs r;
     r.set("epoch", s.epoch);
@@ -72,7 +77,6 @@ void append_epoch(RunFile& f, const EpochResult& e, const std::vector<StepRow>& 
     r.set("t_total", s.time.total());
     f.steps.append(r);
   }
-  f.iou.push_back(e.val_iou);
 }
 
 void write_run_file(const std::string& path, RunFile& f) {

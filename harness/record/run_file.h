@@ -29,7 +29,7 @@ struct RunFile {
   std::string writer;             // "scalebench <version>"
   std::string created_utc, updated_utc;
   std::string status = "running";  // running | ok | failed | preempted
-  std::string error;              // one line, for failed
+  std::string error;              // one line: why it failed, or was preempted
   Attrs config, context, summary;
   Table epochs, steps;            // with the schema's columns (see make_run_file)
   std::vector<std::string> class_names;
@@ -42,6 +42,8 @@ RunFile make_run_file();
 // Appends one epoch: a row of /epochs, its steps to /steps and its IoU row. val_miou is written as
 // NaN for classification (it has no meaning there); val_accuracy is pixel accuracy for segmentation.
 void append_epoch(RunFile& f, const EpochResult& e, const std::vector<StepRow>& steps, bool segmentation);
+// Appends steps to /steps alone (a preempted run's unfinished epoch, which has no /epochs row).
+void append_steps(RunFile& f, const std::vector<StepRow>& steps);
 
 // Atomic replace of `path` (sets updated_utc). Throws scalebench::Error naming the file.
 void write_run_file(const std::string& path, RunFile& f);

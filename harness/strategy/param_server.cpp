@@ -8,6 +8,15 @@
 //   the staleness of an update is how many updates the server applied since that worker last pulled.
 //   Bounded staleness (SSP): a worker more than `staleness` pushes ahead of the slowest unfinished
 //   worker gets its reply deferred until the slowest catches up.
+// Preemption (Strategy::agree_stop): each push carries a header {version, stop wanted} and each
+// reply {version, stop after}. A worker's SIGUSR1 rides on its next push (the server's own is
+// polled between updates); the server then fixes the push count T every worker stops after — the
+// round it is in for ps-sync; for ps-async the furthest any worker will have got when it next
+// hears from the server (a worker already computing its next step counts that step) — and sends T
+// in every later reply. So all workers stop after the same step without a message of their own,
+// the server ends after T pushes per worker (a stopped worker leaves the staleness bound's
+// "slowest") and sends the final weights as usual. T -1: no stop; a stop that would fall on the
+// last step is none. With no signal every message and every update is as before.
 // One server rank only (no sharding of the arena across servers).
 #include <algorithm>
 #include <chrono>
@@ -42,15 +51,25 @@ class ParameterServer final : public Strategy {
 
   StepExchange after_backward(Model& model, Optimizer&, float) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::int64_t v = version_;
-    comm_.send(&v, sizeof v, server_, kTagVersion);
+    const Header push{version_, stop_wanted_ ? 1 : 0};
+    comm_.send(&push, sizeof push, server_, kTagVersion);
     comm_.send(model.grads().f32(), bytes(), server_, kTagGrad);
-    comm_.recv(&version_, sizeof version_, server_, kTagVersion);
+    Header reply;
+    comm_.recv(&reply, sizeof reply, server_, kTagVersion);
     comm_.recv(model.params().f32(), bytes(), server_, kTagWeights);
+    version_ = reply.version, stop_after_ = reply.stop, ++pushes_;
     return {since(t0), 0.0};  // the update happens on the server, inside this wait
   }
 
-  void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps) override {
+  bool agree_stop(bool local) override {
+    stop_wanted_ = stop_wanted_ || local;  // told to the server with the next push
+    return stop_after_ >= 0 && pushes_ >= stop_after_;
+  }
+  bool agree_stop_is_free() const override { return true; }
+
+  void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps,
+             const std::function<bool()>& stop_requested) override {
+    stop_requested_ = stop_requested;
     async_ ? serve_async(model, opt, sched, steps) : serve_sync(model, opt, sched, steps);
     for (int w = 0; w < workers(); ++w) {
       comm_.send(&version_, sizeof version_, w, kTagVersion);
@@ -74,6 +93,13 @@ class ParameterServer final : public Strategy {
   std::string summary() const override { return summary_; }
 
  private:
+  // A push's header: {version the gradient is based on, stop wanted: 0 | 1}; a reply's: {the new
+  // version, the push count every worker stops after, or -1}.
+  struct Header {
+    std::int64_t version = 0, stop = -1;
+  };
+  bool server_stop_requested() const { return stop_requested_ && stop_requested_(); }
+
   double reduce(double x, bool take_max) {
     const int w = workers();
     if (comm_.rank() == 0) {
@@ -94,15 +120,19 @@ class ParameterServer final : public Strategy {
   void serve_sync(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps) {
     const int w = workers();
     std::vector<std::vector<float>> grads(static_cast<std::size_t>(w), std::vector<float>(static_cast<std::size_t>(count_)));
-    std::vector<std::int64_t> seen(static_cast<std::size_t>(w));
+    std::vector<Header> seen(static_cast<std::size_t>(w));
     std::vector<float> sum(static_cast<std::size_t>(count_));
-    for (std::int64_t s = 0; s < steps; ++s) {
+    std::int64_t limit = steps;  // rounds to serve: steps, or fewer once a stop was asked for
+    for (std::int64_t s = 0; s < limit; ++s) {
       std::vector<comm::Request> reqs;
       for (int r = 0; r < w; ++r) {
-        reqs.push_back(comm_.irecv(&seen[std::size_t(r)], sizeof(std::int64_t), r, kTagVersion));
+        reqs.push_back(comm_.irecv(&seen[std::size_t(r)], sizeof(Header), r, kTagVersion));
         reqs.push_back(comm_.irecv(grads[std::size_t(r)].data(), bytes(), r, kTagGrad));
       }
       comm::wait_all(reqs);
+      bool stop = server_stop_requested();
+      for (const Header& h : seen) stop = stop || h.stop != 0;
+      if (stop && s + 1 < steps) limit = s + 1;  // every worker is waiting for this round's reply
       // Worker order, then / w: the same arithmetic as the allreduce strategies' mean.
       std::copy(grads[0].begin(), grads[0].end(), sum.begin());
       for (int r = 1; r < w; ++r)
@@ -111,27 +141,30 @@ class ParameterServer final : public Strategy {
       for (auto& g : sum) g *= inv;
       opt.step(model.params().f32(), sum.data(), float(sched.at(s)));
       ++version_;
+      const Header reply{version_, limit < steps ? limit : -1};
       for (int r = 0; r < w; ++r) {
-        comm_.send(&version_, sizeof version_, r, kTagVersion);
+        comm_.send(&reply, sizeof reply, r, kTagVersion);
         comm_.send(model.params().f32(), bytes(), r, kTagWeights);
       }
     }
     stats_ = fmt::format("ps-sync: {} updates of {} worker gradients each", version_, w);
+    if (limit < steps) stats_ += fmt::format(" (stopped after {} of {}: preempted)", limit, steps);
   }
 
   void serve_async(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps) {
     const int w = workers();
     struct Worker {
       std::vector<float> grad, snapshot;
-      std::int64_t based_on = 0, pushes = 0;
+      Header got, sent;  // the last push's header; the reply in flight
+      std::int64_t pushes = 0;
       comm::Request version_req, grad_req, reply_v, reply_w;
       bool deferred = false;
     };
     std::vector<Worker> ws(static_cast<std::size_t>(w));
-    std::vector<std::int64_t> got(static_cast<std::size_t>(w));
+    std::int64_t limit = steps;  // pushes per worker: steps, or fewer once a stop was asked for
     auto post = [&](int r) {
       auto& k = ws[std::size_t(r)];
-      k.version_req = comm_.irecv(&got[std::size_t(r)], sizeof(std::int64_t), r, kTagVersion);
+      k.version_req = comm_.irecv(&k.got, sizeof k.got, r, kTagVersion);
       k.grad_req = comm_.irecv(k.grad.data(), bytes(), r, kTagGrad);
     };
     auto reply = [&](int r) {
@@ -139,26 +172,27 @@ class ParameterServer final : public Strategy {
       k.reply_v.wait();
       k.reply_w.wait();
       std::memcpy(k.snapshot.data(), model.params().f32(), bytes());  // weights change while in flight
-      k.based_on = version_;
-      k.reply_v = comm_.isend(&k.based_on, sizeof k.based_on, r, kTagVersion);
+      k.sent = {version_, limit < steps ? limit : -1};
+      k.reply_v = comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
       k.reply_w = comm_.isend(k.snapshot.data(), bytes(), r, kTagWeights);
       k.deferred = false;
-      if (k.pushes < steps) post(r);
+      if (k.pushes < limit) post(r);
     };
     for (int r = 0; r < w; ++r) {
       ws[std::size_t(r)].grad.resize(std::size_t(count_));
       ws[std::size_t(r)].snapshot.resize(std::size_t(count_));
       post(r);
     }
-    const std::int64_t total = steps * w;
     std::int64_t applied = 0, stale_sum = 0, stale_max = 0, deferrals = 0;
-    while (applied < total) {
+    bool stop = false;
+    while (applied < limit * w) {
       bool progressed = false;
       for (int r = 0; r < w; ++r) {
         auto& k = ws[std::size_t(r)];
-        if (k.pushes >= steps || k.deferred || !k.grad_req.valid() || !k.version_req.test() || !k.grad_req.test())
+        if (k.pushes >= limit || k.deferred || !k.grad_req.valid() || !k.version_req.test() || !k.grad_req.test())
           continue;
-        const std::int64_t staleness = version_ - got[std::size_t(r)];
+        stop = stop || k.got.stop != 0;
+        const std::int64_t staleness = version_ - k.got.version;
         stale_sum += staleness, stale_max = std::max(stale_max, staleness);
         // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
         // moves the weights as far as one synchronous step of the mean gradient would.
@@ -167,14 +201,23 @@ class ParameterServer final : public Strategy {
         k.deferred = true;
         progressed = true;
       }
+      // A stop: every worker ends at the furthest push count any of them reaches before its next
+      // reply (which carries the count): a worker awaiting a reply is at `pushes`, one computing
+      // its next step will push once more.
+      if (limit == steps && (stop || server_stop_requested())) {
+        std::int64_t at = 0;
+        for (const auto& k : ws) at = std::max(at, k.deferred || k.pushes >= steps ? k.pushes : k.pushes + 1);
+        limit = std::min(at, steps);
+        stop = true;
+      }
       // Replies: a worker may run ahead of the slowest unfinished one by at most `staleness` pushes.
-      std::int64_t slowest = steps;
+      std::int64_t slowest = limit;
       for (const auto& k : ws)
-        if (k.pushes < steps) slowest = std::min(slowest, k.pushes);
+        if (k.pushes < limit) slowest = std::min(slowest, k.pushes);
       for (int r = 0; r < w; ++r) {
         auto& k = ws[std::size_t(r)];
         if (!k.deferred) continue;
-        if (k.pushes >= steps || k.pushes - slowest <= opts_.staleness)
+        if (k.pushes >= limit || k.pushes - slowest <= opts_.staleness)
           reply(r);
         else
           ++deferrals;
@@ -184,6 +227,7 @@ class ParameterServer final : public Strategy {
     for (auto& k : ws) k.reply_v.wait(), k.reply_w.wait();
     stats_ = fmt::format("ps-async: {} updates, staleness mean {:.2f} max {} (bound {}), {} deferred polls", applied,
                          applied ? double(stale_sum) / double(applied) : 0.0, stale_max, opts_.staleness, deferrals);
+    if (limit < steps) stats_ += fmt::format(" (stopped after {} of {} pushes each: preempted)", limit, steps);
   }
 
   StrategyOptions opts_;
@@ -193,6 +237,11 @@ class ParameterServer final : public Strategy {
   bool async_;
   std::int64_t version_ = 0;  // updates the server had applied when this rank's weights were sent
   std::string stats_, summary_;
+  // Preemption: workers' pushes so far, the stop the server announced (-1: none) and whether this
+  // worker wants one; the server's own probe.
+  std::int64_t pushes_ = 0, stop_after_ = -1;
+  bool stop_wanted_ = false;
+  std::function<bool()> stop_requested_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -48,13 +49,27 @@ class Strategy {
   virtual StepExchange after_backward(Model& model, Optimizer& opt, float lr) = 0;
   // After the last step: every worker holds the final weights.
   virtual void finish(Model& model) {}
-  // Server ranks: serve pushes until every worker is done (parameter server only).
-  virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker) {}
+  // Server ranks: serve pushes until every worker is done (parameter server only). stop_requested
+  // is polled between updates: true (this rank got SIGUSR1) stops the workers as agree_stop() does.
+  virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker,
+                     const std::function<bool()>& stop_requested) {}
   virtual std::int64_t bytes_per_step() const = 0;  // bytes this worker sends per step
   // Sum / max of a scalar over the workers (collective among all ranks; servers pass 0).
   virtual double sum_over_workers(double x) = 0;
   virtual double max_over_workers(double x) = 0;
   virtual std::string summary() const { return ""; }  // e.g. the staleness ps-async saw
+  // Preemption (harness/train/preemption.h). Workers call it after a step with `local` = this
+  // process saw SIGUSR1; it returns true on every worker after the same step once any of them (or
+  // a server) asked, so they all leave the loop together and finish() still pairs up. The default
+  // ORs the flag over the workers with max_over_workers(): a collective, called by every worker
+  // after the same steps. The parameter servers override it with no message of their own: the
+  // flag rides on the next push, the server picks the step every worker stops after and says so
+  // in its replies — so there it must be called after every step.
+  virtual bool agree_stop(bool local) { return max_over_workers(local ? 1.0 : 0.0) > 0; }
+  // agree_stop() sends nothing of its own (single, parameter servers): the trainer calls it after
+  // every step even on unarmed runs. Otherwise: every step on armed runs, else after each epoch's
+  // last step.
+  virtual bool agree_stop_is_free() const { return false; }
 };
 
 // comm is null for single. Throws naming the option on a bad combination.

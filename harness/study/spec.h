@@ -21,6 +21,7 @@ struct SweepSpec {
   std::string description;
   std::string output;                 // results folder; default results/<name>
   std::string launcher = "local";     // local | slurm
+  std::string profile;                // Slurm cluster profile (slurm/profiles/*.toml); --profile overrides
   int repetitions = 1;
   std::string data;                   // the dataset path (given, or where the recipe writes it)
   std::string data_where;             // "file:line:column" of dataset.path, for messages

@@ -2,6 +2,7 @@
 #include "harness/study/subprocess.h"
 
 #include <poll.h>
+#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,26 @@
 #include "kernels/common/check.h"
 
 namespace scalebench::study {
+namespace {
+
+// The child run_child is waiting for (0: none), for forward_signal_to_child's handler.
+volatile std::sig_atomic_t g_child = 0;
+
+void forward(int sig) {
+  const pid_t child = pid_t(g_child);
+  if (child > 0) ::kill(child, sig);
+}
+
+}  // namespace
+
+void forward_signal_to_child(int sig) {
+  struct sigaction sa {};
+  sa.sa_handler = forward;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  SB_REQUIRE(::sigaction(sig, &sa, nullptr) == 0, "cannot install a handler for signal {}: {}", sig,
+             std::strerror(errno));
+}
 
 std::string ChildExit::describe() const {
   if (signal) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
@@ -40,6 +61,7 @@ ChildExit run_child(const std::vector<std::string>& argv,
     [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, std::strlen(msg));
     ::_exit(127);
   }
+  g_child = pid;
   ::close(out[1]);
   ::close(err[1]);
   std::array<std::string, 2> pending;
@@ -75,6 +97,7 @@ ChildExit run_child(const std::vector<std::string>& argv,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_child = 0;
   ChildExit e;
   if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);

@@ -1,7 +1,8 @@
 // subprocess.h — run one child process and stream its stdout and stderr line by line as they
 // arrive (poll on two pipes), for the local launcher's prefixed progress lines.
 // Deliberately minimal: no stdin, no timeout, no environment changes; the child inherits this
-// process's environment, working directory and process group (so Ctrl-C reaches it too).
+// process's environment, working directory and process group (so Ctrl-C reaches it too). One child
+// at a time per process (forward_signal_to_child passes a signal to the current one).
 #pragma once
 
 #include <functional>
@@ -22,5 +23,9 @@ struct ChildExit {
 // child reports it on its stderr and exits with status 127.
 ChildExit run_child(const std::vector<std::string>& argv,
                     const std::function<void(const std::string& line, bool from_stderr)>& on_line);
+
+// From now on, `sig` sent to this process is passed on to the child run_child is running (and
+// ignored between children): a Slurm job script's USR1 reaches srun, and through it the ranks.
+void forward_signal_to_child(int sig);
 
 }  // namespace scalebench::study

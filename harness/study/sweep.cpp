@@ -1,6 +1,7 @@
 // sweep.cpp — the local launcher loop (see sweep.h).
 #include "harness/study/sweep.h"
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -8,7 +9,11 @@
 
 #include "harness/record/context.h"
 #include "harness/record/recorder.h"
+#include "harness/study/dataset_prep.h"
 #include "harness/study/launch.h"
+#include "harness/study/run_point.h"
+#include "harness/study/slurm_profile.h"
+#include "harness/study/slurm_submit.h"
 #include "harness/study/subprocess.h"
 #include "kernels/common/check.h"
 
@@ -29,40 +34,24 @@ std::string prefix(const SweepSpec& spec, const record::RunConfig& c, std::size_
   return p;
 }
 
-// mpirun wraps a failing rank's error in banners ("-----", "Primary job terminated ..."): the
-// line worth recording is scalebench's own error line when there is one, else the last line with
-// some text that is not a banner rule.
-bool is_error_line(const std::string& line) { return line.find("scalebench: ") != std::string::npos &&
-                                                     line.find("error: ") != std::string::npos; }
-bool is_text(const std::string& line) { return line.find_first_not_of(" \t\r-=*") != std::string::npos; }
-
-std::string strip_error_prefix(std::string line) {
-  if (const auto at = line.find("scalebench: "); at != std::string::npos) line = line.substr(at);
-  for (const char* p : {"scalebench: error: ", "scalebench: internal error: "})
-    if (line.rfind(p, 0) == 0) return line.substr(std::string(p).size());
-  return line;
-}
-
-void prepare_dataset(const SweepSpec& spec, bool dry_run, std::ostream& out) {
-  if (fs::exists(spec.data) || !spec.generate) return;  // a missing given path was refused up front
-  if (dry_run) {
-    out << "sweep: would generate the dataset " << spec.data << "\n";
-    return;
-  }
-  std::error_code ec;
-  fs::create_directories(fs::path(spec.data).parent_path(), ec);
-  out << "sweep: generating the dataset " << spec.data << "\n" << std::flush;
-  data::write_dataset(*spec.generate, spec.data, 0);
-}
-
 }  // namespace
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) {
   const std::string launcher = opt.launcher.empty() ? spec.launcher : opt.launcher;
   SB_REQUIRE(launcher == "local" || launcher == "slurm", "--launcher '{}' is unknown (local or slurm)", launcher);
-  SB_REQUIRE(launcher == "local", "--launcher slurm: the Slurm launcher is not available in this version (use local)");
   SB_REQUIRE(spec.generate || fs::exists(spec.data), "{}: dataset.path: {}: no such file (paths are relative to the "
              "current folder)", spec.data_where.empty() ? spec.source : spec.data_where, spec.data);
+  if (launcher == "slurm") {
+    const std::string profile = opt.profile.empty() ? spec.profile : opt.profile;
+    SB_REQUIRE(!profile.empty(), "--launcher slurm needs a cluster profile: --profile slurm/profiles/<cluster>.toml or "
+               "[study] profile in {} (docs/slurm.md)", spec.source);
+    const auto sub = slurm::submit_study(spec, slurm::load_profile(profile), {.dry_run = opt.dry_run, .exe = opt.exe}, out);
+    SweepOutcome r;
+    r.points = int(expand(spec).size());
+    r.skipped = sub.repetitions_ok;
+    r.submitted = !opt.dry_run;
+    return r;
+  }
   const auto points = expand(spec);
   const std::string runs = (fs::path(spec.output) / "runs").string();
   const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
@@ -78,6 +67,10 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostr
     std::ofstream(fs::path(spec.output) / "study.toml", std::ios::binary) << spec.text;
   }
 
+  // SIGUSR1 (the allocation is ending) is passed on to the running point, which stops and is
+  // recorded preempted, and the sweep ends after it; one arriving between points is dropped
+  // (subprocess.h) rather than ending this process.
+  if (!opt.dry_run) forward_signal_to_child(SIGUSR1);
   SweepOutcome r;
   r.points = int(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -85,11 +78,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostr
     const std::string pre = prefix(spec, c, i + 1, points.size());
     const std::string id = record::run_id(c);
     const std::string path = (fs::path(runs) / (id + ".h5")).string();
-    bool done = false;
-    if (fs::exists(path)) try {
-        done = record::read_run_file(path).status == "ok";
-      } catch (const Error&) {
-      }
+    const bool done = run_file_ok(path);
     const auto cmd = launch_command(c, exe, runs);
     if (done) {
       ++r.skipped;
@@ -99,42 +88,21 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostr
     out << pre << " run " << id << ": " << join_command(cmd) << "\n" << std::flush;
     if (opt.dry_run) continue;
 
-    std::string last_err, last_sb_err;
-    const ChildExit ex = run_child(cmd, [&](const std::string& line, bool from_stderr) {
-      if (from_stderr && is_text(line)) last_err = line;
-      if (is_error_line(line)) last_sb_err = line;
-      out << pre << " " << line << "\n" << std::flush;
-    });
-    std::string error;
-    if (ex.ok()) {
-      try {
-        const auto f = record::read_run_file(path);
-        if (f.status != "ok") error = fmt::format("exited 0 but its run file says status {}", f.status);
-      } catch (const Error& e) {
-        error = fmt::format("exited 0 but left no readable run file ({})", e.what());
-      }
-    } else {
-      if (!last_sb_err.empty()) last_err = last_sb_err;
-      error = last_err.empty() ? ex.describe() : strip_error_prefix(last_err);
-      if (ex.signal) error = ex.describe() + (last_err.empty() ? "" : ": " + strip_error_prefix(last_err));
-    }
-    if (error.empty()) {
-      ++r.ok;
-      out << pre << " ok\n" << std::flush;
-    } else {
-      ++r.failed;
-      try {
-        record::mark_failed(path, c, error, cmd);
-        error = record::read_run_file(path).error;  // the child's own record wins when it made one
-      } catch (const Error& e) {
-        out << pre << " (could not record the failure: " << e.what() << ")\n";
-      }
-      out << pre << " failed: " << error << "\n" << std::flush;
+    const PointResult res = run_point(c, cmd, path, pre, out);
+    r.ok += res == PointResult::ok;
+    r.failed += res == PointResult::failed;
+    if (res == PointResult::preempted) {
+      ++r.preempted;
+      out << fmt::format("sweep: point {} was preempted: the allocation is ending, so the {} point(s) after it are "
+                         "not launched; rerun the sweep to finish the study\n", i + 1, points.size() - i - 1);
+      break;
     }
   }
   if (!opt.dry_run)
-    out << fmt::format("sweep: {} points: {} ok, {} skipped (ok before), {} failed; next: scalebench collect {}\n",
-                       r.points, r.ok, r.skipped, r.failed, spec.output)
+    out << fmt::format("sweep: {} points: {} ok, {} skipped (ok before), {} failed{}; next: {} {}\n", r.points, r.ok,
+                       r.skipped, r.failed, r.preempted ? fmt::format(", {} preempted", r.preempted) : "",
+                       r.preempted ? "scalebench sweep" : "scalebench collect",
+                       r.preempted ? spec.source : spec.output)
         << std::flush;
   return r;
 }

@@ -4,8 +4,12 @@
 //   - a point whose run file already says ok is skipped, so a rerun finishes an interrupted study;
 //   - a failed point (non-zero exit, signal, a strategy not in this build) is recorded as failed
 //     with the child's last stderr line, and the study goes on;
+//   - a preempted point (the child exited 75 with its run file saying preempted — SIGUSR1, which
+//     this process passes on to the running child) ends the sweep: the allocation is ending, so no
+//     further point is launched; outcome.preempted is set (`scalebench sweep` exits 75) and a rerun
+//     runs that point again;
 //   - a dataset recipe is generated first when its file is missing.
-// Not here: Slurm submission (--launcher slurm is refused until the Slurm launcher lands).
+// --launcher slurm hands the spec to slurm_submit.h instead (scripts + sbatch; nothing runs here).
 #pragma once
 
 #include <iosfwd>
@@ -19,10 +23,12 @@ struct SweepOptions {
   std::string launcher;      // "" = the spec's
   bool dry_run = false;      // print the points and their commands, run nothing
   std::string exe;           // the scalebench binary for the children ("" = this one)
+  std::string profile;       // slurm: the cluster profile ("" = the spec's [study] profile)
 };
 
 struct SweepOutcome {
-  int points = 0, ok = 0, skipped = 0, failed = 0;
+  int points = 0, ok = 0, skipped = 0, failed = 0, preempted = 0;
+  bool submitted = false;    // slurm: jobs were submitted (their outcomes come later: scalebench status)
 };
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out);

@@ -1,6 +1,8 @@
 // train_rank.cpp — one rank's training: data shard → forward → loss → backward → strategy
 // exchange + update, per-epoch aggregation over workers (epoch time = max, loss = mean), and
 // validation, logging and observing on rank 0. A parameter-server rank serves instead of training.
+// Preemption (preemption.h): after a step, workers agree whether to stop (every step on armed runs
+// or where the agreement is free, else after each epoch's last step) and leave together.
 #include "harness/train/train_rank.h"
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "harness/data/loader.h"
 #include "harness/strategy/strategy.h"
 #include "harness/train/evaluate.h"
+#include "harness/train/preemption.h"
 #include "kernels/cpu/blas_threads.h"
 #include "models/loss.h"
 #include "models/spec.h"
@@ -38,6 +41,7 @@ void dump_weights(const std::string& path, int rank, Model& m) {
 
 TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::ostream& log, TrainObserver* observer) {
   const int rank = comm ? comm->rank() : 0;
+  install_preemption_handler();  // after MPI_Init, which may have installed its own handlers
   if (comm) comm::check_same_everywhere(*comm, "configuration", cfg.canonical_text());
   data::Dataset ds(cfg.data);
   const auto& info = ds.info();
@@ -72,6 +76,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
                                   .seed = cfg.seed};
   result.steps_per_epoch = data::ShardedSampler(shard).per_rank() / cfg.batch;
   const std::int64_t steps = cfg.max_steps ? std::min(cfg.max_steps, result.steps_per_epoch) : result.steps_per_epoch;
+  result.epoch_steps = steps;
   LrSchedule sched{.base_lr = cfg.lr, .scaling = parse_lr_scaling(cfg.lr_scaling), .world = workers,
                    .warmup_epochs = cfg.warmup_epochs, .decay = cfg.lr_decay, .steps_per_epoch = steps,
                    .epochs = cfg.epochs};
@@ -93,7 +98,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   strategy->start(model);
 
   if (worker < 0) {  // a parameter-server rank
-    strategy->serve(model, opt, sched, steps * cfg.epochs);
+    strategy->serve(model, opt, sched, steps * cfg.epochs, [] { return preemption_signalled(); });
     strategy->finish(model);
     return result;
   }
@@ -105,7 +110,9 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
           .sample_offset = worker, .sample_stride = workers};
   Tensor dlogits;
   data::Batch batch;
-  for (int epoch = 1; epoch <= cfg.epochs; ++epoch) {
+  const bool agree_every_step = preemption_armed() || strategy->agree_stop_is_free();
+  bool stop = false;
+  for (int epoch = 1; epoch <= cfg.epochs && !stop; ++epoch) {
     EpochResult er;
     er.epoch = epoch;
     er.warmup = epoch == 1;
@@ -143,13 +150,24 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
             << std::flush;
         progress_clock.lap();
       }
+      // Outside the step's timed phases: all workers stop after the same step or none does.
+      if (agree_every_step || s + 1 == steps) stop = strategy->agree_stop(preemption_signalled());
+      if (stop) {
+        if (epoch < cfg.epochs || s + 1 < steps)  // on the run's very last step a stop is just the end
+          result.preempted = true, result.preempted_epoch = epoch, result.preempted_step = s + 1;
+        break;
+      }
+    }
+    if (result.preempted && result.preempted_step < steps) {  // mid-epoch: no epoch row, the steps are kept
+      if (rank == 0) result.partial_steps = std::move(rows);
+      break;
     }
     // The epoch ends when the slowest worker ends; the loss is the mean over every worker's steps.
     er.wall_s = strategy->max_over_workers(epoch_clock.elapsed());
     er.train_loss = strategy->sum_over_workers(loss_sum) / double(steps * workers);
     er.images *= workers;
     er.images_per_s = double(er.images) / er.wall_s;
-    if (rank != 0) continue;
+    if (rank != 0) continue;  // `stop` ends the loop here too
 
     const EvalResult ev = evaluate(model, ctx, ds, n_train, info.n, cfg.batch, class_weights);
     er.val_loss = ev.loss;
@@ -169,7 +187,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   strategy->finish(model);
   result.strategy_summary = strategy->summary();
   if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights, rank, model);
-  if (rank != 0) return result;
+  if (rank != 0 || result.preempted) return result;  // the caller reports a preemption
   if (!result.strategy_summary.empty()) log << result.strategy_summary << "\n";
   const auto& last = result.epochs.back();
   if (info.task == data::Task::segmentation)

@@ -11,6 +11,8 @@
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/threads_comm.h"
 #include "harness/strategy/strategy.h"
+#include "harness/train/launch_env.h"
+#include "harness/train/preemption.h"
 #include "harness/train/train_rank.h"
 #include "kernels/cpu/blas_threads.h"
 
@@ -31,10 +33,17 @@ int blas_threads_for(const TrainConfig& cfg, int ranks_on_host) {
 
 }  // namespace
 
+std::string describe_preemption(const TrainResult& r) {
+  return fmt::format("SIGUSR1 at epoch {} step {} of {}{}", r.preempted_epoch, r.preempted_step, r.epoch_steps,
+                     r.preempted_step == r.epoch_steps ? " (epoch complete)" : "");
+}
+
 TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer) {
+  install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();
   std::ostream quiet(nullptr);  // other ranks' log: discarded
   if (cfg.strategy == "mirrored") {
+    check_slurm_single_process();
     cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
     TrainResult first;
     comm::ThreadsWorld::run(
@@ -49,10 +58,12 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   if (strategy_uses_mpi(cfg.strategy)) {
     comm::MpiSession session;
     auto world = comm::make_mpi_world({.timeout_s = cfg.comm_timeout_s});
+    check_slurm_ranks(*world);
     cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
     const bool lead = world->rank() == 0;
     return train_rank(cfg, world.get(), lead ? log : quiet, lead ? observer : nullptr);
   }
+  check_slurm_single_process();
   const int launched = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));
   SB_REQUIRE(launched <= 1, "--strategy single runs one process, but this job was launched with {} ranks", launched);
   cpu::set_blas_threads(blas_threads_for(cfg, 1));

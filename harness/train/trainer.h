@@ -3,6 +3,8 @@
 // line per epoch (plus a step line at most every progress_seconds on long epochs). train() picks the
 // transport the strategy needs — none (single), threads (mirrored: --devices ranks in this
 // process) or MPI (launched under mpirun/srun) — and runs the same per-rank loop on every rank.
+// SIGUSR1 stops a run early, every worker after the same step (preemption.h): the result then
+// says preempted, where, and carries the unfinished epoch's steps.
 #pragma once
 
 #include <iosfwd>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "harness/train/phase_timer.h"
+#include "harness/train/preemption.h"
 #include "harness/train/train_config.h"
 
 namespace scalebench {
@@ -29,6 +32,14 @@ struct EpochResult {
   StepTimes time;                 // summed over the epoch's steps
 };
 
+// One training step as the run file's /steps table records it (t_total = time.total()).
+struct StepRow {
+  int epoch = 0;                  // 1-based
+  std::int64_t step = 0;          // 1-based within the epoch
+  double loss = 0;
+  StepTimes time;
+};
+
 struct TrainResult {
   std::string task;               // segmentation | classification
   std::vector<std::string> class_names;
@@ -43,15 +54,19 @@ struct TrainResult {
   std::int64_t global_batch = 0;
   std::string strategy_summary;             // e.g. the staleness ps-async saw
   std::vector<EpochResult> epochs;
+  // Stopped by SIGUSR1 before its last step (preemption.h). The epoch it stopped in and the last
+  // step it finished there, of epoch_steps (steps_per_epoch capped by --max-steps). When that was
+  // the epoch's last step the epoch is complete (validated, in `epochs`); otherwise its steps are
+  // in partial_steps (rank 0) and it has no EpochResult.
+  bool preempted = false;
+  int preempted_epoch = 0;
+  std::int64_t preempted_step = 0;
+  std::int64_t epoch_steps = 0;
+  std::vector<StepRow> partial_steps;
 };
 
-// One training step as the run file's /steps table records it (t_total = time.total()).
-struct StepRow {
-  int epoch = 0;                  // 1-based
-  std::int64_t step = 0;          // 1-based within the epoch
-  double loss = 0;
-  StepTimes time;
-};
+// "SIGUSR1 at epoch 2 step 5 of 12" (+ " (epoch complete)" when it stopped on an epoch's last step).
+std::string describe_preemption(const TrainResult& r);
 
 // Watches a run as it goes without the trainer knowing how results are stored (harness/record
 // implements it with HDF5). Called on the training thread; an exception thrown here ends the run.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # cli_test.sh — end-to-end checks of the `scalebench` command line: bad input gives exactly one
 # error line naming the problem and a non-zero exit; small real runs succeed and print their
-# results. Usage: cli_test.sh <scalebench-binary> <case>. Needs /usr/bin/python3 with h5py for
-# the cases that craft broken HDF5 files.
+# results; SIGUSR1 preempts a --preemptible run (preempt_single). Usage: cli_test.sh
+# <scalebench-binary> <case>. Needs /usr/bin/python3 with h5py for the cases that craft broken
+# HDF5 files or read run files.
 set -uo pipefail
 sb=$1
 case_name=$2
@@ -71,6 +72,46 @@ PY
       --optimizer adamw --lr 0.001 >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train exited non-zero"; }
     cat "$tmp/out"
     grep -q "^final: held-out accuracy " "$tmp/out" || fail "no final accuracy line"
+    ;;
+  preempt_single)
+    # SIGUSR1 to a --preemptible run after its first epoch: it stops after its current step, marks
+    # its run file preempted (finished epochs kept, the unfinished epoch's steps in /steps) and
+    # exits 75. Bounded waits only; nothing depends on how fast the machine is.
+    "$sb" datagen --task segmentation --n 200 --size 32 --seed 3 -o "$tmp/seg.h5" >/dev/null || fail datagen
+    "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=8 --epochs 500 --batch 4 --threads 1 --preemptible \
+      --progress-seconds 1000 -o "$tmp/runs" >"$tmp/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 1200); do grep -q "^epoch 1/500 " "$tmp/out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    grep -q "^epoch 1/500 " "$tmp/out" || { kill -9 $pid; cat "$tmp/out"; fail "no epoch 1 line within 120 s"; }
+    kill -USR1 $pid
+    for _ in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    kill -0 $pid 2>/dev/null && { kill -9 $pid; cat "$tmp/out"; fail "still running 60 s after SIGUSR1"; }
+    wait $pid; rc=$?
+    cat "$tmp/out"
+    [ $rc -eq 75 ] || fail "exit $rc after SIGUSR1, expected 75"
+    grep -qE "^preempted: SIGUSR1 at epoch [0-9]+ step [0-9]+ of 45(;| \(epoch complete\);) run file marked preempted" \
+      "$tmp/out" || fail "no preempted line"
+    grep -q "^final:" "$tmp/out" && fail "a preempted run printed final results"
+    /usr/bin/python3 - "$tmp/runs" <<'PY' || fail "the run file does not record the preemption"
+import glob, sys, h5py
+(path,) = glob.glob(sys.argv[1] + "/*.h5")
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+with h5py.File(path, "r") as f:
+    status, error = s(f.attrs["status"]), s(f.attrs["error"])
+    epochs, steps = f["epochs"][()], f["steps"][()]
+print(f"run file: status {status}, error '{error}', {len(epochs)} epochs, {len(steps)} steps")
+assert status == "preempted", status
+assert error.startswith("preempted by SIGUSR1 at epoch "), error
+assert len(epochs) >= 1 and len(steps) == 45 * len(epochs) + int(error.split(" step ")[1].split()[0]) % 45, "steps lost"
+last = int(error.split("at epoch ")[1].split()[0])
+assert steps["epoch"][-1] == last, (steps["epoch"][-1], last)
+PY
+    # The readers treat it as a run that did not end ok, and say why.
+    "$sb" collect "$tmp" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "collect"; }
+    grep -q "(0 ok, 1 not ok)" "$tmp/log" || { cat "$tmp/log"; fail "collect counted a preempted run as ok"; }
+    "$sb" report "$tmp/study.h5" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "report"; }
+    grep -q " 0/1 *preempted ([0-9]*/500 epochs): preempted by SIGUSR1 at epoch " "$tmp/log" \
+      || { cat "$tmp/log"; fail "report does not show the point as preempted"; }
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -6,6 +6,8 @@
 #   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
 #   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
+#   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
+#                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
 set -uo pipefail
 sb=$1; what=$2; shift 2
@@ -88,6 +90,22 @@ case $what in
     cat "$tmp/log"
     grep -q "seed" "$tmp/log" || fail "the error does not name the differing field"
     grep -q "^epoch" "$tmp/log" && fail "training started despite the mismatch"
+    ;;
+  slurm_ranks)
+    data_for unet
+    args=(train --strategy ring --model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 1 --batch 2)
+    # What srun --mpi=none would do: every rank sees one Slurm task id, here 1 for both.
+    SCALEBENCH_LAUNCHER=srun SLURM_PROCID=1 SLURM_NTASKS=2 SLURM_LOCALID=1 "${mpi[@]}" -np 2 "$sb" "${args[@]}" \
+      >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a Slurm/MPI rank mismatch was not caught"; }
+    cat "$tmp/log"
+    grep -q "Slurm and MPI disagree: SLURM_PROCID=1 but MPI rank 0" "$tmp/log" || fail "the error does not name SLURM_PROCID"
+    grep -q "^epoch" "$tmp/log" && fail "training started despite the mismatch"
+    SCALEBENCH_LAUNCHER=srun SLURM_PROCID=0 SLURM_NTASKS=3 SLURM_LOCALID=0 "${mpi[@]}" -np 1 "$sb" "${args[@]}" \
+      >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a Slurm/MPI world size mismatch was not caught"; }
+    grep -q "SLURM_NTASKS=3 but MPI world size 1" "$tmp/log" || { cat "$tmp/log"; fail "the error does not name SLURM_NTASKS"; }
+    # The same environment without SCALEBENCH_LAUNCHER (e.g. mpirun inside an allocation): not checked.
+    SLURM_PROCID=1 SLURM_NTASKS=2 "${mpi[@]}" -np 2 "$sb" "${args[@]}" --max-steps 1 >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "SLURM_* without SCALEBENCH_LAUNCHER=srun stopped the run"; }
     ;;
   dead_rank)
     "$sb" datagen --task segmentation --n 400 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen

@@ -1,0 +1,199 @@
+// status.cpp — point states from run files, squeue and sacct (see status.h).
+#include "harness/study/status.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "harness/record/run_config.h"
+#include "harness/record/run_file.h"
+#include "harness/study/slurm_script.h"
+#include "harness/study/slurm_submit.h"
+#include "harness/study/spec.h"
+#include "harness/study/subprocess.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs a Slurm client; returns its stdout lines, or nullopt with the reason when it failed.
+bool query(const std::vector<std::string>& argv, std::vector<std::string>& lines, std::string& why) {
+  std::string err;
+  const ChildExit ex = run_child(argv, [&](const std::string& line, bool from_err) {
+    if (from_err) err = line;
+    else if (!line.empty()) lines.push_back(line);
+  });
+  if (ex.ok()) return true;
+  why = fmt::format("{}: {}{}", argv[0], ex.describe(), err.empty() ? "" : ": " + err);
+  return false;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string c; std::getline(ss, c, sep);) out.push_back(c);
+  return out;
+}
+
+// "CANCELLED by 0" → "CANCELLED".
+std::string first_word(const std::string& s) { return s.substr(0, s.find(' ')); }
+
+}  // namespace
+
+SlurmView query_slurm(const std::vector<std::string>& job_ids) {
+  SlurmView v;
+  if (job_ids.empty()) return v;
+  std::string ids;
+  for (const auto& j : job_ids) ids += (ids.empty() ? "" : ",") + j;
+  // Ended jobs first (sacct), then live ones (squeue) override: squeue is the fresher source.
+  std::vector<std::string> lines;
+  std::string why;
+  if (query({"sacct", "--noheader", "--parsable2", "--allocations", "--format=JobID,State,ExitCode", "--jobs=" + ids},
+            lines, why)) {
+    for (const auto& l : lines) {
+      const auto c = split(l, '|');
+      if (c.size() >= 2) v.jobs[c[0]] = {first_word(c[1]), c.size() > 2 ? "exit " + c[2] : ""};
+    }
+  } else {
+    v.notes.push_back("sacct unavailable (" + why + "); ended jobs are judged by their run files");
+  }
+  lines.clear();
+  // -r: one line per array task. An id squeue no longer knows makes it fail; then ask for all of
+  // this user's jobs instead.
+  const std::vector<std::string> fmt_args = {"--noheader", "--array", "--format=%i|%T|%r"};
+  std::vector<std::string> argv = {"squeue"};
+  argv.insert(argv.end(), fmt_args.begin(), fmt_args.end());
+  argv.push_back("--jobs=" + ids);
+  if (!query(argv, lines, why)) {
+    lines.clear();
+    argv.pop_back();
+    argv.push_back("--user=" + std::to_string(::getuid()));
+    if (!query(argv, lines, why)) v.notes.push_back("squeue unavailable (" + why + ")");
+  }
+  for (const auto& l : lines) {
+    const auto c = split(l, '|');
+    if (c.size() >= 2) v.jobs[c[0]] = {c[1], c.size() > 2 && c[2] != "None" ? c[2] : ""};
+  }
+  return v;
+}
+
+std::vector<PointState> study_status(const std::string& study_dir, const SlurmView& view) {
+  const fs::path spec_path = fs::path(study_dir) / "study.toml";
+  SB_REQUIRE(fs::exists(spec_path), "{}: not a study folder (no study.toml; a sweep writes it)", study_dir);
+  SweepSpec spec = load_spec(spec_path.string());
+  const auto groups = slurm::group_points(expand(spec));
+  // The latest submission of each group wins.
+  std::map<std::string, slurm::JobRecord> latest;
+  for (const auto& j : slurm::read_jobs(study_dir)) latest[j.group] = j;
+
+  std::vector<PointState> out;
+  for (const auto& g : groups) {
+    for (const auto& c : g.reps) {
+      PointState s{.group = g.index, .repetition = c.repetition, .label = g.label, .run_id = record::run_id(c)};
+      const fs::path file = fs::path(study_dir) / "runs" / (s.run_id + ".h5");
+      record::RunFile rf;
+      if (fs::exists(file)) try {
+          rf = record::read_run_file(file.string());
+          s.file = rf.status;
+        } catch (const Error& e) {
+          s.file = "unreadable";
+          s.detail = e.what();
+        }
+      bool submitted = false;
+      if (auto it = latest.find(std::to_string(g.index)); it != latest.end()) {
+        std::set<std::string> reps;
+        for (const auto& r : split(it->second.repetitions, ',')) reps.insert(r);
+        if (reps.count(std::to_string(c.repetition))) {
+          submitted = true;
+          const bool array = g.reps.size() > 1;
+          s.job = array ? it->second.job_id + "_" + std::to_string(c.repetition) : it->second.job_id;
+          if (auto j = view.jobs.find(s.job); j != view.jobs.end()) {
+            s.slurm = j->second.first;
+            if (s.detail.empty()) s.detail = j->second.second;
+          } else if (array) {
+            // A pending array whose tasks have not split yet shows as "123_[1-3]".
+            for (const auto& [id, st] : view.jobs)
+              if (id.rfind(it->second.job_id + "_[", 0) == 0) s.slurm = st.first, s.detail = st.second;
+          }
+        }
+      }
+      const std::size_t epochs = rf.epochs.rows();
+      const std::string& q = s.slurm;
+      const bool queued = q == "PENDING" || q == "REQUEUED" || q == "CONFIGURING" || q == "REQUEUE_HOLD" ||
+                          q == "REQUEUE_FED" || q == "RESV_DEL_HOLD" || q == "SUSPENDED";
+      const bool live = q == "RUNNING" || q == "COMPLETING" || q == "STAGE_OUT" || q == "SIGNALING";
+      if (s.file == "ok") {
+        s.state = "ok";
+        s.detail = fmt::format("{} epochs", epochs);
+      } else if (queued) {
+        s.state = "pending";
+        if (s.file == "preempted") s.detail = "requeued after preemption" + (s.detail.empty() ? "" : "; " + s.detail);
+      } else if (live) {
+        s.state = "running";
+        s.detail = s.file.empty() ? "starting" : fmt::format("{} epochs done", epochs);
+      } else if (s.file == "failed") {
+        s.state = "failed";
+        s.detail = rf.error;
+      } else if (s.file == "preempted") {
+        s.state = "preempted";
+        s.detail = rf.error;
+      } else if (!q.empty()) {
+        s.state = "failed";
+        s.detail = fmt::format("job {} ended {} without an ok run file{}", s.job, q,
+                               s.file == "running" ? fmt::format(" (it stopped after {} epochs)", epochs) : "");
+      } else if (submitted) {
+        // Not queued and no accounting record: the job has ended; its run file is all there is.
+        s.state = "failed";
+        s.detail = fmt::format("job {} is no longer queued and left {}", s.job,
+                               s.file.empty() ? "no run file" : fmt::format("a run file saying {} after {} epochs",
+                                                                            s.file, epochs));
+      } else {
+        s.state = latest.empty() ? (s.file.empty() ? "not run" : s.file) : "not submitted";
+        if (s.file == "running") s.detail = fmt::format("{} epochs done", epochs);
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+std::vector<PointState> print_status(const std::string& study_dir, std::ostream& out) {
+  const auto jobs = slurm::read_jobs(study_dir);
+  std::vector<std::string> ids;
+  for (const auto& j : jobs) ids.push_back(j.job_id);
+  const SlurmView view = query_slurm(ids);
+  const auto states = study_status(study_dir, view);
+
+  std::map<std::string, int> count;
+  out << fmt::format("{:>5} {:>3}  {:<36} {:<12} {:<11} {:<10} {:<13} {}\n", "point", "rep", "model strategy N", "job",
+                     "slurm", "run file", "state", "detail");
+  for (const auto& s : states) {
+    ++count[s.state];
+    out << fmt::format("{:>5} {:>3}  {:<36} {:<12} {:<11} {:<10} {:<13} {}\n", s.group, s.repetition, s.label,
+                       s.job.empty() ? "-" : s.job, s.slurm.empty() ? "-" : s.slurm, s.file.empty() ? "-" : s.file,
+                       s.state, s.detail);
+  }
+  const slurm::JobRecord* collect = nullptr;  // the latest submission's
+  for (const auto& j : jobs)
+    if (j.group == "collect") collect = &j;
+  if (collect) {
+    const auto it = view.jobs.find(collect->job_id);
+    const bool plots = fs::exists(fs::path(study_dir) / "plots");
+    out << fmt::format("collect job {}: {}{}\n", collect->job_id,
+                       it == view.jobs.end() ? "no longer queued" : it->second.first, plots ? " (plots written)" : "");
+  }
+  std::string summary;
+  for (const auto& [k, n] : count) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, k);
+  out << fmt::format("status: {}: {} points: {}\n", study_dir, states.size(), summary);
+  for (const auto& n : view.notes) out << "status: note: " << n << "\n";
+  return states;
+}
+
+}  // namespace scalebench::study

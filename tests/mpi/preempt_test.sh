@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# preempt_test.sh — SIGUSR1 preemption of MPI runs (label mpi; harness/train/preemption.h).
+#   all STRATEGY        : 3 ranks (ps-*: 2 workers + the server) of a --preemptible run all get
+#                         SIGUSR1, as under Slurm: the job exits 75, the run file says preempted
+#                         with every step kept, the preempted line is printed, nothing hangs.
+#   one STRATEGY RANK   : only rank RANK gets it (a rank that does not record; for ps-* possibly
+#                         the server): the agreement must still stop every rank after the same
+#                         step — the job ends (no collective left waiting) with the same checks, and
+#                         every worker holds bit-identical final weights.
+# Exit codes: the recording rank (0) exits 75 and the others 0, so mpirun (which ends a job whose
+# rank exits non-zero) cannot cut rank 0 short while it writes the run file; mpirun reports 75.
+# Usage: preempt_test.sh <scalebench> <case> [args]
+set -uo pipefail
+sb=$1; what=$2; shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+job=""
+cleanup() {
+  [ -n "$job" ] && kill -0 "$job" 2>/dev/null && { pkill -9 -f -- "-o $tmp/runs"; kill -9 "$job"; }
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+
+strategy=$1
+target=${2:-all}
+case $what in
+  all) target=all ;;
+  one) [ -n "${2:-}" ] || fail "one needs a rank" ;;
+  *) fail "unknown case $what" ;;
+esac
+
+"$sb" datagen --task segmentation --n 200 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen
+# Many epochs: the run is stopped long before its end; a run that ignored the signal fails the
+# bounded wait below instead of passing by finishing.
+mpirun --oversubscribe -np 3 "$sb" train --strategy "$strategy" --model unet:depth=2,base=8 --data "$tmp/data.h5" \
+  --epochs 500 --batch 4 --threads 1 --progress-seconds 1000 --preemptible --dump-weights "$tmp/w" \
+  -o "$tmp/runs" >"$tmp/log" 2>&1 &
+job=$!
+for _ in $(seq 1200); do
+  grep -q "^epoch 1/500 " "$tmp/log" && break
+  kill -0 $job 2>/dev/null || break
+  sleep 0.1
+done
+grep -q "^epoch 1/500 " "$tmp/log" || { cat "$tmp/log"; fail "no epoch 1 line within 120 s"; }
+
+# The rank processes (not mpirun: its command line does not start with the binary).
+pids=$(pgrep -f -- "^$sb train --strategy $strategy .*-o $tmp/runs")
+[ "$(echo "$pids" | wc -w)" -eq 3 ] || fail "expected 3 rank processes, found: $pids"
+sent=0
+for p in $pids; do
+  r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+  if [ "$target" = all ] || [ "$r" = "$target" ]; then kill -USR1 "$p" && sent=$((sent + 1)); fi
+done
+[ $sent -ge 1 ] || fail "SIGUSR1 reached no rank"
+echo "SIGUSR1 sent to $sent rank(s) ($target)"
+
+for _ in $(seq 900); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+kill -0 $job 2>/dev/null && { cat "$tmp/log"; fail "the job still runs 90 s after SIGUSR1 (a rank left waiting?)"; }
+wait $job; rc=$?
+job=""
+cat "$tmp/log"
+[ $rc -eq 75 ] || fail "mpirun exited $rc, expected 75"
+grep -qE "^preempted: SIGUSR1 at epoch [0-9]+ step [0-9]+ of [0-9]+.*; run file marked preempted" "$tmp/log" \
+  || fail "no preempted line"
+grep -q "^final:" "$tmp/log" && fail "a preempted run printed final results"
+/usr/bin/python3 - "$tmp/runs" <<'PY' || fail "the run file does not record the preemption"
+import glob, sys, h5py
+(path,) = glob.glob(sys.argv[1] + "/*.h5")
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+with h5py.File(path, "r") as f:
+    status, error = s(f.attrs["status"]), s(f.attrs["error"])
+    per = int(f["config"].attrs["steps_per_epoch"])
+    epochs, steps = f["epochs"][()], f["steps"][()]
+print(f"run file: status {status}, error '{error}', {len(epochs)} epochs, {len(steps)} steps of {per} per epoch")
+assert status == "preempted", status
+assert error.startswith("preempted by SIGUSR1 at epoch "), error
+at_epoch = int(error.split("at epoch ")[1].split()[0])
+at_step = int(error.split(" step ")[1].split()[0])
+complete = at_step == per
+assert len(epochs) == at_epoch - (0 if complete else 1), (len(epochs), at_epoch)
+assert len(steps) == per * len(epochs) + (0 if complete else at_step), "steps lost"
+assert steps["epoch"][-1] == at_epoch and steps["step"][-1] == at_step, (steps[-1], at_epoch, at_step)
+PY
+# Every worker ended with the same weights: they stopped after the same step (ps-*: the server
+# sent its final weights to all of them).
+workers=3
+case $strategy in ps-*) workers=2 ;; esac
+files=()
+for ((r = 0; r < workers; r++)); do files+=("$tmp/w.rank$r"); done
+/usr/bin/python3 "$here/compare_weights.py" identical "${files[@]}" || fail "workers' final weights differ"
+echo "PASS $what $strategy $target"

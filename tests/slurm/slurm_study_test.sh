@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# slurm_study_test.sh — the Slurm launcher end to end on a live one-node Slurm (ctest label slurm):
+#   1. starts munged + slurmctld + slurmd from a generated config in a temp folder
+#      (slurm/local-cluster/local_cluster.sh), and stops exactly those daemons, by pid, on every exit path;
+#   2. `scalebench sweep --launcher slurm`: a small study, 2 strategies (mirrored: one process; ring: MPI
+#      ranks through srun --mpi=pmix) x N = 1, 2, submitted as one job per point plus a collect job;
+#      waits with a deadline; every run file must say ok, study.h5 and the plots must exist;
+#   3. a resubmission submits nothing new (every point ok) but a fresh collect job;
+#   4. preemption: a longer point gets USR1 on its batch shell (what --signal=B:USR1@s does), the run
+#      stops after a step with status preempted and exit 75, the job requeues itself, and the rerun ends ok.
+# Usage: slurm_study_test.sh <scalebench binary>. Exit 0 pass, 1 fail, 77 skip (not root / no Slurm).
+set -euo pipefail
+SB=$1
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+LC="$ROOT/slurm/local-cluster/local_cluster.sh"
+T0=$SECONDS
+step() { printf '[%3ds] %s\n' $((SECONDS - T0)) "$*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+[[ "$(id -u)" == 0 ]] || { echo "SKIP: needs root (the local cluster's slurmd runs jobs as their user)"; exit 77; }
+for tool in munged slurmctld slurmd sbatch srun squeue scontrol scancel; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (tools/install-deps.sh installs slurm-wlm and munge)"; exit 77; }
+done
+# A test started inside a real Slurm job must not talk to that job's cluster.
+while read -r v; do unset "$v"; done < <(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p')
+
+TMP="$(mktemp -d /tmp/sb-slurm-study.XXXXXX)"
+chmod 0755 "$TMP"
+STARTED=0
+cleanup() {
+  local rc=$?
+  ((STARTED)) && bash "$LC" stop "$TMP/cluster" >/dev/null 2>&1
+  if ((rc != 0)); then
+    for f in "$TMP"/work/results/*/slurm/logs/*.out "$TMP"/cluster/log/slurmctld.log; do
+      [[ -s "$f" ]] && { echo "----- tail of $f"; tail -n 15 "$f"; }
+    done
+  fi
+  rm -rf "$TMP"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# poll <seconds> cmd... — until cmd succeeds or the deadline passes.
+poll() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do ((SECONDS < deadline)) || return 1; sleep 1; done
+}
+poll_fast() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do ((SECONDS < deadline)) || return 1; sleep 0.1; done
+}
+# no_jobs_left: the queue holds none of this test's jobs.
+no_jobs_left() { [[ -z "$(squeue --noheader --format=%i 2>/dev/null)" ]]; }
+
+step "starting a local Slurm in $TMP/cluster"
+STARTED=1
+bash "$LC" start "$TMP/cluster" || fail "the local cluster did not start"
+# shellcheck disable=SC1091
+source "$TMP/cluster/env.sh"
+
+mkdir -p "$TMP/work"
+cd "$TMP/work"
+cat > small.toml <<'TOML'
+[study]
+name = "slurm-small"
+[dataset]
+task = "segmentation"
+n = 64
+size = 32
+seed = 1
+[sweep]
+models = ["unet:depth=2,base=4"]
+strategies = ["mirrored", "ring"]
+devices = [1, 2]
+batch = 4
+[train]
+epochs = 2
+threads = 1
+TOML
+
+step "scalebench sweep small.toml --launcher slurm --dry-run"
+"$SB" sweep small.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" --dry-run > dry.log ||
+  { cat dry.log; fail "dry run failed"; }
+[[ $(ls results/slurm-small/slurm/*.sbatch | wc -l) == 5 ]] || fail "dry run: expected 4 point scripts + collect.sbatch"
+[[ ! -e results/slurm-small/slurm/jobs.tsv ]] || fail "dry run submitted jobs"
+[[ -z "$(squeue --noheader)" ]] || fail "dry run: the queue is not empty"
+
+step "scalebench sweep small.toml --launcher slurm"
+"$SB" sweep small.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" | tee submit.log
+[[ $(grep -c '^\[./4\] .*: job [0-9]' submit.log) == 4 ]] || fail "expected 4 point jobs submitted"
+grep -q 'and the collect job [0-9]' submit.log || fail "no collect job submitted"
+step "waiting for the jobs (deadline 600 s)"
+poll 600 no_jobs_left || { squeue; fail "jobs still queued after 600 s"; }
+"$SB" status results/slurm-small | tee status.log
+grep -q 'status: results/slurm-small: 4 points: 4 ok$' status.log || fail "not every point is ok"
+for f in results/slurm-small/runs/*.h5; do
+  /usr/bin/python3 -c 'import h5py,sys; s=h5py.File(sys.argv[1],"r").attrs["status"]; s=s.decode() if isinstance(s,bytes) else s; sys.exit(s!="ok")' "$f" ||
+    fail "$f does not say ok"
+done
+[[ $(ls results/slurm-small/runs/*.h5 | wc -l) == 4 ]] || fail "expected 4 run files"
+[[ -s results/slurm-small/study.h5 ]] || fail "the collect job wrote no study.h5"
+for p in speedup efficiency; do [[ -s results/slurm-small/plots/$p.png ]] || fail "no plots/$p.png"; done
+grep -q 'ring (weak scaling)' results/slurm-small/slurm/logs/collect-*.out || fail "the collect job printed no report"
+# The ring points ran as 2 MPI ranks under srun (not 2 singletons): the trainer says so.
+grep -q 'strategy ring with 2 worker(s) of 2 rank(s)' results/slurm-small/slurm/logs/*ring-n2*.out 2>/dev/null ||
+  grep -q 'strategy ring with 2 worker(s) of 2 rank(s)' results/slurm-small/slurm/logs/04-*.out || fail "ring N=2 did not run 2 ranks"
+
+step "resubmitting: every point is ok, only a collect job goes in"
+"$SB" sweep small.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" | tee resubmit.log
+[[ $(grep -c 'ok already, not submitted' resubmit.log) == 4 ]] || fail "resubmission did not skip the ok points"
+grep -q 'submitted 0 point jobs (4 repetitions ok before' resubmit.log || fail "resubmission submitted point jobs"
+poll 300 no_jobs_left || fail "the second collect job did not finish"
+
+step "preemption: USR1 to a running point's batch shell"
+cat > long.toml <<'TOML'
+[study]
+name = "slurm-preempt"
+[dataset]
+task = "segmentation"
+n = 512
+size = 32
+seed = 2
+[sweep]
+models = ["unet:depth=2,base=4"]
+strategies = ["ring"]
+devices = [2]
+batch = 4
+[train]
+epochs = 60        # long enough (tens of seconds) that USR1 after epoch 1 lands mid-run
+threads = 1
+TOML
+"$SB" sweep long.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" | tee long.log
+job=$(sed -n 's/^\[1\/1\] .*: job \([0-9]*\) .*/\1/p' long.log)
+[[ -n "$job" ]] || fail "no job id for the preemption point"
+log=results/slurm-preempt/slurm/logs/01-$job.out
+first_epoch() { grep -q 'epoch 1/60 ' "$log" 2>/dev/null; }
+poll_fast 300 first_epoch || fail "the point never finished its first epoch"
+scancel --signal=USR1 --batch "$job"
+requeued() { grep -q 'preempted; requeueing job' "$log"; }
+poll 120 requeued || fail "the point did not report preemption and requeue"
+grep -q 'preempted: SIGUSR1 at epoch' "$log" || fail "the run did not say where it stopped"
+grep -q 'ring N=2 preempted: ' "$log" || fail "slurm-point did not report the point preempted"
+step "requeued; waiting for the rerun"
+poll 600 no_jobs_left || { squeue; fail "the requeued job did not finish"; }
+"$SB" status results/slurm-preempt | tee pstatus.log
+grep -q '1 points: 1 ok$' pstatus.log || fail "the requeued point did not end ok"
+[[ $(grep -c 'final: held-out' "$log") == 1 ]] || fail "expected one finished attempt in the log"
+step "PASS"

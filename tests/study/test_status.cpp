@@ -1,0 +1,109 @@
+// test_status.cpp — `scalebench status` without a cluster: point states derived from run files, the
+// jobs file and a given Slurm view (what squeue/sacct would say), including array tasks, requeued
+// preempted runs, and jobs that ended without an ok run file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "harness/record/run_config.h"
+#include "harness/record/run_file.h"
+#include "harness/study/slurm_script.h"
+#include "harness/study/spec.h"
+#include "harness/study/status.h"
+#include "kernels/common/check.h"
+#include "tests/common/harness_test_util.h"
+
+using namespace scalebench;
+using namespace scalebench::study;
+
+namespace {
+
+std::string spec_text(const std::string& out) {
+  return "[study]\nname = \"st\"\noutput = \"" + out + "\"\nrepetitions = 2\n[dataset]\npath = \"/dev/null\"\n"
+         "[sweep]\nmodels = [\"unet:depth=2,base=4\"]\nstrategies = [\"single\", \"ring\"]\ndevices = [1, 2]\nbatch = 4\n";
+}
+
+void write_run(const std::string& dir, const record::RunConfig& c, const std::string& status, int epochs) {
+  record::RunFile f = record::make_run_file();
+  f.status = status;
+  if (status == "failed") f.error = "boom";
+  if (status == "preempted") f.error = "preempted by SIGUSR1";
+  for (int e = 1; e <= epochs; ++e) {
+    EpochResult er;
+    er.epoch = e;
+    record::append_epoch(f, er, {}, true);
+  }
+  std::filesystem::create_directories(dir + "/runs");
+  record::write_run_file(dir + "/runs/" + record::run_id(c) + ".h5", f);
+}
+
+}  // namespace
+
+TEST(Status, StatesFromRunFilesJobsAndQueue) {
+  sbtest::TempDir tmp;
+  const std::string dir = tmp / "st";
+  std::filesystem::create_directories(dir + "/slurm");
+  { std::ofstream(dir + "/study.toml") << spec_text(dir); }
+  const auto groups = slurm::group_points(expand(parse_spec(spec_text(dir), "s")));
+  ASSERT_EQ(groups.size(), 3u);  // single N=1, ring N=1, ring N=2; 2 repetitions each
+  {
+    std::ofstream j(dir + "/slurm/jobs.tsv");
+    j << "submitted_utc\tgroup\tjob_id\trepetitions\tscript\tlabel\n"
+      << "t\t1\t100\t1,2\ts\tl\n"
+      << "t\t2\t200\t1,2\ts\tl\n"
+      << "t\t3\t300\t2\ts\tl\n"  // repetition 1 of group 3 was not resubmitted
+      << "t\tcollect\t400\t\tc\tcollect\n";
+  }
+  write_run(dir, groups[0].reps[0], "ok", 3);        // 100_1: ok
+  write_run(dir, groups[0].reps[1], "running", 1);   // 100_2: running per squeue
+  write_run(dir, groups[1].reps[0], "preempted", 1); // 200_1: requeued, pending
+  write_run(dir, groups[1].reps[1], "running", 2);   // 200_2: ended (TIMEOUT) without ok
+  write_run(dir, groups[2].reps[0], "failed", 0);    // not resubmitted: its own record
+  // 300 (group 3 rep 2): not queued, no accounting, no run file.
+  SlurmView v;
+  v.jobs["100_2"] = {"RUNNING", ""};
+  v.jobs["200_1"] = {"PENDING", "BeginTime"};
+  v.jobs["200_2"] = {"TIMEOUT", "exit 0:0"};
+  const auto states = study_status(dir, v);
+  ASSERT_EQ(states.size(), 6u);
+  std::map<std::pair<int, int>, PointState> by_point;
+  for (const auto& s : states) by_point[{s.group, s.repetition}] = s;
+  auto by = [&](int g, int r) { return by_point[{g, r}]; };
+  EXPECT_EQ(by(1, 1).state, "ok");
+  EXPECT_EQ(by(1, 1).job, "100_1");
+  EXPECT_EQ(by(1, 2).state, "running");
+  EXPECT_EQ(by(1, 2).detail, "1 epochs done");
+  EXPECT_EQ(by(2, 1).state, "pending");
+  EXPECT_NE(by(2, 1).detail.find("requeued after preemption"), std::string::npos) << by(2, 1).detail;
+  EXPECT_EQ(by(2, 2).state, "failed");
+  EXPECT_NE(by(2, 2).detail.find("TIMEOUT"), std::string::npos) << by(2, 2).detail;
+  EXPECT_EQ(by(3, 1).state, "failed");
+  EXPECT_EQ(by(3, 1).detail, "boom");
+  EXPECT_EQ(by(3, 2).job, "300_2");
+  EXPECT_EQ(by(3, 2).state, "failed");
+  EXPECT_NE(by(3, 2).detail.find("no longer queued"), std::string::npos) << by(3, 2).detail;
+}
+
+TEST(Status, UnsplitPendingArrayAndLocalStudies) {
+  sbtest::TempDir tmp;
+  const std::string dir = tmp / "st";
+  std::filesystem::create_directories(dir + "/slurm");
+  { std::ofstream(dir + "/study.toml") << spec_text(dir); }
+  SlurmView v;
+  // No jobs file: a local study; states come from run files alone.
+  auto states = study_status(dir, v);
+  for (const auto& s : states) EXPECT_EQ(s.state, "not run");
+  {
+    std::ofstream j(dir + "/slurm/jobs.tsv");
+    j << "submitted_utc\tgroup\tjob_id\trepetitions\tscript\tlabel\n" << "t\t1\t100\t1,2\ts\tl\n";
+  }
+  v.jobs["100_[1-2]"] = {"PENDING", "Priority"};
+  states = study_status(dir, v);
+  EXPECT_EQ(states[0].state, "pending");
+  EXPECT_EQ(states[0].detail, "Priority");
+  EXPECT_EQ(states[1].state, "pending");
+  EXPECT_EQ(states[2].state, "not submitted");
+  EXPECT_THROW(study_status(tmp / "nothing", v), Error);
+}

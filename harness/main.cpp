@@ -45,8 +45,10 @@ void add_train(CLI::App& app, TrainConfig& c) {
   cmd->add_option("--data", c.data, "HDF5 dataset from `scalebench datagen`")->required();
   cmd->add_option("--strategy", c.strategy, "single (more strategies arrive with the distributed harness)")
       ->capture_default_str();
-  cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
-  cmd->add_option("--precision", c.precision, "fp32")->capture_default_str();
+  cmd->add_option("--backend", c.backend, "cpu|cuda")->capture_default_str();
+  cmd->add_option("--precision", c.precision, "fp32|tf32|bf16 (tf32/bf16: cuda)")->capture_default_str();
+  cmd->add_option("--layout", c.layout, "NCHW|NHWC activations (NHWC: cuda)")->capture_default_str();
+  cmd->add_flag("--deterministic", c.deterministic, "cuda: deterministic cuDNN algorithms only");
   cmd->add_option("--epochs", c.epochs, "Passes over the training split")->capture_default_str();
   cmd->add_option("--batch", c.batch, "Batch size per device")->capture_default_str();
   cmd->add_option("--lr", c.lr, "Base learning rate")->capture_default_str();

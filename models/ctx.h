@@ -24,4 +24,12 @@ struct Ctx {
   std::int64_t sample_stride = 1;
 };
 
+// The dropout stream of layer `salt` at this step: a pure function of (run seed, step, salt), so a
+// run replays exactly and every backend draws the same mask. Distinct odd multipliers keep
+// (seed, step, salt) triples from colliding.
+inline std::uint64_t dropout_seed(const Ctx& ctx, std::uint64_t salt) {
+  return ctx.seed * 0x9E3779B97F4A7C15ull ^ std::uint64_t(ctx.step) * 0xBF58476D1CE4E5B9ull ^
+         (salt + 1) * 0x94D049BB133111EBull;
+}
+
 }  // namespace scalebench

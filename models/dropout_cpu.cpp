@@ -25,9 +25,7 @@ class DropoutCpu final : public Layer {
       return;
     }
     mask_.resize(out.shape());
-    // Distinct odd multipliers keep (seed, step, salt) triples from colliding.
-    const std::uint64_t seed = ctx.seed * 0x9E3779B97F4A7C15ull ^ std::uint64_t(ctx.step) * 0xBF58476D1CE4E5B9ull ^
-                               (d_.salt + 1) * 0x94D049BB133111EBull;
+    const std::uint64_t seed = dropout_seed(ctx, d_.salt);
     // One call per sample, each drawn at the sample's global position (see Ctx::sample_stride).
     const std::int64_t n = out.dim(0), per_sample = out.numel() / n;
     for (std::int64_t i = 0; i < n; ++i) {

@@ -2,21 +2,24 @@
 #include "models/model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
+#include "models/gpu_memory.h"
 #include "models/init.h"
 #include "models/registry.h"
 
 namespace scalebench {
 
-Model::Model(Graph graph, Backend backend, std::uint64_t seed)
-    : graph_(std::move(graph)), backend_(backend), seed_(seed) {
+Model::Model(Graph graph, Backend backend, std::uint64_t seed, GpuContext* gpu)
+    : graph_(std::move(graph)), backend_(backend), seed_(seed), gpu_(gpu) {
   SB_REQUIRE(!graph_.nodes.empty(), "model has no layers");
+  SB_CHECK(backend != Backend::cuda || gpu != nullptr, "a cuda Model needs a GpuContext");
   consumers_.assign(graph_.nodes.size(), 0);
   for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
     LayerDesc d = graph_.nodes[i].desc;
     d.salt = i;
-    layers_.push_back(make_layer(d, backend));
+    layers_.push_back(make_layer(d, backend, gpu));
     for (int in : graph_.nodes[i].inputs) {
       SB_CHECK(in < int(i), "node {} reads node {} which is not before it", graph_.nodes[i].name, in);
       if (in >= 0) ++consumers_[std::size_t(in)];
@@ -49,8 +52,13 @@ Shape Model::setup(const Shape& input) {
   outputs_.resize(graph_.nodes.size());
   dgrads_.resize(graph_.nodes.size());
   for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
-    outputs_[i].resize(out_shapes_[i]);
-    dgrads_[i].resize(out_shapes_[i]);
+    if (backend_ == Backend::cpu) {
+      outputs_[i].resize(out_shapes_[i]);
+      dgrads_[i].resize(out_shapes_[i]);
+    } else {
+      outputs_[i] = new_activation(out_shapes_[i]);
+      dgrads_[i] = new_activation(out_shapes_[i]);
+    }
   }
   if (!params_.defined()) allocate_and_init(seed_);
   return out_shapes_.back();
@@ -69,42 +77,87 @@ void Model::allocate_and_init(std::uint64_t seed) {
     }
     node_param_range_[i].second = total;
   }
-  params_ = Tensor::zeros({total});
-  grads_ = Tensor::zeros({total});
+  // Initialised on the host (the same values on every backend), then uploaded.
+  Tensor host = Tensor::zeros({total});
+  const bool cuda = backend_ == Backend::cuda;
+#if SCALEBENCH_HAVE_CUDA
+  if (cuda) {
+    params_ = gpu_zeros(*gpu_, {total}, DType::f32, Layout::NCHW);
+    grads_ = gpu_zeros(*gpu_, {total}, DType::f32, Layout::NCHW);
+  }
+#endif
+  if (!cuda) params_ = host, grads_ = Tensor::zeros({total});
+  const Device dev = params_.device();
   std::size_t p = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     std::vector<Tensor> w, g;
     for (const auto& s : specs[i]) {
       const ParamInfo& info = param_info_[p];
-      float* wp = params_.f32() + info.offset;
+      float* wp = host.f32() + info.offset;
       const std::int64_t count = numel(s.shape);
       if (s.init == Init::he_normal)
         fill_normal(wp, count, std::sqrt(2.0f / float(s.fan_in)), seed, p);
       else if (s.init == Init::ones)
         std::fill_n(wp, count, 1.0f);
-      w.push_back(Tensor::view(wp, s.shape));
-      g.push_back(Tensor::view(grads_.f32() + info.offset, s.shape));
+      w.push_back(Tensor::view(static_cast<float*>(params_.raw()) + info.offset, s.shape, DType::f32, dev));
+      g.push_back(Tensor::view(static_cast<float*>(grads_.raw()) + info.offset, s.shape, DType::f32, dev));
       ++p;
     }
     layers_[i]->bind(std::move(w), std::move(g));
   }
+#if SCALEBENCH_HAVE_CUDA
+  if (cuda) gpu_upload(*gpu_, host, params_);
+#endif
+}
+
+Tensor Model::new_activation(const Shape& shape) {
+#if SCALEBENCH_HAVE_CUDA
+  if (backend_ == Backend::cuda) return gpu_activation(*gpu_, shape);
+#endif
+  return Tensor::zeros(shape);
 }
 
 const Tensor& Model::forward(Ctx& ctx, const Tensor& x, bool training) {
   setup(x.shape());
   input_ = x;
+#if SCALEBENCH_HAVE_CUDA
+  if (backend_ == Backend::cuda) {
+    SB_CHECK(!x.device().is_cpu() && x.dtype() == DType::f32 && x.layout() == Layout::NCHW,
+             "a cuda Model takes its input as a device f32 NCHW tensor");
+    if (gpu_act_dtype(*gpu_) != DType::f32 || gpu_layout(*gpu_) != Layout::NCHW) {
+      if (!converted_input_.defined() || converted_input_.shape() != x.shape())
+        converted_input_ = gpu_activation(*gpu_, x.shape());
+      gpu_convert(*gpu_, x, converted_input_);
+      input_ = converted_input_;
+    }
+  }
+#endif
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     TensorRefs in;
     for (int k : graph_.nodes[i].inputs) in.push_back(k < 0 ? &input_ : &outputs_[std::size_t(k)]);
     layers_[i]->forward(ctx, in, outputs_[i], training);
   }
+#if SCALEBENCH_HAVE_CUDA
+  if (backend_ == Backend::cuda && outputs_.back().rank() == 4 && outputs_.back().layout() != Layout::NCHW) {
+    if (!logits_.defined() || logits_.shape() != outputs_.back().shape())
+      logits_ = gpu_zeros(*gpu_, outputs_.back().shape(), outputs_.back().dtype(), Layout::NCHW);
+    gpu_convert(*gpu_, outputs_.back(), logits_);
+    return logits_;
+  }
+#endif
   return outputs_.back();
 }
 
 void Model::backward(Ctx& ctx, const Tensor& dlogits) {
   SB_CHECK(dlogits.shape() == out_shapes_.back(), "dlogits {} != output {}", to_string(dlogits.shape()),
            to_string(out_shapes_.back()));
-  std::copy_n(dlogits.f32(), dlogits.numel(), dgrads_.back().f32());
+  if (backend_ == Backend::cpu) {
+    std::copy_n(dlogits.f32(), dlogits.numel(), dgrads_.back().f32());
+  } else {
+#if SCALEBENCH_HAVE_CUDA
+    gpu_convert(*gpu_, dlogits, dgrads_.back());  // a copy, or NCHW → the context's layout
+#endif
+  }
   std::vector<bool> written(layers_.size(), false);
   written.back() = true;
   for (std::size_t j = layers_.size(); j-- > 0;) {
@@ -121,13 +174,20 @@ void Model::backward(Ctx& ctx, const Tensor& dlogits) {
         written[std::size_t(k)] = true;
       } else {
         SB_CHECK(pending_sum < 0, "node {} reads two already-written inputs", graph_.nodes[j].name);
-        scratch_.resize(out_shapes_[std::size_t(k)]);
+        if (backend_ == Backend::cpu)
+          scratch_.resize(out_shapes_[std::size_t(k)]);
+        else if (!scratch_.defined() || scratch_.shape() != out_shapes_[std::size_t(k)])
+          scratch_ = new_activation(out_shapes_[std::size_t(k)]);
         din.push_back(&scratch_);
         pending_sum = k;
       }
     }
     layers_[j]->backward(ctx, in, outputs_[j], dgrads_[j], din);
-    if (pending_sum >= 0) {
+    if (pending_sum >= 0 && backend_ == Backend::cuda) {
+#if SCALEBENCH_HAVE_CUDA
+      gpu_add(*gpu_, dgrads_[std::size_t(pending_sum)], scratch_);
+#endif
+    } else if (pending_sum >= 0) {
       float* dst = dgrads_[std::size_t(pending_sum)].f32();
       const float* src = scratch_.f32();
       for (std::int64_t e = 0, n = scratch_.numel(); e < n; ++e) dst[e] += src[e];
@@ -135,6 +195,37 @@ void Model::backward(Ctx& ctx, const Tensor& dlogits) {
     if (hook_ && node_param_range_[j].second > node_param_range_[j].first)
       hook_(int(j), node_param_range_[j].first, node_param_range_[j].second);
   }
+}
+
+std::vector<LayerTiming> Model::time_layers(Ctx& ctx, int reps) {
+  SB_CHECK(input_.defined() && reps > 0, "time_layers needs a forward first and reps > 0");
+  auto sync = [this] {
+#if SCALEBENCH_HAVE_CUDA
+    if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
+#endif
+  };
+  auto time = [&](auto&& call) {
+    sync();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) call();
+    sync();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+  };
+  std::vector<LayerTiming> out;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    TensorRefs in;
+    std::vector<Tensor*> din;
+    for (int k : graph_.nodes[i].inputs) {
+      in.push_back(k < 0 ? &input_ : &outputs_[std::size_t(k)]);
+      din.push_back(k < 0 ? nullptr : &dgrads_[std::size_t(k)]);  // clobbered: timing only
+    }
+    LayerTiming t{graph_.nodes[i].name, layers_[i]->kind()};
+    t.forward_flops = layers_[i]->flops(input_shapes(i));
+    t.forward_s = time([&] { layers_[i]->forward(ctx, in, outputs_[i], true); });
+    t.backward_s = time([&] { layers_[i]->backward(ctx, in, outputs_[i], dgrads_[i], din); });
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, Tensor*>> Model::buffers() {

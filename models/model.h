@@ -31,9 +31,23 @@ struct LayerFlops {
   double forward = 0;  // per image
 };
 
+class GpuContext;
+
+struct LayerTiming {
+  std::string name;
+  LayerKind kind;
+  double forward_s = 0, backward_s = 0;  // mean seconds per call, batch included
+  double forward_flops = 0;              // per call (batch included); backward counts 2x
+};
+
 class Model {
  public:
-  Model(Graph graph, Backend backend, std::uint64_t seed);
+  // backend cuda needs `gpu` (one per device; it must outlive the Model). On cuda, parameters and
+  // gradients are f32 device arenas (same order and values as the CPU's); forward() takes x as a
+  // device f32 NCHW tensor and returns logits on the device in the context's compute dtype, NCHW;
+  // backward() takes dlogits of that shape, dtype and layout. Activations in between follow the
+  // context (models/gpu_context.h).
+  Model(Graph graph, Backend backend, std::uint64_t seed, GpuContext* gpu = nullptr);
   ~Model();
 
   // Shapes for input x [n, c, h, w]. The first call allocates the arenas and initialises the
@@ -61,22 +75,33 @@ class Model {
   double forward_flops_per_image() const;
   double train_flops_per_image() const { return 3.0 * forward_flops_per_image(); }
 
+  // Benchmarks only: after one forward and backward of the current batch, time each layer's
+  // forward and backward alone over `reps` calls (GPU: synchronised around each layer's calls).
+  // Overwrites activations, gradients and batch-norm statistics; train no further with them.
+  std::vector<LayerTiming> time_layers(Ctx& ctx, int reps);
+
   const Graph& graph() const { return graph_; }
+  Backend backend() const { return backend_; }
+  GpuContext* gpu() const { return gpu_; }
   std::size_t layer_count() const { return layers_.size(); }
 
  private:
   std::vector<Shape> input_shapes(std::size_t node) const;
   void allocate_and_init(std::uint64_t seed);
+  Tensor new_activation(const Shape& shape);  // on the model's backend, zero-filled
 
   Graph graph_;
   Backend backend_;
   std::uint64_t seed_;
+  GpuContext* gpu_ = nullptr;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<int> consumers_;            // how many nodes read each node's output
   std::vector<Shape> out_shapes_;
   std::vector<Tensor> outputs_, dgrads_;  // per node: activation and its gradient
   Tensor scratch_;                        // gradient of a fan-out input before it is summed
-  Tensor input_;                          // view of the last forward's input
+  Tensor input_;                          // view of the last forward's input (cuda: converted copy)
+  Tensor logits_;                         // cuda NHWC: the output relaid to NCHW
+  Tensor converted_input_;                // cuda bf16 or NHWC: the input in the compute form
   Shape input_shape_;
   Tensor params_, grads_;
   std::vector<ParamInfo> param_info_;

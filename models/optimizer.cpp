@@ -3,19 +3,31 @@
 
 #include "kernels/common/check.h"
 #include "kernels/cpu/optimizers.h"
+#include "models/gpu_train.h"
 
 namespace scalebench {
 
-Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count) : cfg_(cfg), count_(count) {
+Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext* gpu) : cfg_(cfg), count_(count) {
   SB_REQUIRE(cfg.kind == "sgd" || cfg.kind == "adamw", "optimizer '{}' is unknown (sgd or adamw)", cfg.kind);
   SB_REQUIRE(cfg.momentum >= 0 && cfg.momentum < 1, "momentum {} must be in [0, 1)", cfg.momentum);
   SB_REQUIRE(cfg.weight_decay >= 0, "weight decay {} must be >= 0", cfg.weight_decay);
+  if (gpu) {
+#if SCALEBENCH_HAVE_CUDA
+    gpu_ = std::make_shared<GpuOptimizer>(*gpu, cfg, count);
+    return;
+#endif
+  }
   m_.assign(std::size_t(count), 0.0f);
   if (cfg.kind == "adamw") v_.assign(std::size_t(count), 0.0f);
 }
 
+Optimizer::~Optimizer() = default;
+
 void Optimizer::step(float* w, const float* g, float lr) {
   ++t_;
+#if SCALEBENCH_HAVE_CUDA
+  if (gpu_) return gpu_->step(w, g, lr);
+#endif
   if (cfg_.kind == "sgd")
     cpu::sgd_momentum_step(count_, w, g, m_.data(), lr, cfg_.momentum, cfg_.weight_decay, t_ == 1);
   else

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,15 @@ struct OptimizerConfig {
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // adamw
 };
 
+class GpuContext;
+class GpuOptimizer;
+
 class Optimizer {
  public:
-  Optimizer(const OptimizerConfig& cfg, std::int64_t count);  // validates cfg
+  // validates cfg. With `gpu` (cuda backend) the state lives on that device and step() takes
+  // device pointers (one fused kernel, models/gpu_train.h); otherwise host pointers.
+  Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext* gpu = nullptr);
+  ~Optimizer();
   void step(float* w, const float* g, float lr);                // w[count], g[count]
   std::int64_t steps_taken() const { return t_; }
   const OptimizerConfig& config() const { return cfg_; }
@@ -28,6 +35,8 @@ class Optimizer {
   std::int64_t count_;
   std::int64_t t_ = 0;
   std::vector<float> m_, v_;
+  // shared_ptr: its deleter is bound where it is made (CUDA builds), so CPU builds need no GPU symbols.
+  std::shared_ptr<GpuOptimizer> gpu_;
 };
 
 }  // namespace scalebench

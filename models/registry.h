@@ -8,8 +8,11 @@
 
 namespace scalebench {
 
+class GpuContext;  // models/gpu_context.h
+
 bool supports(LayerKind kind, Backend backend);
-// Throws scalebench::Error naming the kind and backend when unsupported.
-std::unique_ptr<Layer> make_layer(const LayerDesc& desc, Backend backend);
+// Throws scalebench::Error naming the kind and backend when unsupported. `gpu` is required for
+// Backend::cuda (the layer keeps a reference to it) and ignored on the CPU.
+std::unique_ptr<Layer> make_layer(const LayerDesc& desc, Backend backend, GpuContext* gpu = nullptr);
 
 }  // namespace scalebench

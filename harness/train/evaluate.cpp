@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "harness/train/step_io.h"
 #include "models/loss.h"
 
 namespace scalebench {
@@ -16,7 +17,7 @@ std::vector<std::int32_t> labels_for_logits(const std::vector<std::int32_t>& lab
                             int(logits[3]));
 }
 
-EvalResult evaluate(Model& model, Ctx& ctx, const data::Dataset& ds, std::int64_t begin, std::int64_t end,
+EvalResult evaluate(Model& model, Ctx& ctx, StepIO& io, const data::Dataset& ds, std::int64_t begin, std::int64_t end,
                     int batch, const std::vector<float>& class_weights) {
   const auto& info = ds.info();
   EvalResult r{0.0, ConfusionMatrix(info.classes)};
@@ -32,12 +33,12 @@ EvalResult evaluate(Model& model, Ctx& ctx, const data::Dataset& ds, std::int64_
     labels.resize(std::size_t(b * info.label_numel()));
     ds.read(idx, images.data(), labels.data());
     const Tensor x = Tensor::view(images.data(), {b, info.channels, info.height, info.width});
-    const Tensor& logits = model.forward(ctx, x, /*training=*/false);
+    const Tensor& logits = model.forward(ctx, io.input(x), /*training=*/false);
     const auto y = labels_for_logits(labels, x.shape(), logits.shape(), info);
     // Weight the batch mean by its size so a short last batch counts for what it holds.
-    loss_sum += softmax_cross_entropy(logits, y.data(), class_weights, nullptr) * b;
+    loss_sum += io.loss(logits, y, class_weights, nullptr) * b;
     loss_items += b;
-    const auto pred = predict_classes(logits);
+    const auto pred = io.predict(logits);
     r.confusion.add(pred.data(), y.data(), std::int64_t(pred.size()));
   }
   r.loss = loss_items ? loss_sum / double(loss_items) : 0.0;

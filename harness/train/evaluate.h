@@ -17,7 +17,9 @@ struct EvalResult {
   ConfusionMatrix confusion{1};
 };
 
-EvalResult evaluate(Model& model, Ctx& ctx, const data::Dataset& ds, std::int64_t begin, std::int64_t end,
+class StepIO;
+// io: the backend's input upload, loss and predictions (step_io.h).
+EvalResult evaluate(Model& model, Ctx& ctx, StepIO& io, const data::Dataset& ds, std::int64_t begin, std::int64_t end,
                     int batch, const std::vector<float>& class_weights);
 
 // Labels as the loss sees them: segmentation labels centre-cropped to the logits' h×w when the

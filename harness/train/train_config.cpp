@@ -14,8 +14,18 @@ void TrainConfig::validate() const {
   SB_REQUIRE(max_steps >= 0, "--max-steps {} must be >= 0", max_steps);
   SB_REQUIRE(threads >= 0, "--threads {} must be >= 0", threads);
   SB_REQUIRE(backend == "cpu" || backend == "cuda", "--backend '{}' is unknown (cpu or cuda)", backend);
-  SB_REQUIRE(backend == "cpu", "--backend cuda: this build has no CUDA backend yet");
-  SB_REQUIRE(precision == "fp32", "--precision '{}': the CPU backend trains in fp32 only", precision);
+#if !SCALEBENCH_HAVE_CUDA
+  SB_REQUIRE(backend == "cpu", "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
+#endif
+  SB_REQUIRE(precision == "fp32" || precision == "tf32" || precision == "bf16",
+             "--precision '{}' is unknown (fp32, tf32 or bf16)", precision);
+  SB_REQUIRE(precision == "fp32" || backend == "cuda", "--precision {}: the CPU backend trains in fp32 only",
+             precision);
+  SB_REQUIRE(layout == "NCHW" || layout == "NHWC", "--layout '{}' is unknown (NCHW or NHWC)", layout);
+  SB_REQUIRE(layout == "NCHW" || backend == "cuda", "--layout {}: the CPU backend computes in NCHW only", layout);
+  SB_REQUIRE(!deterministic || backend == "cuda", "--deterministic is a cuda option (the CPU is deterministic)");
+  SB_REQUIRE(backend == "cpu" || strategy == "single",
+             "--backend cuda runs --strategy single in this version; {} on GPUs (NCCL) is not wired yet", strategy);
   static const char* known[] = {"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync", "ps-async"};
   bool ok = false;
   for (const char* k : known) ok = ok || strategy == k;
@@ -39,10 +49,10 @@ std::string TrainConfig::canonical_text() const {
       "model={}\ndata={}\nstrategy={}\nbackend={}\nprecision={}\nepochs={}\nbatch={}\nlr={}\nlr_scaling={}\n"
       "warmup_epochs={}\nlr_decay={}\noptimizer={}\nmomentum={}\nweight_decay={}\nval_fraction={}\n"
       "class_weights={}\nseed={}\nreference_kernels={}\nmax_steps={}\ndevices={}\nbucket_mb={}\n"
-      "no_overlap={}\nranks_per_node={}\nstaleness={}\ncompression={}\n",
+      "no_overlap={}\nranks_per_node={}\nstaleness={}\ncompression={}\nlayout={}\ndeterministic={}\n",
       model, data, strategy, backend, precision, epochs, batch, lr, lr_scaling, warmup_epochs, lr_decay, optimizer,
       momentum, weight_decay, val_fraction, class_weights, seed, reference_kernels, max_steps, devices, bucket_mb,
-      no_overlap, ranks_per_node, staleness, compression);
+      no_overlap, ranks_per_node, staleness, compression, layout, deterministic);
 }
 
 }  // namespace scalebench

@@ -12,7 +12,9 @@ struct TrainConfig {
   std::string data;                  // HDF5 dataset (docs/data-format.md)
   std::string strategy = "single";
   std::string backend = "cpu";
-  std::string precision = "fp32";
+  std::string precision = "fp32";   // fp32 | tf32 | bf16 (cuda; the CPU trains in fp32)
+  std::string layout = "NCHW";       // cuda activations: NCHW | NHWC
+  bool deterministic = false;        // cuda: deterministic cuDNN algorithms (same losses run to run)
   int epochs = 3;
   int batch = 8;                     // per device
   double lr = 0.05;

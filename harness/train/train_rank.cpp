@@ -14,6 +14,7 @@
 #include "harness/strategy/strategy.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/preemption.h"
+#include "harness/train/step_io.h"
 #include "kernels/cpu/blas_threads.h"
 #include "models/loss.h"
 #include "models/spec.h"
@@ -30,10 +31,11 @@ std::string format_iou(const std::vector<double>& iou, const std::vector<std::st
 
 // --dump-weights: the weights as raw float32, <path>.init.rank<r> after start() and
 // <path>.rank<r> at the end (tests compare strategies with them).
-void dump_weights(const std::string& path, int rank, Model& m) {
+void dump_weights(const std::string& path, int rank, Model& m, StepIO& io) {
   const std::string file = fmt::format("{}.rank{}", path, rank);
+  const Tensor w = io.host_params(m);
   std::ofstream f(file, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(m.params().f32()), std::streamsize(m.param_count() * sizeof(float)));
+  f.write(reinterpret_cast<const char*>(w.f32()), std::streamsize(m.param_count() * sizeof(float)));
   SB_REQUIRE(f.good(), "--dump-weights: cannot write {}", file);
 }
 
@@ -50,7 +52,8 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
 
   const ModelSpec spec = parse_model_spec(cfg.model);
   const DataShape shape{info.channels, info.height, info.width, info.classes};
-  Model model(build_model_graph(spec, shape), Backend::cpu, cfg.seed);
+  StepIO io(cfg, /*device=*/0);  // cuda: --strategy single only (train_config.cpp), so device 0
+  Model model(build_model_graph(spec, shape), io.backend(), cfg.seed, io.gpu());
   model.setup({cfg.batch, info.channels, info.height, info.width});
   auto strategy = make_strategy({.name = cfg.strategy, .bucket_mb = cfg.bucket_mb, .overlap = !cfg.no_overlap,
                                  .ranks_per_node = cfg.ranks_per_node, .staleness = cfg.staleness,
@@ -83,7 +86,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   sched.validate();
   result.peak_lr = sched.peak_lr();
   Optimizer opt({.kind = cfg.optimizer, .momentum = float(cfg.momentum), .weight_decay = float(cfg.weight_decay)},
-                model.param_count());
+                model.param_count(), io.gpu());
   const std::vector<float> class_weights = resolve_class_weights(cfg.class_weights, ds, n_train);
 
   log << fmt::format("train: {} ({} params, {:.2f} GFLOP/image/step) on {} [{} x {}x{}x{}, {} classes]\n",
@@ -103,10 +106,10 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
     return result;
   }
 
-  if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights + ".init", rank, model);
+  if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights + ".init", rank, model, io);
   data::DataLoader loader(cfg.data, shard, cfg.batch);
   std::vector<StepRow> rows;  // this epoch's steps, for the observer
-  Ctx ctx{.backend = Backend::cpu, .reference = cfg.reference_kernels, .seed = cfg.seed, .step = 0,
+  Ctx ctx{.backend = io.backend(), .reference = cfg.reference_kernels, .seed = cfg.seed, .step = 0,
           .sample_offset = worker, .sample_stride = workers};
   Tensor dlogits;
   data::Batch batch;
@@ -126,9 +129,9 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
       SB_CHECK(loader.next(batch), "loader ended after {} of {} batches", s, steps);
       t.data = sw.lap();
       const Tensor x = Tensor::view(batch.images.data(), {batch.size, info.channels, info.height, info.width});
-      const Tensor& logits = model.forward(ctx, x, /*training=*/true);
+      const Tensor& logits = model.forward(ctx, io.input(x), /*training=*/true);
       const auto y = labels_for_logits(batch.labels, x.shape(), logits.shape(), info);
-      const double loss = softmax_cross_entropy(logits, y.data(), class_weights, &dlogits);
+      const double loss = io.loss(logits, y, class_weights, &dlogits);  // cuda: waits for the forward
       SB_REQUIRE(std::isfinite(loss), "training diverged on rank {}: loss is {} at epoch {} step {} (lower --lr?)",
                  rank, loss, epoch, s + 1);
       t.fwd = sw.lap();
@@ -169,7 +172,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
     er.images_per_s = double(er.images) / er.wall_s;
     if (rank != 0) continue;  // `stop` ends the loop here too
 
-    const EvalResult ev = evaluate(model, ctx, ds, n_train, info.n, cfg.batch, class_weights);
+    const EvalResult ev = evaluate(model, ctx, io, ds, n_train, info.n, cfg.batch, class_weights);
     er.val_loss = ev.loss;
     er.val_iou = ev.confusion.iou_all();
     er.val_miou = ev.confusion.mean_iou_non_background();
@@ -186,7 +189,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   }
   strategy->finish(model);
   result.strategy_summary = strategy->summary();
-  if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights, rank, model);
+  if (!cfg.dump_weights.empty()) dump_weights(cfg.dump_weights, rank, model, io);
   if (rank != 0 || result.preempted) return result;  // the caller reports a preemption
   if (!result.strategy_summary.empty()) log << result.strategy_summary << "\n";
   const auto& last = result.epochs.back();

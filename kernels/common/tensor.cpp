@@ -38,6 +38,25 @@ Tensor Tensor::zeros(Shape shape, DType dtype, Layout layout) {
   return t;
 }
 
+Tensor Tensor::adopt(std::shared_ptr<std::byte[]> storage, std::size_t capacity, Shape shape, DType dtype,
+                     Device device, Layout layout) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.device_ = device;
+  t.layout_ = layout;
+  t.storage_ = std::move(storage);
+  t.capacity_ = capacity;
+  t.ptr_ = t.storage_.get();
+  SB_CHECK(t.nbytes_for(shape) <= capacity, "adopt: {} {} needs more than {} bytes", to_string(shape),
+           to_string(dtype), capacity);
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+std::size_t Tensor::nbytes_for(const Shape& shape) const {
+  return static_cast<std::size_t>(scalebench::numel(shape)) * dtype_size(dtype_);
+}
+
 Tensor Tensor::view(void* data, Shape shape, DType dtype, Device device, Layout layout) {
   Tensor t;
   t.shape_ = std::move(shape);
@@ -57,10 +76,12 @@ Tensor Tensor::reshaped(Shape shape) const {
 }
 
 void Tensor::resize(Shape shape) {
-  SB_CHECK(device_.is_cpu(), "resize of a non-CPU tensor");
   for (auto d : shape) SB_CHECK(d >= 0, "negative dimension in {}", to_string(shape));
-  const std::size_t need = static_cast<std::size_t>(scalebench::numel(shape)) * dtype_size(dtype_);
-  if (ptr_ != nullptr && !storage_) {
+  const std::size_t need = nbytes_for(shape);
+  if (!device_.is_cpu()) {
+    SB_CHECK(storage_ && need <= capacity_, "resize of a device tensor from {} to {} beyond its allocation",
+             to_string(shape_), to_string(shape));
+  } else if (ptr_ != nullptr && !storage_) {
     SB_CHECK(need <= nbytes(), "cannot grow a view from {} to {}", to_string(shape_), to_string(shape));
   } else if (need > capacity_) {
     // 64-byte alignment keeps BLAS and vectorised loops on their fast paths.

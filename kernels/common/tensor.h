@@ -41,6 +41,10 @@ class Tensor {
 
   // Owning CPU tensor, zero-filled.
   static Tensor zeros(Shape shape, DType dtype = DType::f32, Layout layout = Layout::NCHW);
+  // Owning tensor over storage a backend allocated (CUDA device memory with its deleter), of
+  // `capacity` bytes on `device`. resize() may shrink or regrow it up to capacity, never beyond.
+  static Tensor adopt(std::shared_ptr<std::byte[]> storage, std::size_t capacity, Shape shape, DType dtype,
+                      Device device, Layout layout = Layout::NCHW);
   // Non-owning view of `data` (which must outlive the view).
   static Tensor view(void* data, Shape shape, DType dtype = DType::f32, Device device = Device::cpu(),
                      Layout layout = Layout::NCHW);
@@ -64,10 +68,13 @@ class Tensor {
   // Same storage, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
   // Resize an owning CPU tensor: reallocates only when the element count grows. Contents undefined.
+  // A device tensor (adopt) resizes within its capacity only.
   void resize(Shape shape);
   void fill(float v);  // CPU f32 only
 
  private:
+  std::size_t nbytes_for(const Shape& shape) const;
+
   Shape shape_;
   DType dtype_ = DType::f32;
   Device device_{};

@@ -12,14 +12,15 @@
 
 #include <cstdint>
 
+#include "kernels/common/precision.h"
 #include "kernels/common/tensor.h"
 
 namespace scalebench::cuda {
 
-enum class Precision : std::uint8_t { fp32, tf32, bf16 };
-const char* to_string(Precision p);
+using scalebench::Precision;  // kernels/common/precision.h
+using scalebench::to_string;
 // The dtype of GEMM inputs at this precision (f32 for fp32/tf32, bf16 for bf16).
-DType input_dtype(Precision p);
+inline DType input_dtype(Precision p) { return compute_dtype(p); }
 
 class CublasHandle {
  public:

@@ -9,17 +9,6 @@
 
 namespace scalebench::cuda {
 
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::bf16: return "bf16";
-  }
-  return "?";
-}
-
-DType input_dtype(Precision p) { return p == Precision::bf16 ? DType::bf16 : DType::f32; }
-
 CublasHandle::CublasHandle(cudaStream_t stream) : stream_(stream) {
   CUBLAS_CHECK(cublasCreate(&h_));
   CUBLAS_CHECK(cublasSetStream(h_, stream));

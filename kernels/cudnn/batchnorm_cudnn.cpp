@@ -9,6 +9,14 @@
 
 namespace scalebench::cudnn {
 namespace {
+// NHWC: cuDNN's plain spatial kernels are ~15x slower there than in NCHW (measured on an H100,
+// docs/gpu.md); the persistent variant is its fast NHWC path, but it may reduce in a
+// run-dependent order, so deterministic runs keep the plain mode. Forward and backward must agree.
+cudnnBatchNormMode_t train_mode(const BatchNormSpec& s) {
+  return s.layout == Layout::NHWC && !s.deterministic ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT : CUDNN_BATCHNORM_SPATIAL;
+}
+}  // namespace
+namespace {
 
 constexpr float kOne = 1.0f, kZero = 0.0f;
 
@@ -39,7 +47,7 @@ void batchnorm_forward_train(Handle& handle, const BatchNormSpec& s, const void*
            s.p.n, s.p.hw);
   const Descs d(s);
   CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
-      handle.get(), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, d.data.get(), x, d.data.get(), y, d.param.get(), gamma,
+      handle.get(), train_mode(s), &kOne, &kZero, d.data.get(), x, d.data.get(), y, d.param.get(), gamma,
       beta, static_cast<double>(s.p.momentum), running_mean, running_var, static_cast<double>(s.p.eps), save_mean,
       save_invstd));
 }
@@ -60,7 +68,7 @@ void batchnorm_backward(Handle& handle, const BatchNormSpec& s, const void* x, c
   SB_CHECK(x && dy && gamma && save_mean && save_invstd && dx && dgamma && dbeta,
            "batchnorm_backward (cuDNN): null operand");
   const Descs d(s);
-  CUDNN_CHECK(cudnnBatchNormalizationBackward(handle.get(), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, &kOne, &kZero,
+  CUDNN_CHECK(cudnnBatchNormalizationBackward(handle.get(), train_mode(s), &kOne, &kZero, &kOne, &kZero,
                                               d.data.get(), x, d.data.get(), dy, d.data.get(), dx, d.param.get(),
                                               gamma, dgamma, dbeta, static_cast<double>(s.p.eps), save_mean,
                                               save_invstd));

@@ -8,7 +8,8 @@
 //  - eval: normalise with the running statistics;
 //  - backward: dx, dgamma, dbeta from the saved statistics (same eps as the forward).
 // x/y/dx/dy are `dtype` in `layout`; gamma, beta, statistics and their gradients are always f32 [c].
-// Not here: per-activation mode, the persistent (fused NHWC) variant, fused activation/add, sync BN.
+// NHWC training runs CUDNN_BATCHNORM_SPATIAL_PERSISTENT (fast) unless deterministic.
+// Not here: per-activation mode, fused activation/add, sync BN.
 #pragma once
 
 #include "kernels/common/tensor.h"
@@ -21,6 +22,7 @@ struct BatchNormSpec {
   cpu::BatchNormParams p;  // x [n, c, hw] (hw = h·w: the plane), eps, momentum
   DType dtype = DType::f32;
   Layout layout = Layout::NCHW;  // NHWC stores x as [n, hw, c]
+  bool deterministic = false;  // NHWC training uses cuDNN's persistent kernels unless set
 };
 
 // x, y [n, c, hw]; gamma, beta [c]; save_mean, save_invstd [c] written; running_mean/var [c] updated.

@@ -4,6 +4,8 @@
 // for f32/bf16/f16 data).
 #include "kernels/cudnn/conv2d_cudnn.h"
 
+#include "kernels/cuda/bias_grad.h"
+#include "kernels/cuda/cast.h"
 #include "kernels/cudnn/cudnn_check.h"
 #include "kernels/cudnn/descriptors.h"
 
@@ -30,6 +32,7 @@ void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, 
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.forward(ctx.handle, ctx.workspace, prob, x, w, y);
   void* ws = ctx.workspace.get(a.workspace_bytes);
+  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionForward(ctx.handle.get(), &kOne, prob.x.get(), x, prob.w.get(), w, prob.conv.get(),
                                       static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, a.workspace_bytes, &kZero,
                                       prob.y.get(), y));
@@ -41,6 +44,7 @@ void conv2d_backward_data(const ConvContext& ctx, const Conv2dSpec& s, const voi
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_data(ctx.handle, ctx.workspace, prob, w, dy, dx);
   void* ws = ctx.workspace.get(a.workspace_bytes);
+  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.handle.get(), &kOne, prob.w.get(), w, prob.y.get(), dy,
                                            prob.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
                                            a.workspace_bytes, &kZero, prob.x.get(), dx));
@@ -52,10 +56,11 @@ void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const v
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_filter(ctx.handle, ctx.workspace, prob, x, dy, dw);
   void* ws = ctx.workspace.get(a.workspace_bytes);
+  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.handle.get(), &kOne, prob.x.get(), x, prob.y.get(), dy,
                                              prob.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
                                              ws, a.workspace_bytes, &kZero, prob.w.get(), dw));
-  if (db) bias_backward(ctx.handle, s.dtype, s.layout, s.p.n, s.p.c_out, s.p.h_out(), s.p.w_out(), dy, db);
+  if (db) bias_backward(ctx.handle, ctx.workspace, s.dtype, s.layout, s.p.n, s.p.c_out, s.p.h_out(), s.p.w_out(), dy, db);
 }
 
 void add_bias(Handle& handle, DType dtype, Layout layout, int n, int c, int h, int w, const void* bias, void* y) {
@@ -64,11 +69,24 @@ void add_bias(Handle& handle, DType dtype, Layout layout, int n, int c, int h, i
   CUDNN_CHECK(cudnnAddTensor(handle.get(), &kOne, b.get(), bias, &kOne, yd.get(), y));
 }
 
-void bias_backward(Handle& handle, DType dtype, Layout layout, int n, int c, int h, int w, const void* dy,
-                   void* db) {
+void bias_backward(Handle& handle, Workspace& workspace, DType dtype, Layout layout, int n, int c, int h, int w,
+                   const void* dy, void* db) {
   SB_CHECK(dy && db, "bias_backward (cuDNN): null operand");
-  const TensorDesc dyd(dtype, layout, n, c, h, w), b(dtype, layout, 1, c, 1, 1);
-  CUDNN_CHECK(cudnnConvolutionBackwardBias(handle.get(), &kOne, dyd.get(), dy, &kZero, b.get(), db));
+  if (dtype == DType::f32) {
+    const TensorDesc dyd(dtype, layout, n, c, h, w), b(dtype, layout, 1, c, 1, 1);
+    CUDNN_CHECK(cudnnConvolutionBackwardBias(handle.get(), &kOne, dyd.get(), dy, &kZero, b.get(), db));
+    return;
+  }
+  // cudnnConvolutionBackwardBias answers NOT_SUPPORTED for bf16 (seen on cuDNN 9.19, H100): reduce
+  // with our kernel into an f32 sum (fp32 accumulation), then round once to the bias dtype.
+  cuda::ChannelParams p;
+  p.n = n, p.c = c, p.hw = std::int64_t(h) * w, p.layout = layout, p.dtype = dtype;
+  const std::size_t sum_bytes = (std::size_t(c) * sizeof(float) + 255) / 256 * 256;
+  const std::size_t red_bytes = cuda::bias_grad_workspace_bytes(p);
+  auto* base = static_cast<std::byte*>(workspace.get(sum_bytes + red_bytes));
+  auto* sum = reinterpret_cast<float*>(base);
+  cuda::bias_grad(p, dy, sum, {base + sum_bytes, red_bytes}, handle.stream());
+  cuda::cast(c, DType::f32, sum, dtype, db, handle.stream());
 }
 
 }  // namespace scalebench::cudnn

@@ -37,9 +37,10 @@ void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const v
                             void* db);
 
 // Per-channel bias, shared with the up-convolution: y [n, c, h, w] += bias [c] (cudnnAddTensor), and
-// db [c] = Σ_{n,h,w} dy [n, c, h, w] (cudnnConvolutionBackwardBias, overwrites). bias/db have `dtype`.
+// db [c] = Σ_{n,h,w} dy [n, c, h, w] (overwrites; cudnnConvolutionBackwardBias for f32, our
+// deterministic reduction in `workspace` plus one rounding for bf16/f16). bias/db have `dtype`.
 void add_bias(Handle& handle, DType dtype, Layout layout, int n, int c, int h, int w, const void* bias, void* y);
-void bias_backward(Handle& handle, DType dtype, Layout layout, int n, int c, int h, int w, const void* dy,
-                   void* db);
+void bias_backward(Handle& handle, Workspace& workspace, DType dtype, Layout layout, int n, int c, int h, int w,
+                   const void* dy, void* db);
 
 }  // namespace scalebench::cudnn

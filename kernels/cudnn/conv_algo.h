@@ -27,6 +27,9 @@ struct AlgoChoice {
   std::size_t workspace_bytes = 0;  // what the algorithm needs (<= the workspace cap at choice time)
   float time_ms = 0.0f;             // Find's measurement
   bool deterministic = false;       // cuDNN's determinism report for it
+  int math_type = 0;                // the cudnnMathType_t Find ran it with: set it on the descriptor before
+                                    // executing (cuDNN may pick another than the descriptor's; the
+                                    // executing call then answers BAD_PARAM, seen for bf16 NHWC, c = 3)
   bool operator==(const AlgoChoice&) const = default;
 };
 

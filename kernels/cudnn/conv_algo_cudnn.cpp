@@ -2,7 +2,9 @@
 // conv_algo.h). Find is given a workspace sized to the largest cudnnGet*WorkspaceSize among the
 // algorithms that support the problem, clipped to the cap, so small problems do not allocate the
 // whole cap. The convolution descriptor's math type (from Precision) is what Find runs and what the
-// caller later executes with; results' own mathType fields are not used to change it.
+// caller asks for; a result may report another math type (e.g. default math where tensor cores do not
+// fit the channel count), which the caller sets on its descriptor before executing (AlgoChoice).
+// Under strict fp32 a result that would run on tensor cores (TF32 rounding) is refused.
 #include "kernels/cudnn/conv_algo.h"
 
 #include <algorithm>
@@ -92,6 +94,11 @@ AlgoChoice find_best(Handle& handle, Workspace& ws, const ConvProblem& p, const 
             fmt::format("cudnnFind*AlgorithmEx ({}) failed for {}: {} ({})", to_string(D), to_string(key),
                         cudnnGetErrorString(st), static_cast<int>(st)));
 
+  // Deterministic keys: every deterministic algorithm repeats its own bits, but two of them differ,
+  // and Find's timing order changes from run to run. Take the lowest-numbered acceptable algorithm,
+  // so the choice, and with it the results, depend on nothing measured.
+  if (key.deterministic)
+    std::stable_sort(perf.begin(), perf.begin() + got, [](const auto& a, const auto& b) { return a.algo < b.algo; });
   std::string refused;  // why each result was passed over, for the error below
   for (int i = 0; i < got; ++i) {
     const auto& r = perf[static_cast<std::size_t>(i)];
@@ -102,8 +109,12 @@ AlgoChoice find_best(Handle& handle, Workspace& ws, const ConvProblem& p, const 
       why = "needs more workspace than the cap";
     else if (key.deterministic && r.determinism != CUDNN_DETERMINISTIC)
       why = "not deterministic";
+    else if (key.precision == Precision::fp32 &&
+             (r.mathType == CUDNN_TENSOR_OP_MATH || r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))
+      why = "tensor-core math under strict fp32";
     if (!why)
-      return AlgoChoice{static_cast<int>(r.algo), r.memory, r.time, r.determinism == CUDNN_DETERMINISTIC};
+      return AlgoChoice{static_cast<int>(r.algo), r.memory, r.time, r.determinism == CUDNN_DETERMINISTIC,
+                        static_cast<int>(r.mathType)};
     refused += fmt::format("{}algo {} ({}, {:.1f} MiB)", refused.empty() ? "" : "; ", static_cast<int>(r.algo),
                            why, mib(r.memory));
   }

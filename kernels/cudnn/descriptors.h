@@ -56,6 +56,8 @@ class FilterDesc : public Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilter
 class ConvDesc : public Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor> {
  public:
   ConvDesc(int pad, int stride, int dilation, Precision precision);
+  // Another cudnnMathType_t for the call that follows (the one Find chose: AlgoChoice::math_type).
+  void set_math_type(int math_type) const;
 };
 
 // Max pooling (NaN propagating), square window, symmetric pad and stride.

@@ -45,6 +45,10 @@ ConvDesc::ConvDesc(int pad, int stride, int dilation, Precision precision) {
   CUDNN_CHECK(cudnnSetConvolutionMathType(d_, math_type(precision)));
 }
 
+void ConvDesc::set_math_type(int math_type) const {
+  CUDNN_CHECK(cudnnSetConvolutionMathType(d_, static_cast<cudnnMathType_t>(math_type)));
+}
+
 PoolDesc::PoolDesc(int window, int pad, int stride) {
   SB_CHECK(window > 0 && pad >= 0 && stride > 0, "cuDNN pooling descriptor: bad window {} pad {} stride {}", window,
            pad, stride);

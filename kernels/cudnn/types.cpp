@@ -6,18 +6,7 @@
 
 namespace scalebench::cudnn {
 
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::bf16: return "bf16";
-  }
-  return "?";
-}
-
 const char* layout_name(Layout l) { return l == Layout::NCHW ? "NCHW" : "NHWC"; }
-
-DType data_dtype(Precision p) { return p == Precision::bf16 ? DType::bf16 : DType::f32; }
 
 std::string to_string(const ConvKey& k) {
   return fmt::format("n={} c={} h={} w={} k={} r={} s={} pad={} stride={} {} {} {}{}", k.n, k.c, k.h, k.w, k.k,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/precision.h"
 #include "kernels/common/tensor.h"
 
 namespace scalebench::cudnn {
@@ -14,12 +15,13 @@ namespace scalebench::cudnn {
 // How a convolution may round. fp32: f32 data, FMA-only kernels (no TF32, no tensor cores).
 // tf32: f32 data, TF32 tensor cores allowed (cuDNN default math). bf16: bf16 data, tensor-op math,
 // fp32 accumulation. The data dtype must agree: fp32/tf32 take f32, bf16 takes bf16.
-enum class Precision : std::uint8_t { fp32, tf32, bf16 };
+// The enum is the shared scalebench::Precision (kernels/common/precision.h).
+using scalebench::Precision;
+using scalebench::to_string;
 
-const char* to_string(Precision p);
 const char* layout_name(Layout l);  // "NCHW" / "NHWC"
 // The data dtype a precision computes on (f32 for fp32/tf32, bf16 for bf16).
-DType data_dtype(Precision p);
+inline DType data_dtype(Precision p) { return compute_dtype(p); }
 
 // One 2-D convolution problem, in the forward convolution's terms: input x [n, c, h, w], filter
 // [k, c, r, s], symmetric pad and stride, dilation 1. Backward data and backward filter of the same

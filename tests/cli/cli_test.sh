@@ -53,6 +53,13 @@ PY
     expect_error "--epochs" "$sb" train --data "$tmp/seg.h5" --epochs 0
     expect_error "--lr-scaling" "$sb" train --data "$tmp/seg.h5" --lr-scaling cubic
     expect_error "divisible by 64" "$sb" train --data "$tmp/seg.h5" --model unet:depth=6
+    expect_error "--precision 'fp8'" "$sb" train --data "$tmp/seg.h5" --precision fp8
+    expect_error "--precision bf16: the CPU backend" "$sb" train --data "$tmp/seg.h5" --precision bf16
+    expect_error "--layout 'NWHC'" "$sb" train --data "$tmp/seg.h5" --layout NWHC
+    expect_error "--layout NHWC: the CPU backend" "$sb" train --data "$tmp/seg.h5" --layout NHWC
+    expect_error "--deterministic is a cuda option" "$sb" train --data "$tmp/seg.h5" --deterministic
+    # CPU-only builds: no CUDA backend; CUDA builds: the NCCL strategies are not wired to it yet.
+    expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy multiworker
     expect_error "--n" "$sb" datagen --n -5 -o "$tmp/x.h5"
     [ ! -e "$tmp/x.h5" ] || fail "a failed datagen left $tmp/x.h5 behind"
     ;;

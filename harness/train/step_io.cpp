@@ -1,0 +1,62 @@
+// step_io.cpp — backend switch of the trainer's step (see step_io.h).
+#include "harness/train/step_io.h"
+
+#include "kernels/common/precision.h"
+#include "models/gpu_train.h"
+#include "models/loss.h"
+
+namespace scalebench {
+
+StepIO::StepIO(const TrainConfig& cfg, int device) : backend_(cfg.backend == "cuda" ? Backend::cuda : Backend::cpu) {
+#if SCALEBENCH_HAVE_CUDA
+  if (backend_ == Backend::cuda) {
+    gpu_ = make_gpu_context(device, parse_precision(cfg.precision), cfg.layout == "NHWC" ? Layout::NHWC : Layout::NCHW,
+                            cfg.deterministic);
+    gpu_loss_ = std::make_shared<GpuLoss>(*gpu_);
+  }
+#else
+  (void)device;
+  SB_REQUIRE(backend_ == Backend::cpu, "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
+#endif
+}
+
+StepIO::~StepIO() = default;
+
+const Tensor& StepIO::input(const Tensor& host_x) {
+  if (backend_ == Backend::cpu) return x_ = host_x;
+#if SCALEBENCH_HAVE_CUDA
+  if (!x_.defined() || x_.shape() != host_x.shape()) x_ = gpu_zeros(*gpu_, host_x.shape(), DType::f32, Layout::NCHW);
+  gpu_upload(*gpu_, host_x, x_);
+#endif
+  return x_;
+}
+
+double StepIO::loss(const Tensor& logits, const std::vector<std::int32_t>& labels,
+                    const std::vector<float>& class_weights, Tensor* dlogits) {
+  if (backend_ == Backend::cpu) return softmax_cross_entropy(logits, labels.data(), class_weights, dlogits);
+#if SCALEBENCH_HAVE_CUDA
+  return (*gpu_loss_)(logits, labels.data(), class_weights, dlogits);
+#else
+  return 0;
+#endif
+}
+
+std::vector<std::int32_t> StepIO::predict(const Tensor& logits) {
+  if (backend_ == Backend::cpu) return predict_classes(logits);
+#if SCALEBENCH_HAVE_CUDA
+  return gpu_loss_->predict(logits);
+#else
+  return {};
+#endif
+}
+
+Tensor StepIO::host_params(Model& m) {
+  if (backend_ == Backend::cpu) return m.params();
+  Tensor h = Tensor::zeros(m.params().shape());
+#if SCALEBENCH_HAVE_CUDA
+  gpu_download(*gpu_, m.params(), h);
+#endif
+  return h;
+}
+
+}  // namespace scalebench

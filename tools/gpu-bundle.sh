@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# gpu-bundle.sh — pack programs built here (CUDA ON) for the lent GPU machine, which has the CUDA
+# driver, nvcc, cuBLAS and (as Python wheels) cuDNN and NCCL, but none of our Debian libraries and no
+# package registry. Copies the named executables and every shared library they load that is neither
+# part of CUDA (found there: see tools/gpu-env.sh) nor glibc, into one folder, then compresses it.
+#
+#   tools/gpu-bundle.sh BUILD_DIR OUT_DIR PROGRAM...    e.g. tools/gpu-bundle.sh build .gpu tests/sb_test_gpu_kernels
+#
+# Writes OUT_DIR/bundle.tar.xz (bin/ and lib/ inside) and OUT_DIR/env.sh. Carry OUT_DIR (listed in
+# .git/info/exclude) with the device tool; see docs/gpu.md. The carry limit is 64 MiB: OpenBLAS alone
+# is 36 MB uncompressed, ~9 MB compressed. Not here: Open MPI's runtime plugins (mpirun there is not
+# supported by this bundle; single-process and NCCL-over-file-bootstrap runs are).
+set -euo pipefail
+[[ $# -ge 3 ]] || { echo "usage: $0 BUILD_DIR OUT_DIR PROGRAM..." >&2; exit 2; }
+build=$1 out=$2
+shift 2
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" "$out"
+# CUDA's own libraries come from the GPU machine (driver-matched); glibc's from its system.
+skip='^(libcuda|libcudart|libcublas|libcublasLt|libcudnn|libnccl|libnvrtc|libnvJitLink|libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux-x86-64|linux-vdso)\.so'
+for prog in "$@"; do
+  p=$build/$prog
+  [[ -x $p ]] || { echo "gpu-bundle: $p is not an executable (build it first)" >&2; exit 1; }
+  cp "$p" "$stage/bin/"
+  while read -r name _ path _; do
+    [[ $path == /* ]] || continue
+    [[ $name =~ $skip ]] && continue
+    [[ -e $stage/lib/$name ]] || cp -L "$path" "$stage/lib/$name"
+  done < <(ldd "$p")
+done
+tar -C "$stage" -cJf "$out/bundle.tar.xz" bin lib
+cp "$(dirname "$0")/gpu-env.sh" "$out/env.sh"
+echo "gpu-bundle: $(ls "$stage/bin" | wc -l) programs, $(ls "$stage/lib" | wc -l) libraries -> $out/bundle.tar.xz ($(du -h "$out/bundle.tar.xz" | cut -f1))"

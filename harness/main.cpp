@@ -43,7 +43,8 @@ void add_train(CLI::App& app, TrainConfig& c) {
   cmd->add_option("--model", c.model, "Model spec, e.g. unet:depth=4,base=16 or vgg11:width=0.25,bn=1")
       ->capture_default_str();
   cmd->add_option("--data", c.data, "HDF5 dataset from `scalebench datagen`")->required();
-  cmd->add_option("--strategy", c.strategy, "single (more strategies arrive with the distributed harness)")
+  cmd->add_option("--strategy", c.strategy,
+                  "single|mirrored|multiworker|ring|hierarchical|ps-sync|ps-async (cuda: single, mirrored, multiworker)")
       ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu|cuda")->capture_default_str();
   cmd->add_option("--precision", c.precision, "fp32|tf32|bf16 (tf32/bf16: cuda)")->capture_default_str();

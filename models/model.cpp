@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/gpu_memory.h"
+#include "models/gpu_train.h"
 #include "models/init.h"
 #include "models/registry.h"
 
@@ -192,9 +193,24 @@ void Model::backward(Ctx& ctx, const Tensor& dlogits) {
       const float* src = scratch_.f32();
       for (std::int64_t e = 0, n = scratch_.numel(); e < n; ++e) dst[e] += src[e];
     }
-    if (hook_ && node_param_range_[j].second > node_param_range_[j].first)
+    if (hook_ && node_param_range_[j].second > node_param_range_[j].first) {
+#if SCALEBENCH_HAVE_CUDA
+      if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
+#endif
       hook_(int(j), node_param_range_[j].first, node_param_range_[j].second);
+    }
   }
+}
+
+void Model::scale_grads(float s) {
+  if (backend_ == Backend::cpu) {
+    float* g = grads_.f32();
+    for (std::int64_t i = 0, n = grads_.numel(); i < n; ++i) g[i] *= s;
+    return;
+  }
+#if SCALEBENCH_HAVE_CUDA
+  gpu_scale(*gpu_, grads_.f32(), grads_.numel(), s);
+#endif
 }
 
 std::vector<LayerTiming> Model::time_layers(Ctx& ctx, int reps) {

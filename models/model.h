@@ -67,6 +67,11 @@ class Model {
   // Non-trained state (batch-norm running statistics), named "<node>.<buffer>".
   std::vector<std::pair<std::string, Tensor*>> buffers();
 
+  // grads *= s on the model's backend (the strategies' mean over workers).
+  void scale_grads(float s);
+
+  // On cuda the hook runs after the node's gradient work has COMPLETED on the device (the stream is
+  // synchronised first), so another stream (NCCL) may read the range at once.
   using BackwardHook = std::function<void(int node, std::int64_t grad_begin, std::int64_t grad_end)>;
   void set_backward_hook(BackwardHook hook) { hook_ = std::move(hook); }
 

@@ -49,10 +49,8 @@ class AllreduceStrategy final : public Strategy {
     buckets_->finish();
     x.comm_exposed = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    float* g = model.grads().f32();
-    const float inv = 1.0f / float(comm_.size());
-    for (std::int64_t i = 0; i < count_; ++i) g[i] *= inv;
-    opt.step(model.params().f32(), g, lr);
+    model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
+    opt.step(model.params().f32(), model.grads().f32(), lr);
     x.update = seconds_since(t0);
     return x;
   }

@@ -42,7 +42,8 @@ std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, comm::Communic
   if (o.name == "single") return make_single_strategy();
   SB_CHECK(comm != nullptr, "strategy {} needs a communicator", o.name);
   if (o.name == "mirrored") {
-    SB_REQUIRE(std::string(comm->transport()) == "threads", "strategy mirrored runs as threads in one process");
+    const std::string t = comm->transport();
+    SB_REQUIRE(t == "threads" || t == "nccl", "strategy mirrored runs as threads in one process (threads or nccl)");
     return make_allreduce_strategy(o, *comm, count, comm::AllreduceAlgo::native);
   }
   if (o.name == "multiworker") return make_allreduce_strategy(o, *comm, count, comm::AllreduceAlgo::native);

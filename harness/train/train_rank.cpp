@@ -15,6 +15,9 @@
 #include "harness/train/evaluate.h"
 #include "harness/train/preemption.h"
 #include "harness/train/step_io.h"
+#if SCALEBENCH_HAVE_CUDA
+#include "harness/comm/nccl_comm.h"
+#endif
 #include "kernels/cpu/blas_threads.h"
 #include "models/loss.h"
 #include "models/spec.h"
@@ -52,7 +55,11 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
 
   const ModelSpec spec = parse_model_spec(cfg.model);
   const DataShape shape{info.channels, info.height, info.width, info.classes};
-  StepIO io(cfg, /*device=*/0);  // cuda: --strategy single only (train_config.cpp), so device 0
+  int device = 0;  // cuda: the rank's GPU is its NCCL communicator's (one process per GPU, or one thread)
+#if SCALEBENCH_HAVE_CUDA
+  if (comm && std::string(comm->transport()) == "nccl") device = comm::nccl_device(*comm);
+#endif
+  StepIO io(cfg, device);
   Model model(build_model_graph(spec, shape), io.backend(), cfg.seed, io.gpu());
   model.setup({cfg.batch, info.channels, info.height, info.width});
   auto strategy = make_strategy({.name = cfg.strategy, .bucket_mb = cfg.bucket_mb, .overlap = !cfg.no_overlap,

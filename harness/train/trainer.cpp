@@ -9,6 +9,9 @@
 #include <thread>
 
 #include "harness/comm/mpi_comm.h"
+#if SCALEBENCH_HAVE_CUDA
+#include "harness/comm/nccl_comm.h"
+#endif
 #include "harness/comm/threads_comm.h"
 #include "harness/strategy/strategy.h"
 #include "harness/train/launch_env.h"
@@ -42,17 +45,24 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();
   std::ostream quiet(nullptr);  // other ranks' log: discarded
+  // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL (harness/comm/
+  // nccl_comm.h): mirrored drives one GPU per thread, multiworker one GPU per MPI process.
+  const bool cuda = cfg.backend == "cuda";
   if (cfg.strategy == "mirrored") {
     check_slurm_single_process();
-    cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
     TrainResult first;
-    comm::ThreadsWorld::run(
-        cfg.devices,
-        [&](comm::Communicator& c) {
-          TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr);
-          if (c.rank() == 0) first = std::move(r);
-        },
-        {.timeout_s = cfg.comm_timeout_s});
+    auto rank_main = [&](comm::Communicator& c) {
+      TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr);
+      if (c.rank() == 0) first = std::move(r);
+    };
+    if (cuda) {
+#if SCALEBENCH_HAVE_CUDA
+      comm::NcclDeviceGroup::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
+#endif
+    } else {
+      cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
+      comm::ThreadsWorld::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
+    }
     return first;
   }
   if (strategy_uses_mpi(cfg.strategy)) {
@@ -61,7 +71,15 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     check_slurm_ranks(*world);
     cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
     const bool lead = world->rank() == 0;
-    return train_rank(cfg, world.get(), lead ? log : quiet, lead ? observer : nullptr);
+    std::unique_ptr<comm::Communicator> nccl;  // cuda: the id goes over MPI, the gradients over NCCL
+#if SCALEBENCH_HAVE_CUDA
+    if (cuda) {
+      comm::NcclOptions nccl_opts;
+      nccl_opts.comm.timeout_s = cfg.comm_timeout_s;
+      nccl = comm::make_nccl_world(*world, nccl_opts);
+    }
+#endif
+    return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr);
   }
   check_slurm_single_process();
   const int launched = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));

@@ -1,0 +1,120 @@
+// test_nccl_strategies_cuda.cpp — the synchronous strategies on GPUs over NCCL at one rank give the
+// weights of single-GPU training bit for bit: multiworker (a job world of one process, file
+// bootstrap without a file at size 1) and mirrored (a device group of one GPU). At one rank the
+// allreduce is an identity and the mean a multiply by 1, so any difference is a wiring fault: the
+// initial broadcast, the backward hook firing before the gradients are complete, bucket ranges, the
+// gradient scaling or the optimizer running on the wrong memory. Multi-GPU equality needs 2+ GPUs
+// (sb_test_gpu_comm covers the transport there).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/comm/nccl_comm.h"
+#include "harness/strategy/strategy.h"
+#include "models/gpu_context.h"
+#include "models/gpu_memory.h"
+#include "models/gpu_train.h"
+#include "models/model.h"
+#include "models/optimizer.h"
+#include "models/spec.h"
+
+namespace scalebench::gpu_test {
+namespace {
+
+struct Case {
+  std::string spec;
+  DataShape data;
+  int batch;
+  bool segmentation;
+};
+
+// Trains `steps` steps with strategy `name` over `comm` (null for single) on device `device`;
+// returns the final weights and batch-norm buffers on the host.
+std::vector<float> train(const Case& c, const std::string& name, comm::Communicator* comm, int device, int steps) {
+  GpuOptions o;
+  o.device = device;
+  o.precision = Precision::tf32;
+  o.layout = Layout::NHWC;
+  o.deterministic = true;  // two contexts choose the same algorithms only in deterministic mode
+  GpuContext g(o);
+  Model m(build_model_graph(parse_model_spec(c.spec), c.data), Backend::cuda, 5, &g);
+  const Shape in{c.batch, c.data.channels, c.data.height, c.data.width};
+  m.setup(in);
+  auto strategy = make_strategy({.name = name, .bucket_mb = 0.05}, comm, m.param_count());  // several buckets
+  Optimizer opt({.kind = "sgd", .momentum = 0.9f}, m.param_count(), &g);
+  GpuLoss loss(g);
+  strategy->start(m);
+  std::mt19937_64 rng(9);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  Tensor hx = Tensor::zeros(in), x = gpu_zeros(g, in, DType::f32, Layout::NCHW), dl;
+  Ctx ctx{.backend = Backend::cuda, .seed = 2};
+  for (int s = 0; s < steps; ++s) {
+    for (std::int64_t i = 0; i < hx.numel(); ++i) hx.f32()[i] = nd(rng);
+    gpu_upload(g, hx, x);
+    const Tensor& logits = m.forward(ctx, x, true);
+    std::vector<std::int32_t> labels(static_cast<std::size_t>(numel(logits.shape()) / logits.dim(1)));
+    for (auto& l : labels) l = std::int32_t(rng() % std::uint64_t(c.data.classes));
+    loss(logits, labels.data(), {}, &dl);
+    strategy->before_backward(m);
+    m.backward(ctx, dl);
+    strategy->after_backward(m, opt, 0.02f);
+    ++ctx.step;
+  }
+  strategy->finish(m);
+  std::vector<float> out(static_cast<std::size_t>(m.param_count()));
+  Tensor host = Tensor::view(out.data(), {m.param_count()});
+  gpu_download(g, m.params(), host);
+  for (auto& [buf_name, t] : m.buffers()) {
+    Tensor h = Tensor::zeros(t->shape());
+    gpu_download(g, *t, h);
+    out.insert(out.end(), h.f32(), h.f32() + h.numel());
+  }
+  return out;
+}
+
+void expect_identical(const std::vector<float>& a, const std::vector<float>& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  std::size_t differ = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    differ += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    worst = std::max(worst, double(std::fabs(a[i] - b[i])));
+  }
+  EXPECT_EQ(differ, 0u) << what << ": " << differ << " of " << a.size() << " values differ from single (max |diff| "
+                        << worst << ")";
+}
+
+const Case kCases[] = {{"unet:depth=2,base=8", {1, 32, 32, 3}, 4, true},
+                       {"vgg11:width=0.125,bn=1,dropout=0.3", {3, 32, 32, 5}, 6, false}};
+
+TEST(NcclStrategies, MultiworkerAtOneRankEqualsSingle) {
+  for (const Case& c : kCases) {
+    const auto single = train(c, "single", nullptr, 0, 4);
+    comm::JobPlace place;  // rank 0 of 1: no id file needed
+    comm::NcclOptions no;
+    no.comm.timeout_s = 60;
+    no.device = 0;
+    auto world = comm::make_nccl_world_file(place, no);
+    expect_identical(train(c, "multiworker", world.get(), 0, 4), single, c.spec + " multiworker");
+  }
+}
+
+TEST(NcclStrategies, MirroredOnOneGpuEqualsSingle) {
+  for (const Case& c : kCases) {
+    const auto single = train(c, "single", nullptr, 0, 4);
+    std::vector<float> mirrored;
+    comm::NcclDeviceGroup::run(
+        1, [&](comm::Communicator& comm) { mirrored = train(c, "mirrored", &comm, comm::nccl_device(comm), 4); },
+        {.timeout_s = 60});
+    expect_identical(mirrored, single, c.spec + " mirrored");
+  }
+}
+
+}  // namespace
+}  // namespace scalebench::gpu_test

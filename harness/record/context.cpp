@@ -18,6 +18,10 @@
 
 #include <fmt/format.h>
 
+#if SCALEBENCH_HAVE_CUDA
+#include "kernels/cuda/device.h"
+#endif
+
 extern char** environ;
 
 namespace scalebench::record {
@@ -58,6 +62,16 @@ std::string source_tree() {
     if (p == p.root_path()) break;
   }
   return "";
+}
+
+// The visible CUDA devices, "; "-separated ("" without a CUDA build or device).
+std::string gpu_names() {
+  std::string out;
+#if SCALEBENCH_HAVE_CUDA
+  const int n = cuda::device_availability().count;
+  for (int k = 0; k < n; ++k) out += (k ? "; " : "") + cuda::device_description(k);
+#endif
+  return out;
 }
 
 std::string cpu_model() {
@@ -174,7 +188,7 @@ Attrs capture_context(const std::vector<std::string>& argv) {
   a.set("hostnames", std::string(host.data()));  // rank 0's; multi-node runs add the others
   a.set("cpu_model", cpu_model());
   a.set("cpu_threads", int(std::thread::hardware_concurrency()));
-  a.set("gpu_names", "");  // filled by the CUDA backend when it lands
+  a.set("gpu_names", gpu_names());
   a.set("compiler", compiler());
   a.set("build_type", build_type());
   unsigned maj = 0, min = 0, rel = 0;

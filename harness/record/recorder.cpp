@@ -4,8 +4,12 @@
 #include <filesystem>
 
 #include "harness/record/context.h"
+#include "harness/record/gpu_peak.h"
 #include "harness/record/summary.h"
 #include "kernels/common/check.h"
+#if SCALEBENCH_HAVE_CUDA
+#include "kernels/cuda/device.h"
+#endif
 
 namespace scalebench::record {
 
@@ -39,7 +43,13 @@ void Recorder::on_start(const TrainResult& meta) {
     peak_.flops *= cfg_.world_size;
     peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
   } else {
-    peak_ = {kNaN, "no peak table for this backend yet"};
+    peak_ = {kNaN, "no CUDA device to name"};
+#if SCALEBENCH_HAVE_CUDA
+    if (cuda::device_availability().count > 0)
+      peak_ = gpu_datasheet_peak(cuda::device_description(0), cfg_.train.precision);
+#endif
+    peak_.flops *= cfg_.world_size;  // the same GPU model on every device of the run
+    peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
   }
   write_run_file(path_, file_);
 }

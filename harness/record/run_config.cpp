@@ -43,6 +43,10 @@ Attrs result_fields(const RunConfig& c) {
   a.set("ranks_per_node", t.ranks_per_node);
   a.set("staleness", t.staleness);
   a.set("compression", t.compression);
+  // GPU-only choices enter the ids only when they differ from the default, so every run id and
+  // group id from before they existed stays what it was (baselines keep matching).
+  if (t.layout != "NCHW") a.set("layout", t.layout);
+  if (t.deterministic) a.set("deterministic", t.deterministic);
   a.set("world_size", c.world_size);
   a.set("repetition", c.repetition);
   a.set("scaling", c.scaling);
@@ -158,6 +162,8 @@ RunConfig config_from_attrs(const Attrs& a) {
   t.class_weights = a.str("class_weights", t.class_weights);
   t.seed = std::uint64_t(a.integer("seed", std::int64_t(t.seed)));
   t.reference_kernels = a.integer("reference_kernels", t.reference_kernels) != 0;
+  t.layout = a.str("layout", t.layout);
+  t.deterministic = a.integer("deterministic", t.deterministic) != 0;
   t.threads = int(a.integer("threads", t.threads));
   t.max_steps = a.integer("max_steps", t.max_steps);
   t.progress_seconds = a.num("progress_seconds", t.progress_seconds);

@@ -53,6 +53,8 @@ std::vector<std::string> train_args(const record::RunConfig& c, const std::strin
   };
   if (t.no_overlap) a.push_back("--no-overlap");
   if (t.reference_kernels) a.push_back("--reference-kernels");
+  if (t.layout != "NCHW") a.insert(a.end(), {"--layout", t.layout});  // GPU options: only when set
+  if (t.deterministic) a.push_back("--deterministic");
   if (t.strategy == "mirrored") {
     a.push_back("--devices");
     a.push_back(std::to_string(c.world_size));

@@ -54,9 +54,14 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   vary([](RunConfig& c) { c.train.ranks_per_node = 2; });
   vary([](RunConfig& c) { c.train.staleness = 1; });
   vary([](RunConfig& c) { c.train.compression = "bf16"; });
+  vary([](RunConfig& c) { c.train.layout = "NHWC"; });
+  vary([](RunConfig& c) { c.train.deterministic = true; });
   vary([](RunConfig& c) { c.world_size = 2; });
   vary([](RunConfig& c) { c.repetition = 2; });
   vary([](RunConfig& c) { c.scaling = "strong"; });
+  // The GPU-only fields join the text only when set: ids from before they existed are unchanged.
+  EXPECT_EQ(canonical_text(base()).find("layout"), std::string::npos);
+  EXPECT_EQ(canonical_text(base()).find("deterministic"), std::string::npos);
   RunConfig cosmetic = base();
   cosmetic.train.progress_seconds = 5;
   cosmetic.study = "another";

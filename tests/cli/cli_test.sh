@@ -120,6 +120,21 @@ PY
     grep -q " 0/1 *preempted ([0-9]*/500 epochs): preempted by SIGUSR1 at epoch " "$tmp/log" \
       || { cat "$tmp/log"; fail "report does not show the point as preempted"; }
     ;;
+  shipped_studies)
+    # Every study shipped in studies/ parses and expands into points (GPU studies too: a dry run
+    # needs no device), locally and, for the GPU study, as Slurm scripts for the generic GPU profile.
+    root=$(cd "$(dirname "$0")/../.." && pwd)
+    cd "$tmp" || fail "cd $tmp"
+    for spec in "$root"/studies/*.toml; do
+      "$sb" sweep "$spec" --dry-run > "$tmp/dry.out" 2>&1 || { cat "$tmp/dry.out"; fail "dry run of $spec"; }
+      grep -q "points" "$tmp/dry.out" || fail "no points listed for $spec"
+      echo "ok: $(basename "$spec"): $(head -1 "$tmp/dry.out")"
+    done
+    "$sb" sweep "$root/studies/gpu-unet.toml" --dry-run --launcher slurm \
+      --profile "$root/slurm/profiles/generic-gpu.toml" > "$tmp/dry.out" 2>&1 || { cat "$tmp/dry.out"; fail "slurm dry run"; }
+    grep -q "#SBATCH --gpus-per-node=4" "$tmp"/results/gpu-unet/slurm/07-*.sbatch || fail "GPU script lacks --gpus-per-node"
+    echo "ok: gpu-unet Slurm scripts"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS $case_name"

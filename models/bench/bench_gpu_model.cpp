@@ -32,6 +32,7 @@ struct Options {
   int warmup = 5, steps = 20, layer_reps = 10;
   float lr = 1e-3f;  // VGG16 without batch norm diverges from He init at lr 1e-2 within a few steps
   bool layers = false, deterministic = false;
+  double workspace_mib = 512;  // cuDNN workspace cap (Find refuses algorithms that need more)
 };
 
 struct StepStats {
@@ -56,6 +57,7 @@ int run(const Options& o) {
     go.precision = parse_precision(pname);
     go.layout = layout;
     go.deterministic = o.deterministic;
+    go.workspace_cap = std::size_t(o.workspace_mib * double(1 << 20));
     GpuContext g(go);
     Model m(graph, Backend::cuda, 1, &g);
     const Shape out = m.setup(host_x.shape());
@@ -87,8 +89,10 @@ int run(const Options& o) {
     st.ms_per_step = s * 1e3;
     st.images_per_s = o.batch / s;
     st.tflops = m.train_flops_per_image() * st.images_per_s / 1e12;
-    std::printf("%s %s %s batch %d %dx%d: %.1f images/s (%.2f ms/step), %.1f TFLOP/s, loss %.4f (step 1) -> %.4f (last)\n",
-                o.model.c_str(), pname.c_str(), o.layout.c_str(), o.batch, o.size, o.size, st.images_per_s,
+    std::printf("%s %s %s batch %d %dx%d, workspace cap %.0f MiB (used %.0f): %.1f images/s (%.2f ms/step), "
+                "%.1f TFLOP/s, loss %.4f (step 1) -> %.4f (last)\n",
+                o.model.c_str(), pname.c_str(), o.layout.c_str(), o.batch, o.size, o.size, o.workspace_mib,
+                double(g.workspace().size()) / double(1 << 20), st.images_per_s,
                 st.ms_per_step, st.tflops, st.loss_first, st.loss_last);
     std::fflush(stdout);
     rows.emplace_back(pname, st);
@@ -139,6 +143,7 @@ int main(int argc, char** argv) {
   app.add_option("--lr", o.lr, "SGD learning rate (momentum 0.9)")->capture_default_str();
   app.add_flag("--layers", o.layers, "Also time every layer alone");
   app.add_flag("--deterministic", o.deterministic);
+  app.add_option("--workspace-mib", o.workspace_mib, "cuDNN workspace cap in MiB")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     return scalebench::run(o);

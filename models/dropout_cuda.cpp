@@ -3,7 +3,6 @@
 // is indexed in NCHW order, as on the CPU: an NHWC [n,c,h,w] activation is relaid to NCHW around the
 // kernel, so masks do not depend on the layout. Identity when not training or p = 0.
 #include "kernels/cuda/dropout.h"
-#include "kernels/cudnn/transform_cudnn.h"
 #include "models/gpu_layer_base.h"
 #include "models/gpu_layers.h"
 #include "models/gpu_memory.h"
@@ -39,7 +38,7 @@ class DropoutCuda final : public GpuLayer {
                               mask_.f32() + at, global * per_sample, g_.stream());
       }
     }
-    if (relayout) from_nchw(y_nchw_, out);
+    if (relayout) gpu_convert(g_, y_nchw_, out);
   }
   void backward(Ctx&, const TensorRefs&, const Tensor&, const Tensor& dout, const std::vector<Tensor*>& din) override {
     if (!din[0]) return;
@@ -51,19 +50,14 @@ class DropoutCuda final : public GpuLayer {
     const void* dy = relayout ? to_nchw(dout, x_nchw_) : dout.raw();
     void* dx = relayout ? device_buffer(g_, y_nchw_, dout.shape(), dout.dtype(), Layout::NCHW).raw() : din[0]->raw();
     cuda::dropout_backward(dout.numel(), dout.dtype(), dy, mask_.f32(), dx, g_.stream());
-    if (relayout) from_nchw(y_nchw_, *din[0]);
+    if (relayout) gpu_convert(g_, y_nchw_, *din[0]);
   }
 
  private:
+  // t (NHWC) relaid into buf as NCHW (gpu_convert: a cudnnTransformTensor, no temporary).
   const void* to_nchw(const Tensor& t, Tensor& buf) {
-    device_buffer(g_, buf, t.shape(), t.dtype(), Layout::NCHW);
-    cudnn::transform_layout(g_.cudnn(), t.dtype(), int(t.dim(0)), int(t.dim(1)), int(t.dim(2)), int(t.dim(3)),
-                            Layout::NHWC, t.raw(), Layout::NCHW, buf.raw());
+    gpu_convert(g_, t, device_buffer(g_, buf, t.shape(), t.dtype(), Layout::NCHW));
     return buf.raw();
-  }
-  void from_nchw(const Tensor& buf, Tensor& t) {
-    cudnn::transform_layout(g_.cudnn(), t.dtype(), int(t.dim(0)), int(t.dim(1)), int(t.dim(2)), int(t.dim(3)),
-                            Layout::NCHW, buf.raw(), Layout::NHWC, t.raw());
   }
 
   bool active_ = false;

@@ -3,7 +3,7 @@
 // flatten after VGG's last pool) is relaid to NCHW first, and its gradient relaid back. Under bf16
 // the f32 weight is cast each step (GpuWeight); dW and db are f32 in every precision.
 #include "kernels/cuda/linear.h"
-#include "kernels/cudnn/transform_cudnn.h"
+#include "models/gpu_memory.h"
 #include "models/gpu_layer_base.h"
 #include "models/gpu_layers.h"
 
@@ -42,17 +42,14 @@ class LinearCuda final : public GpuLayer {
     }
     device_buffer(g_, dx_nchw_, dx.shape(), dx.dtype(), Layout::NCHW);
     cuda::linear_backward_data(g_.cublas(), g_.precision(), p_, dout.raw(), wcast_.current(), dx_nchw_.raw());
-    cudnn::transform_layout(g_.cudnn(), dx.dtype(), int(dx.dim(0)), int(dx.dim(1)), int(dx.dim(2)), int(dx.dim(3)),
-                            Layout::NCHW, dx_nchw_.raw(), Layout::NHWC, dx.raw());
+    gpu_convert(g_, dx_nchw_, dx);
   }
 
  private:
   static bool nhwc(const Tensor& t) { return t.rank() == 4 && t.layout() == Layout::NHWC; }
   const void* flat_input(const Tensor& x) {
     if (!nhwc(x)) return x.raw();
-    device_buffer(g_, x_nchw_, x.shape(), x.dtype(), Layout::NCHW);
-    cudnn::transform_layout(g_.cudnn(), x.dtype(), int(x.dim(0)), int(x.dim(1)), int(x.dim(2)), int(x.dim(3)),
-                            Layout::NHWC, x.raw(), Layout::NCHW, x_nchw_.raw());
+    gpu_convert(g_, x, device_buffer(g_, x_nchw_, x.shape(), x.dtype(), Layout::NCHW));
     return x_nchw_.raw();
   }
 

@@ -32,7 +32,6 @@ void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, 
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.forward(ctx.handle, ctx.workspace, prob, x, w, y);
   void* ws = ctx.workspace.get(a.workspace_bytes);
-  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionForward(ctx.handle.get(), &kOne, prob.x.get(), x, prob.w.get(), w, prob.conv.get(),
                                       static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, a.workspace_bytes, &kZero,
                                       prob.y.get(), y));
@@ -44,7 +43,6 @@ void conv2d_backward_data(const ConvContext& ctx, const Conv2dSpec& s, const voi
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_data(ctx.handle, ctx.workspace, prob, w, dy, dx);
   void* ws = ctx.workspace.get(a.workspace_bytes);
-  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.handle.get(), &kOne, prob.w.get(), w, prob.y.get(), dy,
                                            prob.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
                                            a.workspace_bytes, &kZero, prob.x.get(), dx));
@@ -56,7 +54,6 @@ void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const v
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_filter(ctx.handle, ctx.workspace, prob, x, dy, dw);
   void* ws = ctx.workspace.get(a.workspace_bytes);
-  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.handle.get(), &kOne, prob.x.get(), x, prob.y.get(), dy,
                                              prob.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
                                              ws, a.workspace_bytes, &kZero, prob.w.get(), dw));

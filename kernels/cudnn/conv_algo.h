@@ -27,9 +27,9 @@ struct AlgoChoice {
   std::size_t workspace_bytes = 0;  // what the algorithm needs (<= the workspace cap at choice time)
   float time_ms = 0.0f;             // Find's measurement
   bool deterministic = false;       // cuDNN's determinism report for it
-  int math_type = 0;                // the cudnnMathType_t Find ran it with: set it on the descriptor before
-                                    // executing (cuDNN may pick another than the descriptor's; the
-                                    // executing call then answers BAD_PARAM, seen for bf16 NHWC, c = 3)
+  int math_type = 0;                // the cudnnMathType_t Find ran it with (cuDNN may pick another than
+                                    // the descriptor's; executing with the wrong one answers BAD_PARAM,
+                                    // seen for bf16 NHWC, c = 3): the cache sets it on the descriptor
   bool operator==(const AlgoChoice&) const = default;
 };
 
@@ -37,7 +37,8 @@ class ConvAlgoCache {
  public:
   // The algorithm for `problem` in one direction: the cached choice, or on a miss one
   // cudnnFind*AlgorithmEx on these operands (which it overwrites: y, dx or dw respectively) with a
-  // workspace of at most workspace.cap(). Throws scalebench::Error when nothing fits.
+  // workspace of at most workspace.cap(). Throws scalebench::Error when nothing fits. Leaves
+  // problem.conv set to the choice's math type (run the convolution with that descriptor).
   //   forward:         x [n,c,h,w], w [k,c,r,s]  → y  [n,k,ho,wo]
   //   backward_data:   w [k,c,r,s], dy [n,k,ho,wo] → dx [n,c,h,w]
   //   backward_filter: x [n,c,h,w], dy [n,k,ho,wo] → dw [k,c,r,s]

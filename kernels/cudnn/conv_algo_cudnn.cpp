@@ -3,7 +3,8 @@
 // algorithms that support the problem, clipped to the cap, so small problems do not allocate the
 // whole cap. The convolution descriptor's math type (from Precision) is what Find runs and what the
 // caller asks for; a result may report another math type (e.g. default math where tensor cores do not
-// fit the channel count), which the caller sets on its descriptor before executing (AlgoChoice).
+// fit the channel count); the cache sets the chosen one on the problem's descriptor, so the caller's
+// next call executes what Find measured.
 // Under strict fp32 a result that would run on tensor cores (TF32 rounding) is refused.
 #include "kernels/cudnn/conv_algo.h"
 
@@ -136,34 +137,37 @@ const char* to_string(ConvDir d) {
   return "?";
 }
 
+namespace {
+// The cached choice for p.key, or Find's on a miss; either way p's descriptor is left set to the
+// choice's math type, so the caller's next cuDNN call runs exactly what Find measured.
+template <ConvDir D>
+AlgoChoice cached(std::map<ConvKey, AlgoChoice>& table, std::size_t& find_calls, Handle& handle, Workspace& ws,
+                  const ConvProblem& p, const Operands& o) {
+  auto it = table.find(p.key);
+  if (it == table.end()) {
+    ++find_calls;
+    it = table.emplace(p.key, find_best<D>(handle, ws, p, o)).first;
+  }
+  p.conv.set_math_type(it->second.math_type);
+  return it->second;
+}
+}  // namespace
+
 AlgoChoice ConvAlgoCache::forward(Handle& handle, Workspace& ws, const ConvProblem& p, const void* x, const void* w,
                                   void* y) {
-  auto& t = table_[static_cast<int>(ConvDir::forward)];
-  if (auto it = t.find(p.key); it != t.end()) return it->second;
-  ++find_calls_;
-  const AlgoChoice c = find_best<ConvDir::forward>(handle, ws, p, Operands{x, w, y});
-  t.emplace(p.key, c);
-  return c;
+  return cached<ConvDir::forward>(table_[int(ConvDir::forward)], find_calls_, handle, ws, p, Operands{x, w, y});
 }
 
 AlgoChoice ConvAlgoCache::backward_data(Handle& handle, Workspace& ws, const ConvProblem& p, const void* w,
                                         const void* dy, void* dx) {
-  auto& t = table_[static_cast<int>(ConvDir::backward_data)];
-  if (auto it = t.find(p.key); it != t.end()) return it->second;
-  ++find_calls_;
-  const AlgoChoice c = find_best<ConvDir::backward_data>(handle, ws, p, Operands{w, dy, dx});
-  t.emplace(p.key, c);
-  return c;
+  return cached<ConvDir::backward_data>(table_[int(ConvDir::backward_data)], find_calls_, handle, ws, p,
+                                        Operands{w, dy, dx});
 }
 
 AlgoChoice ConvAlgoCache::backward_filter(Handle& handle, Workspace& ws, const ConvProblem& p, const void* x,
                                           const void* dy, void* dw) {
-  auto& t = table_[static_cast<int>(ConvDir::backward_filter)];
-  if (auto it = t.find(p.key); it != t.end()) return it->second;
-  ++find_calls_;
-  const AlgoChoice c = find_best<ConvDir::backward_filter>(handle, ws, p, Operands{x, dy, dw});
-  t.emplace(p.key, c);
-  return c;
+  return cached<ConvDir::backward_filter>(table_[int(ConvDir::backward_filter)], find_calls_, handle, ws, p,
+                                          Operands{x, dy, dw});
 }
 
 std::optional<AlgoChoice> ConvAlgoCache::lookup(ConvDir dir, const ConvKey& key) const {

@@ -33,7 +33,6 @@ void upconv2x2_forward(const ConvContext& ctx, const UpConv2x2Spec& s, const voi
   // C backward-data: dy := x (C's output shape), dx := y (C's input shape).
   const AlgoChoice a = ctx.algos.backward_data(ctx.handle, ctx.workspace, prob, w, x, y);
   void* ws = ctx.workspace.get(a.workspace_bytes);
-  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.handle.get(), &kOne, prob.w.get(), w, prob.y.get(), x,
                                            prob.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
                                            a.workspace_bytes, &kZero, prob.x.get(), y));
@@ -47,7 +46,6 @@ void upconv2x2_backward_data(const ConvContext& ctx, const UpConv2x2Spec& s, con
   // C forward: x := dy, y := dx.
   const AlgoChoice a = ctx.algos.forward(ctx.handle, ctx.workspace, prob, dy, w, dx);
   void* ws = ctx.workspace.get(a.workspace_bytes);
-  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionForward(ctx.handle.get(), &kOne, prob.x.get(), dy, prob.w.get(), w, prob.conv.get(),
                                       static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, a.workspace_bytes, &kZero,
                                       prob.y.get(), dx));
@@ -60,7 +58,6 @@ void upconv2x2_backward_filter(const ConvContext& ctx, const UpConv2x2Spec& s, c
   // C backward-filter: C's input := dy, C's output gradient := x.
   const AlgoChoice a = ctx.algos.backward_filter(ctx.handle, ctx.workspace, prob, dy, x, dw);
   void* ws = ctx.workspace.get(a.workspace_bytes);
-  prob.conv.set_math_type(a.math_type);
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.handle.get(), &kOne, prob.x.get(), dy, prob.y.get(), x,
                                              prob.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
                                              ws, a.workspace_bytes, &kZero, prob.w.get(), dw));

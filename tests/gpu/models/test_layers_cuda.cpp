@@ -79,10 +79,13 @@ TEST_P(GpuLayer, MatchesCpuReference) {
   // bf16 inputs tie inside pooling windows (8-bit mantissas); cuDNN and the CPU route a tied
   // maximum's gradient differently, both correctly, so bf16 pooling checks the output only.
   const bool ties = precision == Precision::bf16 && c.desc.kind == LayerKind::maxpool2x2;
-  if (!ties)
+  if (!ties) {
     for (double d : e.din) EXPECT_LE(d, tol) << what;
+  }
   for (double d : e.dparam) EXPECT_LE(d, tol) << what;
-  if (c.training) EXPECT_EQ(e.din.size(), c.in.size()) << what;
+  if (c.training) {
+    EXPECT_EQ(e.din.size(), c.in.size()) << what;
+  }
 }
 
 std::string name(const ::testing::TestParamInfo<Param>& info) {

@@ -1,12 +1,18 @@
 // allreduce.cpp — algorithm names and the Allreducer, which validates options once, keeps scratch
-// and the node map, and dispatches each call. The algorithms are in ring.cpp and hierarchical.cpp.
+// and the node map, and dispatches each call. The algorithms are in ring.cpp and hierarchical.cpp
+// (host memory); on device buffers the same algorithms run as round schedules (schedule.h) through
+// the nccl executor.
 #include "harness/comm/allreduce.h"
 
 #include <fmt/format.h>
 
 #include <numeric>
 
+#include "harness/comm/schedule.h"
 #include "kernels/common/check.h"
+#if SCALEBENCH_HAVE_CUDA
+#include "harness/comm/nccl_comm.h"
+#endif
 
 namespace scalebench::comm {
 
@@ -59,6 +65,18 @@ Allreducer::Allreducer(Communicator& comm, AllreduceOptions opts) : comm_(comm),
 }
 
 void Allreducer::operator()(float* buf, std::size_t count) {
+  if (opts_.algo != AllreduceAlgo::native && comm_.caps().device_buffers) {
+    // Device buffers (nccl): the same algorithm as rounds of grouped send/recv with GPU additions.
+    const Schedule s = opts_.algo == AllreduceAlgo::ring
+                           ? ring_schedule(comm_.rank(), everyone_, count)
+                           : hierarchical_schedule(comm_.rank(), nodes_, count, chunk_elems(opts_));
+#if SCALEBENCH_HAVE_CUDA
+    nccl_run_schedule(comm_, s, buf, opts_.wire);
+    return;
+#else
+    SB_CHECK(false, "the {} transport has device buffers, but this build has no GPU executor", comm_.transport());
+#endif
+  }
   switch (opts_.algo) {
     case AllreduceAlgo::native: comm_.allreduce_sum(buf, count); return;
     case AllreduceAlgo::ring: ring_allreduce(comm_, everyone_, buf, count, opts_, scratch_.data()); return;

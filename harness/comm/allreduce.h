@@ -2,8 +2,10 @@
 // (reduce-scatter + allgather over send/recv, chunked and pipelined) and `hierarchical` (reduce inside
 // each node to its leader, ring among leaders, broadcast inside each node). Ring and hierarchical use
 // only Communicator::isend/irecv, so they run over every transport.
-// All three are in-place sums over float32 buffers in host memory. Ring and hierarchical give every
-// rank bit-identical results (each element is summed once, in a fixed order, then copied).
+// All three are in-place sums over float32 buffers: in host memory, or in device memory on the nccl
+// transport, where Allreducer runs ring and hierarchical as round schedules (schedule.h) with the
+// same additions. Ring and hierarchical give every rank bit-identical results (each element is
+// summed once, in a fixed order, then copied).
 // Ring and hierarchical can carry 16-bit floats on the wire (bf16 or f16: half the bytes) while every
 // addition still happens in float32; the owner of each reduced segment rounds it to the wire type, so
 // all ranks still end bit-identical. Native collectives are float32 only. The only code that touches

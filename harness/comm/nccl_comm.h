@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "harness/comm/communicator.h"
+#include "harness/comm/schedule.h"
 
 namespace scalebench::comm {
 
@@ -122,6 +123,13 @@ class NcclDeviceGroup {
   struct State;
   std::unique_ptr<State> s_;
 };
+
+// Runs a round schedule (schedule.h: ring or hierarchical) on the device buffer `buf` over
+// ncclSend/ncclRecv, with the additions as GPU kernels between the groups, and waits for it against
+// the deadline; bit-identical to run_schedule_on_host on the same inputs. Every rank of the schedule
+// calls it (collective in effect). Allreducer dispatches here when the communicator has
+// device_buffers and the algorithm is ring or hierarchical.
+void nccl_run_schedule(Communicator& c, const Schedule& s, float* buf, WireType wire);
 
 // The CUDA device of an nccl communicator (Error if `c` is not one).
 int nccl_device(const Communicator& c);

@@ -113,6 +113,13 @@ class Core {
   void wait_op(const std::shared_ptr<P2pOp>& op);
   void abandon_op(const std::shared_ptr<P2pOp>& op) noexcept;
 
+  // The communicator's device scratch, grown (stream-ordered) to at least `bytes`: the control
+  // plane's allgather and the round schedules (nccl_schedule_nccl.cpp) stage data in it.
+  void* scratch(std::size_t bytes) {
+    ensure_scratch(bytes);
+    return scratch_;
+  }
+
   // Control plane over NCCL (small payloads): every rank's byte string.
   std::vector<std::string> allgather(const std::string& mine);
 

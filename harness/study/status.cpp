@@ -96,7 +96,11 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
   std::vector<PointState> out;
   for (const auto& g : groups) {
     for (const auto& c : g.reps) {
-      PointState s{.group = g.index, .repetition = c.repetition, .label = g.label, .run_id = record::run_id(c)};
+      PointState s;
+      s.group = g.index;
+      s.repetition = c.repetition;
+      s.label = g.label;
+      s.run_id = record::run_id(c);
       const fs::path file = fs::path(study_dir) / "runs" / (s.run_id + ".h5");
       record::RunFile rf;
       if (fs::exists(file)) try {

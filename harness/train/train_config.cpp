@@ -24,9 +24,9 @@ void TrainConfig::validate() const {
   SB_REQUIRE(layout == "NCHW" || layout == "NHWC", "--layout '{}' is unknown (NCHW or NHWC)", layout);
   SB_REQUIRE(layout == "NCHW" || backend == "cuda", "--layout {}: the CPU backend computes in NCHW only", layout);
   SB_REQUIRE(!deterministic || backend == "cuda", "--deterministic is a cuda option (the CPU is deterministic)");
-  SB_REQUIRE(backend == "cpu" || strategy == "single" || strategy == "mirrored" || strategy == "multiworker",
-             "--backend cuda runs --strategy single, mirrored or multiworker (NCCL) in this version; {} on GPUs "
-             "is not wired yet",
+  SB_REQUIRE(backend == "cpu" || (strategy != "ps-sync" && strategy != "ps-async"),
+             "--backend cuda runs --strategy single, mirrored, multiworker, ring or hierarchical (NCCL); {} keeps "
+             "the weights on a server rank's host and runs on --backend cpu only",
              strategy);
   static const char* known[] = {"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync", "ps-async"};
   bool ok = false;

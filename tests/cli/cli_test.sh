@@ -58,8 +58,8 @@ PY
     expect_error "--layout 'NWHC'" "$sb" train --data "$tmp/seg.h5" --layout NWHC
     expect_error "--layout NHWC: the CPU backend" "$sb" train --data "$tmp/seg.h5" --layout NHWC
     expect_error "--deterministic is a cuda option" "$sb" train --data "$tmp/seg.h5" --deterministic
-    # CPU-only builds: no CUDA backend; CUDA builds: ring is not wired to GPUs yet.
-    expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ring
+    # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.
+    expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-sync
     expect_error "--n" "$sb" datagen --n -5 -o "$tmp/x.h5"
     [ ! -e "$tmp/x.h5" ] || fail "a failed datagen left $tmp/x.h5 behind"
     ;;

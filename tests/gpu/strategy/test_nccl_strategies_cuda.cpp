@@ -1,6 +1,7 @@
 // test_nccl_strategies_cuda.cpp — the synchronous strategies on GPUs over NCCL at one rank give the
-// weights of single-GPU training bit for bit: multiworker (a job world of one process, file
-// bootstrap without a file at size 1) and mirrored (a device group of one GPU). At one rank the
+// weights of single-GPU training bit for bit: multiworker, ring and hierarchical (a job world of one
+// process, file bootstrap without a file at size 1) and mirrored (a device group of one GPU); with
+// 2+ GPUs, ring and hierarchical keep every rank identical. At one rank the
 // allreduce is an identity and the mean a multiply by 1, so any difference is a wiring fault: the
 // initial broadcast, the backward hook firing before the gradients are complete, bucket ranges, the
 // gradient scaling or the optimizer running on the wrong memory. Multi-GPU equality needs 2+ GPUs
@@ -93,15 +94,40 @@ void expect_identical(const std::vector<float>& a, const std::vector<float>& b, 
 const Case kCases[] = {{"unet:depth=2,base=8", {1, 32, 32, 3}, 4, true},
                        {"vgg11:width=0.125,bn=1,dropout=0.3", {3, 32, 32, 5}, 6, false}};
 
-TEST(NcclStrategies, MultiworkerAtOneRankEqualsSingle) {
+TEST(NcclStrategies, MultiworkerRingHierarchicalAtOneRankEqualSingle) {
   for (const Case& c : kCases) {
     const auto single = train(c, "single", nullptr, 0, 4);
-    comm::JobPlace place;  // rank 0 of 1: no id file needed
-    comm::NcclOptions no;
-    no.comm.timeout_s = 60;
-    no.device = 0;
-    auto world = comm::make_nccl_world_file(place, no);
-    expect_identical(train(c, "multiworker", world.get(), 0, 4), single, c.spec + " multiworker");
+    for (const char* name : {"multiworker", "ring", "hierarchical"}) {
+      comm::JobPlace place;  // rank 0 of 1: no id file needed
+      comm::NcclOptions no;
+      no.comm.timeout_s = 60;
+      no.device = 0;
+      auto world = comm::make_nccl_world_file(place, no);
+      expect_identical(train(c, name, world.get(), 0, 4), single, c.spec + " " + name);
+    }
+  }
+}
+
+// Every rank sees the same data here, so the mean gradient is single's up to the rounding of the
+// sum: the ranks must agree bit for bit with each other, and closely with single.
+TEST(NcclStrategies, RingAndHierarchicalOnEveryGpuAgree) {
+  const int n = comm::cuda_device_count();
+  if (n < 2) GTEST_SKIP() << "needs 2 or more GPUs, " << n << " visible";
+  const Case& c = kCases[0];
+  const auto single = train(c, "single", nullptr, 0, 4);
+  for (const char* name : {"ring", "hierarchical"}) {
+    std::vector<std::vector<float>> per_rank(static_cast<std::size_t>(n));
+    comm::NcclDeviceGroup::run(
+        n,
+        [&](comm::Communicator& comm) {
+          per_rank[std::size_t(comm.rank())] = train(c, name, &comm, comm::nccl_device(comm), 4);
+        },
+        {.timeout_s = 120});
+    for (int r = 1; r < n; ++r) expect_identical(per_rank[std::size_t(r)], per_rank[0], std::string(name) + " rank r vs 0");
+    ASSERT_EQ(per_rank[0].size(), single.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < single.size(); ++i) worst = std::max(worst, double(std::fabs(per_rank[0][i] - single[i])));
+    EXPECT_LT(worst, 1e-3) << name << " at " << n << " GPUs drifted from single";
   }
 }
 

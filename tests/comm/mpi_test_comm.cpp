@@ -4,6 +4,7 @@
 // its own failures, and the exit status is the OR over ranks, so a failure anywhere fails the process.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <sstream>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "harness/comm/consistency.h"
 #include "harness/comm/mpi_check.h"
 #include "harness/comm/mpi_comm.h"
+#include "harness/comm/schedule.h"
 #include "kernels/common/check.h"
 
 using namespace scalebench;
@@ -126,6 +128,35 @@ TEST(MpiAllreduce, HierarchicalByHost) { check_algo(AllreduceAlgo::hierarchical,
 TEST(MpiAllreduce, HierarchicalRpn1) { check_algo(AllreduceAlgo::hierarchical, 1, 1 << 16, 4); }
 TEST(MpiAllreduce, HierarchicalRpn2) { check_algo(AllreduceAlgo::hierarchical, 2, 4000, 3); }
 TEST(MpiAllreduce, HierarchicalRpnN) { check_algo(AllreduceAlgo::hierarchical, -1, 1 << 16, 4); }
+
+// The round schedules GPUs run (schedule.h), executed over mpi by the host executor: the same bits
+// as the host algorithms, with MPI's rendezvous protocol for the large counts (a schedule that only
+// worked with eager sends would deadlock here, as it would on NCCL).
+TEST(MpiSchedule, RingAndHierarchicalMatchHostAlgorithms) {
+  auto c = world();
+  const int n = c->size();
+  std::vector<int> everyone(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) everyone[static_cast<std::size_t>(r)] = r;
+  for (int rpn : {0, 1, 2}) {
+    const NodeMap nodes = make_node_map(*c, rpn);
+    for (WireType wire : {WireType::f32, WireType::bf16}) {
+      for (std::size_t count : {std::size_t{5}, std::size_t{1009}, std::size_t{1000003}}) {
+        std::vector<float> want(count), got(count);
+        for (std::size_t i = 0; i < count; ++i) want[i] = got[i] = value(i, c->rank()) * 0.37f;
+        AllreduceOptions o;
+        o.algo = rpn == 0 ? AllreduceAlgo::ring : AllreduceAlgo::hierarchical;
+        o.ranks_per_node = rpn;
+        o.wire = wire;
+        Allreducer(*c, o)(want.data(), count);
+        const Schedule s = rpn == 0 ? ring_schedule(c->rank(), everyone, count)
+                                    : hierarchical_schedule(c->rank(), nodes, count, chunk_elems(o));
+        run_schedule_on_host(*c, s, got.data(), wire, Communicator::kAlgoTagBase + 8);
+        ASSERT_EQ(std::memcmp(want.data(), got.data(), count * sizeof(float)), 0)
+            << "rpn " << rpn << " wire " << to_string(wire) << " count " << count << " rank " << c->rank();
+      }
+    }
+  }
+}
 
 TEST(MpiConsistency, MismatchNamesRankEverywhere) {
   auto c = world();

@@ -94,6 +94,16 @@ void round_to_wire(float* buf, std::size_t n, WireType wire) {
   }
 }
 
+void pack_to_wire(const float* src, std::uint16_t* dst, std::size_t n, WireType wire) {
+  SB_CHECK(wire != WireType::f32, "pack_to_wire: f32 is its own wire form");
+  pack(src, dst, n, wire);
+}
+
+void widen_from_wire(const std::uint16_t* src, float* dst, std::size_t n, WireType wire) {
+  SB_CHECK(wire != WireType::f32, "widen_from_wire: f32 is its own wire form");
+  for (std::size_t i = 0; i < n; ++i) dst[i] = widen(src[i], wire);
+}
+
 void recv_reduce(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, float* scratch,
                  std::size_t slot_elems, int depth, WireType wire, const std::function<void(std::size_t)>& after) {
   const std::size_t n = items.size();

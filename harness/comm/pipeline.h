@@ -48,6 +48,11 @@ class Sender {
 // segment does this before sending it, so it holds exactly what every receiver decodes.
 void round_to_wire(float* buf, std::size_t n, WireType wire);
 
+// The 16-bit wire forms themselves (bf16 or f16; not f32): what Sender packs and the receive loops
+// widen, for executors that stage wire data on their own (schedule_executor.h bound to host memory).
+void pack_to_wire(const float* src, std::uint16_t* dst, std::size_t n, WireType wire);
+void widen_from_wire(const std::uint16_t* src, float* dst, std::size_t n, WireType wire);
+
 // Receives items[i] from `src` (tag) for i in order into `depth` scratch slots of `slot_elems`, adds
 // each into buf at its offset (widened to float32 first), then calls after(i).
 void recv_reduce(Communicator& comm, int src, int tag, float* buf, const std::vector<Chunk>& items, float* scratch,

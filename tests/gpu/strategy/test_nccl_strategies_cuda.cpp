@@ -123,7 +123,7 @@ TEST(NcclStrategies, RingAndHierarchicalOnEveryGpuAgree) {
           per_rank[std::size_t(comm.rank())] = train(c, name, &comm, comm::nccl_device(comm), 4);
         },
         {.timeout_s = 120});
-    for (int r = 1; r < n; ++r) expect_identical(per_rank[std::size_t(r)], per_rank[0], std::string(name) + " rank r vs 0");
+    for (int r = 1; r < n; ++r) expect_identical(per_rank[std::size_t(r)], per_rank[0], std::string(name) + " rank " + std::to_string(r) + " vs 0");
     ASSERT_EQ(per_rank[0].size(), single.size());
     double worst = 0;
     for (std::size_t i = 0; i < single.size(); ++i) worst = std::max(worst, double(std::fabs(per_rank[0][i] - single[i])));

@@ -44,12 +44,15 @@ void add_train(CLI::App& app, TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--data", c.data, "HDF5 dataset from `scalebench datagen`")->required();
   cmd->add_option("--strategy", c.strategy,
-                  "single|mirrored|multiworker|ring|hierarchical|ps-sync|ps-async (cuda: single, mirrored, multiworker)")
+                  "single|mirrored|multiworker|ring|hierarchical|ps-sync|ps-async (cuda: all but ps-sync, ps-async)")
       ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu|cuda")->capture_default_str();
   cmd->add_option("--precision", c.precision, "fp32|tf32|bf16 (tf32/bf16: cuda)")->capture_default_str();
   cmd->add_option("--layout", c.layout, "NCHW|NHWC activations (NHWC: cuda)")->capture_default_str();
   cmd->add_flag("--deterministic", c.deterministic, "cuda: deterministic cuDNN algorithms only");
+  cmd->add_option("--cudnn-workspace-mib", c.cudnn_workspace_mib,
+                  "cuda: cuDNN workspace cap in MiB (algorithms needing more are not chosen)")
+      ->capture_default_str();
   cmd->add_option("--epochs", c.epochs, "Passes over the training split")->capture_default_str();
   cmd->add_option("--batch", c.batch, "Batch size per device")->capture_default_str();
   cmd->add_option("--lr", c.lr, "Base learning rate")->capture_default_str();

@@ -20,7 +20,8 @@ struct GpuContextDeleter {
   void operator()(GpuContext* g) const;
 };
 using GpuContextPtr = std::unique_ptr<GpuContext, GpuContextDeleter>;
-GpuContextPtr make_gpu_context(int device, Precision precision, Layout layout, bool deterministic);
+GpuContextPtr make_gpu_context(int device, Precision precision, Layout layout, bool deterministic,
+                               std::size_t workspace_cap_bytes);
 
 // A zero-filled device tensor on g's device (cudaMalloc'd, freed with its last copy).
 Tensor gpu_zeros(GpuContext& g, Shape shape, DType dtype, Layout layout);

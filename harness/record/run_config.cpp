@@ -47,6 +47,8 @@ Attrs result_fields(const RunConfig& c) {
   // group id from before they existed stays what it was (baselines keep matching).
   if (t.layout != "NCHW") a.set("layout", t.layout);
   if (t.deterministic) a.set("deterministic", t.deterministic);
+  if (t.cudnn_workspace_mib != TrainConfig::kDefaultCudnnWorkspaceMib)
+    a.set("cudnn_workspace_mib", t.cudnn_workspace_mib);
   a.set("world_size", c.world_size);
   a.set("repetition", c.repetition);
   a.set("scaling", c.scaling);
@@ -164,6 +166,7 @@ RunConfig config_from_attrs(const Attrs& a) {
   t.reference_kernels = a.integer("reference_kernels", t.reference_kernels) != 0;
   t.layout = a.str("layout", t.layout);
   t.deterministic = a.integer("deterministic", t.deterministic) != 0;
+  t.cudnn_workspace_mib = int(a.integer("cudnn_workspace_mib", t.cudnn_workspace_mib));
   t.threads = int(a.integer("threads", t.threads));
   t.max_steps = a.integer("max_steps", t.max_steps);
   t.progress_seconds = a.num("progress_seconds", t.progress_seconds);

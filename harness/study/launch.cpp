@@ -55,6 +55,8 @@ std::vector<std::string> train_args(const record::RunConfig& c, const std::strin
   if (t.reference_kernels) a.push_back("--reference-kernels");
   if (t.layout != "NCHW") a.insert(a.end(), {"--layout", t.layout});  // GPU options: only when set
   if (t.deterministic) a.push_back("--deterministic");
+  if (t.cudnn_workspace_mib != TrainConfig::kDefaultCudnnWorkspaceMib)
+    a.insert(a.end(), {"--cudnn-workspace-mib", std::to_string(t.cudnn_workspace_mib)});
   if (t.strategy == "mirrored") {
     a.push_back("--devices");
     a.push_back(std::to_string(c.world_size));

@@ -102,7 +102,7 @@ void read_sweep(const Section& s, SweepSpec& spec) {
 void read_train(const Section& s, TrainConfig& t) {
   s.check_known({"epochs", "lr", "lr_scaling", "warmup_epochs", "lr_decay", "optimizer", "momentum", "weight_decay",
                  "val_fraction", "class_weights", "seed", "precision", "backend", "threads", "max_steps",
-                 "reference_kernels", "progress_seconds", "layout", "deterministic"});
+                 "reference_kernels", "progress_seconds", "layout", "deterministic", "cudnn_workspace_mib"});
   t.epochs = int(s.integer("epochs", 1, 100000).value_or(t.epochs));
   t.lr = s.number("lr").value_or(t.lr);
   if (t.lr <= 0) s.fail("lr", "must be > 0");
@@ -122,6 +122,7 @@ void read_train(const Section& s, TrainConfig& t) {
   t.precision = s.one_of("precision", t.precision, {"fp32", "tf32", "bf16"});
   t.layout = s.one_of("layout", t.layout, {"NCHW", "NHWC"});
   t.deterministic = s.boolean("deterministic").value_or(t.deterministic);
+  t.cudnn_workspace_mib = int(s.integer("cudnn_workspace_mib", 0, 1 << 20).value_or(t.cudnn_workspace_mib));
   t.backend = s.one_of("backend", t.backend, {"cpu", "cuda"});
   t.threads = int(s.integer("threads", 0, 4096).value_or(t.threads));
   t.max_steps = s.integer("max_steps", 0, INT64_MAX).value_or(t.max_steps);

@@ -4,14 +4,19 @@
 #include "kernels/common/precision.h"
 #include "models/gpu_train.h"
 #include "models/loss.h"
+#if SCALEBENCH_HAVE_CUDA
+#include "kernels/cudnn/handle.h"
+#endif
 
 namespace scalebench {
 
 StepIO::StepIO(const TrainConfig& cfg, int device) : backend_(cfg.backend == "cuda" ? Backend::cuda : Backend::cpu) {
 #if SCALEBENCH_HAVE_CUDA
   if (backend_ == Backend::cuda) {
+    static_assert(std::size_t(TrainConfig::kDefaultCudnnWorkspaceMib) << 20 == cudnn::Workspace::kDefaultCap,
+                  "train's default cuDNN workspace cap differs from the cudnn room's");
     gpu_ = make_gpu_context(device, parse_precision(cfg.precision), cfg.layout == "NHWC" ? Layout::NHWC : Layout::NCHW,
-                            cfg.deterministic);
+                            cfg.deterministic, std::size_t(cfg.cudnn_workspace_mib) << 20);
     gpu_loss_ = std::make_shared<GpuLoss>(*gpu_);
   }
 #else

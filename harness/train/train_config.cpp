@@ -24,6 +24,10 @@ void TrainConfig::validate() const {
   SB_REQUIRE(layout == "NCHW" || layout == "NHWC", "--layout '{}' is unknown (NCHW or NHWC)", layout);
   SB_REQUIRE(layout == "NCHW" || backend == "cuda", "--layout {}: the CPU backend computes in NCHW only", layout);
   SB_REQUIRE(!deterministic || backend == "cuda", "--deterministic is a cuda option (the CPU is deterministic)");
+  SB_REQUIRE(cudnn_workspace_mib >= 0 && cudnn_workspace_mib <= 1 << 20,
+             "--cudnn-workspace-mib {} must be in [0, 1048576]", cudnn_workspace_mib);
+  SB_REQUIRE(cudnn_workspace_mib == kDefaultCudnnWorkspaceMib || backend == "cuda",
+             "--cudnn-workspace-mib is a cuda option (the CPU backend has no cuDNN workspace)");
   SB_REQUIRE(backend == "cpu" || (strategy != "ps-sync" && strategy != "ps-async"),
              "--backend cuda runs --strategy single, mirrored, multiworker, ring or hierarchical (NCCL); {} keeps "
              "the weights on a server rank's host and runs on --backend cpu only",
@@ -51,10 +55,11 @@ std::string TrainConfig::canonical_text() const {
       "model={}\ndata={}\nstrategy={}\nbackend={}\nprecision={}\nepochs={}\nbatch={}\nlr={}\nlr_scaling={}\n"
       "warmup_epochs={}\nlr_decay={}\noptimizer={}\nmomentum={}\nweight_decay={}\nval_fraction={}\n"
       "class_weights={}\nseed={}\nreference_kernels={}\nmax_steps={}\ndevices={}\nbucket_mb={}\n"
-      "no_overlap={}\nranks_per_node={}\nstaleness={}\ncompression={}\nlayout={}\ndeterministic={}\n",
+      "no_overlap={}\nranks_per_node={}\nstaleness={}\ncompression={}\nlayout={}\ndeterministic={}\n"
+      "cudnn_workspace_mib={}\n",
       model, data, strategy, backend, precision, epochs, batch, lr, lr_scaling, warmup_epochs, lr_decay, optimizer,
       momentum, weight_decay, val_fraction, class_weights, seed, reference_kernels, max_steps, devices, bucket_mb,
-      no_overlap, ranks_per_node, staleness, compression, layout, deterministic);
+      no_overlap, ranks_per_node, staleness, compression, layout, deterministic, cudnn_workspace_mib);
 }
 
 }  // namespace scalebench

@@ -15,6 +15,10 @@ struct TrainConfig {
   std::string precision = "fp32";   // fp32 | tf32 | bf16 (cuda; the CPU trains in fp32)
   std::string layout = "NCHW";       // cuda activations: NCHW | NHWC
   bool deterministic = false;        // cuda: deterministic cuDNN algorithms (same losses run to run)
+  // cuda: the cuDNN workspace cap; Find refuses algorithms that need more. The default is
+  // cudnn::Workspace::kDefaultCap (step_io.cpp checks that they agree).
+  static constexpr int kDefaultCudnnWorkspaceMib = 512;
+  int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;
   int epochs = 3;
   int batch = 8;                     // per device
   double lr = 0.05;

@@ -58,6 +58,8 @@ PY
     expect_error "--layout 'NWHC'" "$sb" train --data "$tmp/seg.h5" --layout NWHC
     expect_error "--layout NHWC: the CPU backend" "$sb" train --data "$tmp/seg.h5" --layout NHWC
     expect_error "--deterministic is a cuda option" "$sb" train --data "$tmp/seg.h5" --deterministic
+    expect_error "--cudnn-workspace-mib is a cuda option" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
+    expect_error "--cudnn-workspace-mib -1 must be in" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
     # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.
     expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-sync
     expect_error "--n" "$sb" datagen --n -5 -o "$tmp/x.h5"

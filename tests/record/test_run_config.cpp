@@ -56,12 +56,14 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   vary([](RunConfig& c) { c.train.compression = "bf16"; });
   vary([](RunConfig& c) { c.train.layout = "NHWC"; });
   vary([](RunConfig& c) { c.train.deterministic = true; });
+  vary([](RunConfig& c) { c.train.cudnn_workspace_mib = 4096; });
   vary([](RunConfig& c) { c.world_size = 2; });
   vary([](RunConfig& c) { c.repetition = 2; });
   vary([](RunConfig& c) { c.scaling = "strong"; });
   // The GPU-only fields join the text only when set: ids from before they existed are unchanged.
   EXPECT_EQ(canonical_text(base()).find("layout"), std::string::npos);
   EXPECT_EQ(canonical_text(base()).find("deterministic"), std::string::npos);
+  EXPECT_EQ(canonical_text(base()).find("cudnn_workspace_mib"), std::string::npos);
   RunConfig cosmetic = base();
   cosmetic.train.progress_seconds = 5;
   cosmetic.study = "another";
@@ -101,6 +103,7 @@ TEST(RunConfig, AttrsRoundTrip) {
   c.repetition = 3;
   c.scaling = "strong";
   c.train.strategy = "ring";
+  c.train.cudnn_workspace_mib = 2048;
   const Attrs a = config_attrs(c);
   EXPECT_EQ(a.str("run_id"), run_id(c));
   EXPECT_EQ(a.integer("global_batch"), 32);
@@ -109,6 +112,7 @@ TEST(RunConfig, AttrsRoundTrip) {
   EXPECT_EQ(run_id(d), run_id(c));
   EXPECT_EQ(d.study, "s");
   EXPECT_DOUBLE_EQ(d.train.lr, c.train.lr);
+  EXPECT_EQ(d.train.cudnn_workspace_mib, 2048);
 }
 
 TEST(RunConfig, ValidateNamesTheField) {

@@ -29,6 +29,13 @@ TEST(Launch, StrategyToCommand) {
   EXPECT_EQ(ring[2], "4");
   EXPECT_EQ(ring[3], "--oversubscribe");
   EXPECT_EQ(std::count(ring.begin(), ring.end(), "--devices"), 0);  // the world size comes from MPI
+  EXPECT_EQ(std::count(ring.begin(), ring.end(), "--cudnn-workspace-mib"), 0);  // GPU options only when set
+  c.train.cudnn_workspace_mib = 4096;
+  const auto capped = launch_command(c, "/bin/sb", "out/runs");
+  const auto cap = std::find(capped.begin(), capped.end(), "--cudnn-workspace-mib");
+  ASSERT_NE(cap, capped.end());
+  EXPECT_EQ(*(cap + 1), "4096");
+  c.train.cudnn_workspace_mib = TrainConfig::kDefaultCudnnWorkspaceMib;
   c.train.strategy = "mirrored";
   c.world_size = 2;
   const auto mirrored = launch_command(c, "/bin/sb", "out/runs");

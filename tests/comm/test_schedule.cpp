@@ -6,13 +6,12 @@
 // length of the k-th receive at b from a), which NCCL cannot check for us.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <map>
-#include <random>
 #include <utility>
 
 #include "harness/comm/schedule.h"
 #include "harness/comm/threads_comm.h"
+#include "tests/comm/schedule_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::comm;
@@ -22,11 +21,7 @@ namespace {
 const std::size_t kCounts[] = {0, 1, 2, 3, 5, 13, 97, 1009, 4099};
 
 std::vector<float> random_input(std::size_t count, int rank) {
-  std::mt19937 rng(static_cast<unsigned>(1000 + rank * 7919 + count));
-  std::normal_distribution<float> nd(0.0f, 3.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = nd(rng);
-  return v;
+  return sbtest::random_floats(count, static_cast<unsigned>(1000 + rank * 7919 + count));
 }
 
 enum class Algo { ring, hierarchical };
@@ -49,9 +44,7 @@ void check(Algo algo, int n, int ranks_per_node, WireType wire, std::size_t chun
       const Schedule s = algo == Algo::ring ? ring_schedule(c.rank(), everyone, count)
                                             : hierarchical_schedule(c.rank(), nodes, count, chunk_elems);
       run_schedule_on_host(c, s, got.data(), wire, Communicator::kAlgoTagBase + 8);
-      std::size_t differ = 0;
-      for (std::size_t i = 0; i < count; ++i) differ += std::memcmp(&want[i], &got[i], sizeof(float)) != 0;
-      ASSERT_EQ(differ, 0u) << "n=" << n << " rpn=" << ranks_per_node << " wire=" << to_string(wire)
+      ASSERT_EQ(sbtest::count_differing(want, got), 0u) << "n=" << n << " rpn=" << ranks_per_node << " wire=" << to_string(wire)
                             << " count=" << count << " rank " << c.rank() << ": values differ from the host algorithm";
       const auto all = c.allgather(std::string_view(reinterpret_cast<const char*>(got.data()), count * sizeof(float)));
       for (const auto& bytes : all) ASSERT_EQ(bytes, all[0]) << "ranks differ, count=" << count;

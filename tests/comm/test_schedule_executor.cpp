@@ -10,14 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
-#include <random>
 #include <vector>
 
 #include "harness/comm/pipeline.h"
 #include "harness/comm/schedule_executor.h"
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
+#include "tests/comm/schedule_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::comm;
@@ -26,18 +25,10 @@ namespace {
 
 const std::size_t kCounts[] = {0, 1, 2, 3, 5, 13, 97, 1009, 4099};
 
-std::vector<float> random_input(std::size_t count, int rank) {
-  std::mt19937 rng(static_cast<unsigned>(31 + rank * 7919 + count));
-  std::normal_distribution<float> nd(0.0f, 3.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = nd(rng);
-  return v;
-}
+using sbtest::count_differing;
 
-std::size_t count_differing(const std::vector<float>& a, const std::vector<float>& b) {
-  std::size_t d = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) d += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
-  return d;
+std::vector<float> random_input(std::size_t count, int rank) {
+  return sbtest::random_floats(count, static_cast<unsigned>(31 + rank * 7919 + count));
 }
 
 // The staged executor's operations over host memory and a Communicator: a stand-in for the GPU.
@@ -146,19 +137,11 @@ INSTANTIATE_TEST_SUITE_P(RanksAndWires, StagedVsHost, ::testing::Combine(::testi
                                   to_string(static_cast<WireType>(std::get<1>(info.param)));
                          });
 
-// The GPU test's hand-written schedule (tests/gpu/comm/test_nccl_schedule.cpp), here on the host.
+// The GPU test's hand-written schedule (schedule_test_util.h), here on the host.
 TEST(StagedExecutor, EveryPathOnOneRankMatchesHost) {
-  constexpr std::size_t L = 1031;
-  using K = Transfer::Kind;
-  auto xfer = [](K k, std::size_t off, std::size_t len) { return Transfer{k, 0, {off, len}}; };
-  Schedule s;
-  s.rounds.push_back({{}, {xfer(K::send, 0, L), xfer(K::recv_add, L, L)}});
-  s.rounds.push_back({{{L, L}}, {xfer(K::send, L, L), xfer(K::recv_store, 2 * L, L)}});
-  s.rounds.push_back({{{0, 7}}, {}});  // rounding only
-  s.rounds.push_back({{},
-                      {xfer(K::send, 2 * L, L), xfer(K::send, L, 5), xfer(K::recv_add, 0, L),
-                       xfer(K::recv_store, 3 * L, 5)}});
-  const std::size_t count = 3 * L + 5;
+  const sbtest::EveryPathSchedule every;
+  const Schedule& s = every.s;
+  const std::size_t count = every.count;
   for (WireType wire : {WireType::f32, WireType::bf16, WireType::f16}) {
     const std::vector<float> input = random_input(count, 11);
     std::vector<float> want = input, got = input;

@@ -1,54 +1,36 @@
 // test_nccl_schedule.cpp — the nccl executor of round schedules (ring and hierarchical allreduce on
 // device buffers over ncclSend/ncclRecv) against the host executor, bit for bit:
 //   * one GPU: a hand-written schedule of sends to self that takes every path of the executor
-//     (receive-and-add, receive-and-store, several transfers in one group, round_to_wire), for every
+//     (receive-and-add, receive-and-store, several transfers in one group, round_to_wire, a
+//     rounding-only round; tests/comm/schedule_test_util.h), for every
 //     wire type, on random inputs;
 //   * every visible GPU (2 or more; skipped with the count otherwise): the Allreducer's ring and
 //     hierarchical (one node, and one node per rank) on a device group against the same Allreducer
 //     on the threads transport, for every wire type and awkward counts.
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <random>
 
 #include "harness/comm/allreduce.h"
 #include "harness/comm/nccl_comm.h"
 #include "harness/comm/schedule.h"
 #include "harness/comm/threads_comm.h"
+#include "tests/comm/schedule_test_util.h"
 
 using namespace scalebench;
 using namespace scalebench::comm;
 
+using sbtest::count_differing;
+
 namespace {
 
-std::vector<float> random_input(std::size_t count, int seed) {
-  std::mt19937 rng(static_cast<unsigned>(seed));
-  std::normal_distribution<float> nd(0.0f, 3.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = nd(rng);
-  return v;
-}
-
-std::size_t count_differing(const std::vector<float>& a, const std::vector<float>& b) {
-  std::size_t d = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) d += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
-  return d;
-}
-
-Transfer xfer(Transfer::Kind k, std::size_t off, std::size_t len) { return {k, 0, {off, len}}; }
+std::vector<float> random_input(std::size_t count, int seed) { return sbtest::random_floats(count, unsigned(seed)); }
 
 }  // namespace
 
 TEST(NcclSchedule, EveryExecutorPathOnOneGpuMatchesHost) {
-  constexpr std::size_t L = 1031;
-  using K = Transfer::Kind;
-  Schedule s;
-  s.rounds.push_back({{}, {xfer(K::send, 0, L), xfer(K::recv_add, L, L)}});
-  s.rounds.push_back({{{L, L}}, {xfer(K::send, L, L), xfer(K::recv_store, 2 * L, L)}});
-  s.rounds.push_back({{},
-                      {xfer(K::send, 2 * L, L), xfer(K::send, L, 5), xfer(K::recv_add, 0, L),
-                       xfer(K::recv_store, 3 * L, 5)}});
-  const std::size_t count = 3 * L + 5;
+  const sbtest::EveryPathSchedule every;
+  const Schedule& s = every.s;
+  const std::size_t count = every.count;
   for (WireType wire : {WireType::f32, WireType::bf16, WireType::f16}) {
     const std::vector<float> input = random_input(count, 11);
     std::vector<float> want = input;

@@ -138,7 +138,7 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   auto* report = app.add_subcommand("report", "Tables per model x strategy from a study file");
   report->add_option("study", o.file, "Study file from `scalebench collect`")->required();
   report->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
-  auto* compare = app.add_subcommand("compare", "Compare two study files per point and metric; exit 1 on a regression");
+  auto* compare = app.add_subcommand("compare", "Compare two study files per point and metric; exit 1 on a regression or when no point matched");
   compare->add_option("base", o.base, "Baseline study file")->required();
   compare->add_option("new", o.now, "New study file")->required();
   compare->add_option("--threshold", o.thresholds, "metric=tolerance, e.g. images_per_s=-10%, epoch_time_s=+5%, mfu=off")
@@ -206,7 +206,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
     const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);
     std::cout << st::render_compare(r, st::parse_format(o.format));
-    return r.regressions ? 1 : 0;
+    return r.regressions || r.matched == 0 ? 1 : 0;  // a gate that compared nothing must not pass
   }
   return 0;
 }

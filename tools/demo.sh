@@ -33,6 +33,6 @@ echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-co
 if "$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5"; then
   echo "demo: no regression against the baseline"
 else
-  echo "demo: the comparison flags regressions (another machine or a loaded one differs; see above)"
+  echo "demo: the comparison flags regressions or matched no point (another machine or a loaded one differs; see above)"
 fi
 echo "demo: done in $(( $(date +%s) - start )) s — results in $out/ (study.h5, runs/, plots/)"

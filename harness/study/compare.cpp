@@ -185,6 +185,9 @@ std::string render_compare(const CompareResult& r, Format f) {
   };
   if (!r.only_base.empty()) out += fmt::format("only in BASE ({}): {}\n", r.only_base.size(), list(r.only_base));
   if (!r.only_new.empty()) out += fmt::format("only in NEW ({}): {}\n", r.only_new.size(), list(r.only_new));
+  if (r.matched == 0)
+    out += "compare: nothing was compared: BASE and NEW share no point (a point id hashes every result "
+           "field, so the configurations differ, or the ids changed since BASE was recorded)\n";
   return out;
 }
 

@@ -186,6 +186,13 @@ TEST(Compare, ExitStatusOfTheCommand) {
   EXPECT_EQ(sbtest::run(sb + " compare " + (dir / "base.h5") + " " + (dir / "worse.h5") +
                             " --threshold images_per_s=-60% --format json", &out), 0) << out;
   EXPECT_NE(out.find("\"regressions\": 0"), std::string::npos) << out;
+  // No point in common (ids differ): nothing was compared, and the gate must not pass.
+  StudyFile other = empty_study();
+  run(other, "b", "ok", {{"images_per_s", 100}});
+  other.attrs.set("study", "t");
+  write_study_file(dir / "other.h5", other);
+  EXPECT_EQ(sbtest::run(sb + " compare " + (dir / "base.h5") + " " + (dir / "other.h5"), &out), 1) << out;
+  EXPECT_NE(out.find("nothing was compared"), std::string::npos) << out;
   EXPECT_EQ(sbtest::run(sb + " compare " + (dir / "base.h5") + " " + (dir / "missing.h5"), &out), 1);
   EXPECT_NE(out.find("missing.h5: no such file"), std::string::npos) << out;
 }

@@ -29,7 +29,7 @@ echo "== demo: plots"
 echo "== demo: report"
 "$sb" report "$out/study.h5"
 
-echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine)"
+echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine, CUDA-enabled build)"
 if "$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5"; then
   echo "demo: no regression against the baseline"
 else

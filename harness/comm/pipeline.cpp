@@ -146,8 +146,7 @@ void recv_into(Communicator& comm, int src, int tag, float* buf, const std::vect
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
     reqs[i].wait();
-    if (wire != WireType::f32)
-      for (std::size_t k = 0; k < items[i].len; ++k) buf[items[i].off + k] = widen(staged[i][k], wire);
+    if (wire != WireType::f32) widen_from_wire(staged[i].data(), buf + items[i].off, items[i].len, wire);
     after(i);
   }
 }

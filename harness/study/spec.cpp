@@ -122,7 +122,7 @@ void read_train(const Section& s, TrainConfig& t) {
   t.precision = s.one_of("precision", t.precision, {"fp32", "tf32", "bf16"});
   t.layout = s.one_of("layout", t.layout, {"NCHW", "NHWC"});
   t.deterministic = s.boolean("deterministic").value_or(t.deterministic);
-  t.cudnn_workspace_mib = int(s.integer("cudnn_workspace_mib", 0, 1 << 20).value_or(t.cudnn_workspace_mib));
+  t.cudnn_workspace_mib = int(s.integer("cudnn_workspace_mib", 0, TrainConfig::kMaxCudnnWorkspaceMib).value_or(t.cudnn_workspace_mib));
   t.backend = s.one_of("backend", t.backend, {"cpu", "cuda"});
   t.threads = int(s.integer("threads", 0, 4096).value_or(t.threads));
   t.max_steps = s.integer("max_steps", 0, INT64_MAX).value_or(t.max_steps);

@@ -24,8 +24,8 @@ void TrainConfig::validate() const {
   SB_REQUIRE(layout == "NCHW" || layout == "NHWC", "--layout '{}' is unknown (NCHW or NHWC)", layout);
   SB_REQUIRE(layout == "NCHW" || backend == "cuda", "--layout {}: the CPU backend computes in NCHW only", layout);
   SB_REQUIRE(!deterministic || backend == "cuda", "--deterministic is a cuda option (the CPU is deterministic)");
-  SB_REQUIRE(cudnn_workspace_mib >= 0 && cudnn_workspace_mib <= 1 << 20,
-             "--cudnn-workspace-mib {} must be in [0, 1048576]", cudnn_workspace_mib);
+  SB_REQUIRE(cudnn_workspace_mib >= 0 && cudnn_workspace_mib <= kMaxCudnnWorkspaceMib,
+             "--cudnn-workspace-mib {} must be in [0, {}]", cudnn_workspace_mib, kMaxCudnnWorkspaceMib);
   SB_REQUIRE(cudnn_workspace_mib == kDefaultCudnnWorkspaceMib || backend == "cuda",
              "--cudnn-workspace-mib is a cuda option (the CPU backend has no cuDNN workspace)");
   SB_REQUIRE(backend == "cpu" || (strategy != "ps-sync" && strategy != "ps-async"),

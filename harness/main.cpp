@@ -213,8 +213,10 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
 
 void add_commbench(CLI::App& app, scalebench::comm::CommbenchOptions& o, std::string& algos) {
   auto* cmd = app.add_subcommand("commbench", "Allreduce benchmark: time, algbw and busbw per message size (nccl-tests style)");
-  cmd->add_option("--transport", o.transport, "threads (ranks are threads of this process) | mpi (launch under mpirun/srun)")
-      ->check(CLI::IsMember({"threads", "mpi"}))->capture_default_str();
+  cmd->add_option("--transport", o.transport,
+                  "threads (ranks are threads of this process) | mpi (launch under mpirun/srun) | nccl (GPU builds: "
+                  "device buffers, one GPU per rank)")
+      ->check(CLI::IsMember({"threads", "mpi", "nccl"}))->capture_default_str();
   cmd->add_option("--algo", algos, "Comma-separated allreduce algorithms: native, ring, hierarchical")->capture_default_str();
   cmd->add_option("--sizes", o.sizes, "LO:HI[:FACTOR] (factor 2 by default) or A,B,C; units K, M, G (binary)")
       ->capture_default_str();
@@ -251,10 +253,23 @@ int main(int argc, char** argv) {
   scalebench::comm::CommbenchOptions bench;
   std::string bench_algos = "native,ring";
   add_commbench(app, bench, bench_algos);
+  bool parse_only = false;
+  app.add_flag("--parse-only", parse_only,
+               "Parse and validate the command line, print 'parse-only: ok' and run nothing (the docs test uses it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (parse_only) {
+    try {
+      if (app.got_subcommand("train")) train_cfg.validate();
+    } catch (const scalebench::Error& e) {
+      std::fprintf(stderr, "scalebench: error: %s\n", e.what());
+      return 1;
+    }
+    std::cout << "parse-only: ok\n";
+    return 0;
   }
   try {
     if (app.got_subcommand("datagen")) {

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <set>
+#include <span>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -11,7 +13,7 @@
 
 #include "harness/comm/commbench.h"
 #include "harness/data/particle_gen.h"
-#include "harness/strategy/strategy.h"
+#include "harness/study/config_toml.h"
 #include "harness/record/context.h"
 #include "harness/record/recorder.h"
 #include "harness/study/collect.h"
@@ -37,63 +39,65 @@ void add_datagen(CLI::App& app, scalebench::data::GenConfig& g, std::string& out
   cmd->add_option("-o,--output", out, "Output .h5 file (written atomically)")->required();
 }
 
-void add_train(CLI::App& app, TrainConfig& c) {
-  auto* cmd = app.add_subcommand("train", "Train one model on one configuration and report loss, IoU/accuracy, images/s");
-  cmd->set_config("--config", "", "TOML file with any of these options (keys as the long option names)");
-  cmd->add_option("--model", c.model, "Model spec, e.g. unet:depth=4,base=16 or vgg11:width=0.25,bn=1")
-      ->capture_default_str();
-  cmd->add_option("--data", c.data, "HDF5 dataset from `scalebench datagen`")->required();
-  cmd->add_option("--strategy", c.strategy,
-                  "single|mirrored|multiworker|ring|hierarchical|ps-sync|ps-async (cuda: all but ps-sync, ps-async)")
-      ->capture_default_str();
-  cmd->add_option("--backend", c.backend, "cpu|cuda")->capture_default_str();
-  cmd->add_option("--precision", c.precision, "fp32|tf32|bf16 (tf32/bf16: cuda)")->capture_default_str();
-  cmd->add_option("--layout", c.layout, "NCHW|NHWC activations (NHWC: cuda)")->capture_default_str();
-  cmd->add_flag("--deterministic", c.deterministic, "cuda: deterministic cuDNN algorithms only");
-  cmd->add_option("--cudnn-workspace-mib", c.cudnn_workspace_mib,
-                  "cuda: cuDNN workspace cap in MiB (algorithms needing more are not chosen)")
-      ->capture_default_str();
-  cmd->add_option("--epochs", c.epochs, "Passes over the training split")->capture_default_str();
-  cmd->add_option("--batch", c.batch, "Batch size per device")->capture_default_str();
-  cmd->add_option("--lr", c.lr, "Base learning rate")->capture_default_str();
-  cmd->add_option("--lr-scaling", c.lr_scaling, "none|linear|sqrt in the device count")->capture_default_str();
-  cmd->add_option("--warmup-epochs", c.warmup_epochs, "Linear warm-up length (may be fractional)")
-      ->capture_default_str();
-  cmd->add_option("--lr-decay", c.lr_decay, "cosine|constant after warm-up")->capture_default_str();
-  cmd->add_option("--optimizer", c.optimizer, "sgd|adamw")->capture_default_str();
-  cmd->add_option("--momentum", c.momentum, "SGD momentum")->capture_default_str();
-  cmd->add_option("--weight-decay", c.weight_decay, "L2 (sgd) or decoupled (adamw) weight decay")
-      ->capture_default_str();
-  cmd->add_option("--val-fraction", c.val_fraction, "Fraction held out (the end of the file)")->capture_default_str();
-  cmd->add_option("--class-weights", c.class_weights, "auto|none|w0,w1,... for the loss")->capture_default_str();
-  cmd->add_option("--seed", c.seed, "Run seed (weights, shuffling, dropout)")->capture_default_str();
-  cmd->add_flag("--reference-kernels", c.reference_kernels, "Use the slow double-accumulating reference kernels");
-  cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--max-steps", c.max_steps, "Stop each epoch after this many steps (0: full epoch)")
-      ->capture_default_str();
-  cmd->add_option("--progress-seconds", c.progress_seconds, "Step progress line interval")->capture_default_str();
-  cmd->add_option("--devices", c.devices, "Devices (threads) in this process for --strategy mirrored")
-      ->capture_default_str();
-  cmd->add_option("--bucket-mb", c.bucket_mb, "Tensor-fusion bucket size in MiB (synchronous strategies)")
-      ->capture_default_str();
-  cmd->add_flag("--no-overlap", c.no_overlap, "Exchange gradients after backward instead of during it");
-  cmd->add_option("--ranks-per-node", c.ranks_per_node, "hierarchical: ranks per node (0: group by host name)")
-      ->capture_default_str();
-  cmd->add_option("--staleness", c.staleness, "ps-async: max pushes a worker may run ahead of the slowest")
-      ->capture_default_str();
-  cmd->add_option("--compression", c.compression, "ring/hierarchical: gradients as none|bf16|fp16 on the wire (fp32 sums)")
-      ->capture_default_str();
-  cmd->add_option("--comm-timeout", c.comm_timeout_s, "Seconds a rank waits for a peer before the job ends")
-      ->capture_default_str();
-  cmd->add_option("--dump-weights", c.dump_weights, "Write the final weights (raw f32) to PATH.rank<r> (tests)");
+// `train`: every option is a row of the field tables (harness/train/train_fields.cpp for the run's
+// options, record::run_fields() for how it is recorded); this loop is the only place they meet the
+// CLI. A flag's text is parsed and checked as it is read, so a bad value is one line naming it.
+template <class C>
+void add_field_options(CLI::App* cmd, C& target, std::span<const scalebench::Field<C>> fields) {
+  using scalebench::ValueKind;
+  for (const auto& f : fields) {
+    if (f.flag.empty()) continue;
+    const scalebench::Field<C>* fp = &f;
+    if (f.kind == ValueKind::boolean) {
+      cmd->add_flag_callback(f.flag, [fp, &target] { (void)fp->parse(target, "true"); }, f.help);
+      continue;
+    }
+    auto* o = cmd->add_option_function<std::string>(
+        f.flag,
+        [fp, &target](const std::string& v) {
+          if (auto p = fp->parse(target, v)) throw CLI::ValidationError(fp->flag, *p);
+        },
+        f.help);
+    o->default_str(f.default_text());
+    o->type_name(f.kind == ValueKind::integer ? "INT" : f.kind == ValueKind::number ? "NUM" : "TEXT");
+  }
+}
+
+struct TrainCli {
+  TrainConfig cfg;
+  scalebench::record::RunConfig run;  // repetition, scaling, study (world size: from the launcher)
+  std::string output, config;
+  bool preemptible = false;           // not part of the run id (harness/train/preemption.h)
+  CLI::App* cmd = nullptr;
+};
+
+void add_train(CLI::App& app, TrainCli& t) {
+  t.cmd = app.add_subcommand("train", "Train one model on one configuration and report loss, IoU/accuracy, images/s");
+  add_field_options(t.cmd, t.cfg, scalebench::train_fields());
+  add_field_options(t.cmd, t.run, scalebench::record::run_fields());
+  t.cmd->add_option("--config", t.config,
+                    "TOML file of these options (keys as the long names with '_', flat or under [train]); "
+                    "flags given on the command line win");
+  t.cmd->add_option("-o,--output", t.output,
+                    "Runs folder: record the run to <dir>/<run_id>.h5 (docs/results-schema.md); without it "
+                    "nothing is recorded");
+  t.cmd->add_flag("--preemptible", t.preemptible,
+                  "On SIGUSR1 stop after the current step (all ranks after the same one), record the run as "
+                  "preempted and exit 75; costs one tiny collective per step (also: SCALEBENCH_PREEMPTIBLE=1)");
+}
+
+// --config: the file's options, except those the command line gave (they win).
+void apply_train_config(TrainCli& t) {
+  if (t.config.empty()) return;
+  std::set<std::string> given;
+  for (const auto& f : scalebench::train_fields())
+    if (!f.flag.empty() && t.cmd->get_option(f.flag)->count() > 0) given.insert(std::string(f.key));
+  for (const auto& f : scalebench::record::run_fields())
+    if (!f.flag.empty() && t.cmd->get_option(f.flag)->count() > 0) given.insert(std::string(f.key));
+  scalebench::study::apply_config_file(t.config, t.cfg, t.run, given);
 }
 
 // Results harness options (harness/record, harness/study).
-struct RunOptions {  // train: where and as what the run is recorded
-  std::string output, scaling = "weak", study;
-  int repetition = 1;
-  bool preemptible = false;  // not part of the run id (harness/train/preemption.h)
-};
 struct StudyOptions {
   std::string spec, launcher, profile, dir, out, file, format = "text", base, now;
   bool dry_run = false;
@@ -101,19 +105,6 @@ struct StudyOptions {
   std::vector<std::string> thresholds;
   double alpha = 0.05;
 };
-
-void add_run_options(CLI::App& app, RunOptions& o) {
-  auto* cmd = app.get_subcommand("train");
-  cmd->add_option("-o,--output", o.output, "Runs folder: record the run to <dir>/<run_id>.h5 (docs/results-schema.md)");
-  cmd->add_option("--repetition", o.repetition, "Repetition number of this point (recorded; part of the run id)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--scaling", o.scaling, "weak|strong, as the study ran it (recorded)")
-      ->check(CLI::IsMember({"weak", "strong"}));
-  cmd->add_option("--study", o.study, "Study name (recorded)");
-  cmd->add_flag("--preemptible", o.preemptible,
-                "On SIGUSR1 stop after the current step (all ranks after the same one), record the run as "
-                "preempted and exit 75; costs one tiny collective per step (also: SCALEBENCH_PREEMPTIBLE=1)");
-}
 
 void add_study_commands(CLI::App& app, StudyOptions& o) {
   const auto formats = CLI::IsMember({"text", "markdown", "json"});
@@ -154,11 +145,12 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
 // A preempted run (SIGUSR1, harness/train/preemption.h) is recorded as such and exits 75 from the
 // rank that records; the other ranks exit 0, so that mpirun (which ends the job when a rank exits
 // non-zero) cannot kill the recording rank mid-write; mpirun and srun still report 75.
-void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int argc, char** argv) {
+void run_train(const TrainCli& t, int argc, char** argv) {
   namespace rec = scalebench::record;
+  const TrainConfig& cfg = t.cfg;
   scalebench::install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
-  if (o.preemptible) scalebench::arm_preemption();
-  if (o.output.empty() || rec::launcher_rank() > 0) {
+  if (t.preemptible) scalebench::arm_preemption();
+  if (t.output.empty() || rec::launcher_rank() > 0) {
     const auto r = scalebench::train(cfg, std::cout);
     if (r.preempted && rec::launcher_rank() <= 0) {
       std::cout << "preempted: " << scalebench::describe_preemption(r) << "; no run file (no -o)" << std::endl;
@@ -167,11 +159,10 @@ void run_train(CLI::App& app, const TrainConfig& cfg, const RunOptions& o, int a
     return;
   }
   // The device count of scaling: workers, so a parameter server's extra rank is not counted.
-  const int ranks = std::max(1, rec::launcher_world_size());
-  const bool ps = scalebench::strategy_is_parameter_server(cfg.strategy);
-  rec::RunConfig rc{.train = cfg, .world_size = ps ? std::max(1, ranks - 1) : ranks * cfg.devices,
-                    .repetition = o.repetition, .scaling = o.scaling, .study = o.study};
-  rec::Recorder recorder(rc, o.output, std::vector<std::string>(argv, argv + argc));
+  rec::RunConfig rc = t.run;
+  rc.train = cfg;
+  rc.world_size = scalebench::workers_of(cfg.strategy, std::max(1, rec::launcher_world_size()), cfg.devices);
+  rec::Recorder recorder(rc, t.output, std::vector<std::string>(argv, argv + argc));
   scalebench::TrainResult result;
   try {
     result = scalebench::train(cfg, std::cout, &recorder);
@@ -243,19 +234,18 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("scalebench ") + SCALEBENCH_VERSION + " (" + SCALEBENCH_GIT_SHA + ")");
   scalebench::data::GenConfig gen;
   std::string gen_out, gen_task = "segmentation";
-  TrainConfig train_cfg;
+  TrainCli train;
   add_datagen(app, gen, gen_out, gen_task);
-  add_train(app, train_cfg);
-  RunOptions run_opts;
+  add_train(app, train);
   StudyOptions study_opts;
-  add_run_options(app, run_opts);
   add_study_commands(app, study_opts);
   scalebench::comm::CommbenchOptions bench;
   std::string bench_algos = "native,ring";
   add_commbench(app, bench, bench_algos);
   bool parse_only = false;
   app.add_flag("--parse-only", parse_only,
-               "Parse and validate the command line, print 'parse-only: ok' and run nothing (the docs test uses it)");
+               "Parse and validate the command line, print 'parse-only: ok' (train: and the effective options) and run "
+               "nothing (the docs test uses it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -263,13 +253,20 @@ int main(int argc, char** argv) {
   }
   if (parse_only) {
     try {
-      if (app.got_subcommand("train")) train_cfg.validate();
+      if (app.got_subcommand("train")) {
+        apply_train_config(train);
+        train.cfg.validate();
+        train.run.validate();
+      }
+      std::cout << "parse-only: ok\n";
+      // train: the effective options (flags over --config over defaults), one `key = value` each.
+      if (app.got_subcommand("train"))
+        for (const auto& f : scalebench::train_fields()) std::cout << f.key << " = " << f.text(train.cfg) << "\n";
+      return 0;
     } catch (const scalebench::Error& e) {
       std::fprintf(stderr, "scalebench: error: %s\n", e.what());
       return 1;
     }
-    std::cout << "parse-only: ok\n";
-    return 0;
   }
   try {
     if (app.got_subcommand("datagen")) {
@@ -279,7 +276,8 @@ int main(int argc, char** argv) {
       std::cout << "datagen: wrote " << gen.n << " " << gen_task << " images of " << gen.size << "x" << gen.size
                 << " to " << gen_out << "\n";
     } else if (app.got_subcommand("train")) {
-      run_train(app, train_cfg, run_opts, argc, argv);
+      apply_train_config(train);
+      run_train(train, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
                app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("slurm-point")) {
       return run_study_command(app, study_opts);

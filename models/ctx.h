@@ -6,9 +6,15 @@
 
 #include <cstdint>
 
+#include "kernels/common/enum_names.h"
+
 namespace scalebench {
 
 enum class Backend : std::uint8_t { cpu, cuda };
+template <>
+struct EnumNames<Backend> {
+  static constexpr std::array<EnumEntry<Backend>, 2> entries{{{Backend::cpu, "cpu"}, {Backend::cuda, "cuda"}}};
+};
 const char* to_string(Backend b);
 
 struct Ctx {

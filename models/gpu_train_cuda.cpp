@@ -70,13 +70,13 @@ GpuOptimizer::GpuOptimizer(GpuContext& g, const OptimizerConfig& cfg, std::int64
     : g_(g), cfg_(cfg), count_(count) {
   Optimizer validate(cfg, 0);  // the same checks and messages as the CPU optimizer (no gpu: no recursion)
   m_ = gpu_zeros(g, {count}, DType::f32, Layout::NCHW);
-  if (cfg.kind == "adamw") v_ = gpu_zeros(g, {count}, DType::f32, Layout::NCHW);
+  if (cfg.kind == OptimizerKind::adamw) v_ = gpu_zeros(g, {count}, DType::f32, Layout::NCHW);
 }
 GpuOptimizer::~GpuOptimizer() = default;
 
 void GpuOptimizer::step(float* w, const float* grad, float lr) {
   ++t_;
-  if (cfg_.kind == "sgd")
+  if (cfg_.kind == OptimizerKind::sgd)
     cuda::sgd_momentum_step(count_, w, grad, m_.f32(), lr, cfg_.momentum, cfg_.weight_decay, t_ == 1, g_.stream());
   else
     cuda::adamw_step(count_, w, grad, m_.f32(), v_.f32(), lr, cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, t_,

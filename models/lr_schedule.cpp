@@ -8,21 +8,9 @@
 
 namespace scalebench {
 
-LrScaling parse_lr_scaling(const std::string& s) {
-  if (s == "none") return LrScaling::none;
-  if (s == "linear") return LrScaling::linear;
-  if (s == "sqrt") return LrScaling::sqrt;
-  fail_input(fmt::format("--lr-scaling '{}' is unknown (none, linear or sqrt)", s));
-}
-
-const char* to_string(LrScaling s) {
-  return s == LrScaling::none ? "none" : s == LrScaling::linear ? "linear" : "sqrt";
-}
-
 void LrSchedule::validate() const {
   SB_REQUIRE(base_lr > 0 && std::isfinite(base_lr), "--lr {} must be a positive number", base_lr);
   SB_REQUIRE(warmup_epochs >= 0, "--warmup-epochs {} must be >= 0", warmup_epochs);
-  SB_REQUIRE(decay == "cosine" || decay == "constant", "--lr-decay '{}' is unknown (cosine or constant)", decay);
   SB_REQUIRE(world >= 1 && steps_per_epoch >= 1 && epochs >= 1, "learning-rate schedule needs world, steps and epochs >= 1");
 }
 
@@ -39,7 +27,7 @@ double LrSchedule::at(std::int64_t step) const {
   const double peak = peak_lr();
   const double warm = warmup_epochs * double(steps_per_epoch);
   if (step < warm) return peak * double(step + 1) / std::ceil(warm);
-  if (decay == "constant") return peak;
+  if (decay == LrDecay::constant) return peak;
   const double total = double(steps_per_epoch) * epochs;
   const double t = std::clamp((double(step) - warm) / std::max(1.0, total - warm), 0.0, 1.0);
   // Cosine to 1% of the peak, not to zero: the last steps still learn.

@@ -5,18 +5,28 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/enum_names.h"
+
 namespace scalebench {
 
 enum class LrScaling { none, linear, sqrt };
-LrScaling parse_lr_scaling(const std::string& s);  // throws naming the value
-const char* to_string(LrScaling s);
+enum class LrDecay { cosine, constant };  // after warm-up
+template <>
+struct EnumNames<LrScaling> {
+  static constexpr std::array<EnumEntry<LrScaling>, 3> entries{
+      {{LrScaling::none, "none"}, {LrScaling::linear, "linear"}, {LrScaling::sqrt, "sqrt"}}};
+};
+template <>
+struct EnumNames<LrDecay> {
+  static constexpr std::array<EnumEntry<LrDecay>, 2> entries{{{LrDecay::cosine, "cosine"}, {LrDecay::constant, "constant"}}};
+};
 
 struct LrSchedule {
   double base_lr = 0.01;
   LrScaling scaling = LrScaling::none;
   int world = 1;                  // data-parallel replicas the scaling rule counts
   double warmup_epochs = 0;
-  std::string decay = "cosine";   // cosine | constant
+  LrDecay decay = LrDecay::cosine;
   std::int64_t steps_per_epoch = 1;
   int epochs = 1;
 

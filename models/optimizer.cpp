@@ -8,7 +8,6 @@
 namespace scalebench {
 
 Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext* gpu) : cfg_(cfg), count_(count) {
-  SB_REQUIRE(cfg.kind == "sgd" || cfg.kind == "adamw", "optimizer '{}' is unknown (sgd or adamw)", cfg.kind);
   SB_REQUIRE(cfg.momentum >= 0 && cfg.momentum < 1, "momentum {} must be in [0, 1)", cfg.momentum);
   SB_REQUIRE(cfg.weight_decay >= 0, "weight decay {} must be >= 0", cfg.weight_decay);
   if (gpu) {
@@ -18,7 +17,7 @@ Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext*
 #endif
   }
   m_.assign(std::size_t(count), 0.0f);
-  if (cfg.kind == "adamw") v_.assign(std::size_t(count), 0.0f);
+  if (cfg.kind == OptimizerKind::adamw) v_.assign(std::size_t(count), 0.0f);
 }
 
 Optimizer::~Optimizer() = default;
@@ -28,7 +27,7 @@ void Optimizer::step(float* w, const float* g, float lr) {
 #if SCALEBENCH_HAVE_CUDA
   if (gpu_) return gpu_->step(w, g, lr);
 #endif
-  if (cfg_.kind == "sgd")
+  if (cfg_.kind == OptimizerKind::sgd)
     cpu::sgd_momentum_step(count_, w, g, m_.data(), lr, cfg_.momentum, cfg_.weight_decay, t_ == 1);
   else
     cpu::adamw_step(count_, w, g, m_.data(), v_.data(), lr, cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, t_);

@@ -8,10 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/enum_names.h"
+
 namespace scalebench {
 
+enum class OptimizerKind { sgd, adamw };
+template <>
+struct EnumNames<OptimizerKind> {
+  static constexpr std::array<EnumEntry<OptimizerKind>, 2> entries{
+      {{OptimizerKind::sgd, "sgd"}, {OptimizerKind::adamw, "adamw"}}};
+};
+
 struct OptimizerConfig {
-  std::string kind = "sgd";  // sgd | adamw
+  OptimizerKind kind = OptimizerKind::sgd;
   float momentum = 0.9f;     // sgd
   float weight_decay = 0.0f;
   float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // adamw

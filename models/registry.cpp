@@ -9,7 +9,7 @@
 
 namespace scalebench {
 
-const char* to_string(Backend b) { return b == Backend::cpu ? "cpu" : "cuda"; }
+const char* to_string(Backend b) { return name_of(b).data(); }
 
 const char* to_string(LayerKind k) {
   switch (k) {

@@ -16,37 +16,11 @@
 
 namespace scalebench::comm {
 
-const char* to_string(AllreduceAlgo a) {
-  switch (a) {
-    case AllreduceAlgo::native: return "native";
-    case AllreduceAlgo::ring: return "ring";
-    case AllreduceAlgo::hierarchical: return "hierarchical";
-  }
-  return "?";
-}
+const char* to_string(AllreduceAlgo a) { return name_of(a).data(); }
 
-AllreduceAlgo parse_allreduce_algo(std::string_view s) {
-  if (s == "native") return AllreduceAlgo::native;
-  if (s == "ring") return AllreduceAlgo::ring;
-  if (s == "hierarchical") return AllreduceAlgo::hierarchical;
-  fail_input(fmt::format("unknown allreduce algorithm '{}' (expected native, ring or hierarchical)", s));
-}
+AllreduceAlgo parse_allreduce_algo(std::string_view s) { return parse_enum<AllreduceAlgo>(s, "allreduce algorithm"); }
 
-const char* to_string(WireType w) {
-  switch (w) {
-    case WireType::f32: return "f32";
-    case WireType::bf16: return "bf16";
-    case WireType::f16: return "f16";
-  }
-  return "?";
-}
-
-WireType parse_wire_type(std::string_view s) {
-  if (s == "none" || s == "f32" || s == "fp32") return WireType::f32;
-  if (s == "bf16") return WireType::bf16;
-  if (s == "fp16" || s == "f16") return WireType::f16;
-  fail_input(fmt::format("--compression '{}' is unknown (none, bf16 or fp16)", s));
-}
+const char* to_string(WireType w) { return name_of(w).data(); }
 
 Allreducer::Allreducer(Communicator& comm, AllreduceOptions opts) : comm_(comm), opts_(opts) {
   SB_REQUIRE(opts_.chunk_bytes >= sizeof(float), "allreduce chunk size must be at least {} bytes, got {}",

@@ -18,16 +18,35 @@
 #include <vector>
 
 #include "harness/comm/communicator.h"
+#include "kernels/common/enum_names.h"
 
 namespace scalebench::comm {
 
 enum class AllreduceAlgo { native, ring, hierarchical };
+enum class WireType { f32, bf16, f16 };  // what travels between ranks (ring, hierarchical)
+
+}  // namespace scalebench::comm
+
+namespace scalebench {
+template <>
+struct EnumNames<comm::AllreduceAlgo> {
+  using A = comm::AllreduceAlgo;
+  static constexpr std::array<EnumEntry<A>, 3> entries{
+      {{A::native, "native"}, {A::ring, "ring"}, {A::hierarchical, "hierarchical"}}};
+};
+// Named as `--compression` names them: float32 on the wire is no compression.
+template <>
+struct EnumNames<comm::WireType> {
+  using W = comm::WireType;
+  static constexpr std::array<EnumEntry<W>, 3> entries{{{W::f32, "none"}, {W::bf16, "bf16"}, {W::f16, "fp16"}}};
+};
+}  // namespace scalebench
+
+namespace scalebench::comm {
+
 const char* to_string(AllreduceAlgo a);
 AllreduceAlgo parse_allreduce_algo(std::string_view s);  // Error naming the value on anything else
-
-enum class WireType { f32, bf16, f16 };  // what travels between ranks (ring, hierarchical)
-const char* to_string(WireType w);
-WireType parse_wire_type(std::string_view s);  // "none"/"f32", "bf16", "fp16"/"f16"; Error otherwise
+const char* to_string(WireType w);                       // none | bf16 | fp16
 
 struct AllreduceOptions {
   AllreduceAlgo algo = AllreduceAlgo::native;

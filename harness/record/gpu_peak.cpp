@@ -26,11 +26,11 @@ constexpr Entry kTable[] = {
 
 }  // namespace
 
-PeakMeasurement gpu_datasheet_peak(const std::string& device, const std::string& precision) {
+PeakMeasurement gpu_datasheet_peak(const std::string& device, Precision precision) {
   for (const Entry& e : kTable) {
     if (device.find(e.match) == std::string::npos) continue;
-    const double t = precision == "bf16" ? e.bf16 : precision == "tf32" ? e.tf32 : e.fp32;
-    return {t * 1e12, fmt::format("datasheet dense {} peak of the {} ({} TFLOP/s)", precision, e.label, t)};
+    const double t = precision == Precision::bf16 ? e.bf16 : precision == Precision::tf32 ? e.tf32 : e.fp32;
+    return {t * 1e12, fmt::format("datasheet dense {} peak of the {} ({} TFLOP/s)", name_of(precision), e.label, t)};
   }
   return {NAN, fmt::format("no datasheet peak for '{}'", device)};
 }

@@ -5,13 +5,15 @@
 // Not here: measuring a peak, clocks below boost (MFU reads lower on a throttled GPU, as it should).
 #pragma once
 
+#include "kernels/common/precision.h"
+
 #include <string>
 
 #include "harness/record/cpu_peak.h"
 
 namespace scalebench::record {
 
-// device: the CUDA device name ("NVIDIA H100 80GB HBM3 ..."); precision: fp32 | tf32 | bf16.
-PeakMeasurement gpu_datasheet_peak(const std::string& device, const std::string& precision);
+// device: the CUDA device name ("NVIDIA H100 80GB HBM3 ...").
+PeakMeasurement gpu_datasheet_peak(const std::string& device, Precision precision);
 
 }  // namespace scalebench::record

@@ -11,38 +11,67 @@
 
 #include <string>
 
+#include <span>
+
 #include "harness/record/table.h"
-#include "harness/train/train_config.h"
+#include "harness/train/train_fields.h"
 
 namespace scalebench::record {
+
+enum class Scaling { weak, strong };  // weak: per-device batch fixed; strong: global batch fixed
+
+}  // namespace scalebench::record
+namespace scalebench {
+template <>
+struct EnumNames<record::Scaling> {
+  static constexpr std::array<EnumEntry<record::Scaling>, 2> entries{
+      {{record::Scaling::weak, "weak"}, {record::Scaling::strong, "strong"}}};
+};
+}  // namespace scalebench
+namespace scalebench::record {
+
+static_assert(std::is_same_v<AttrValue, FieldValue>, "run-file attributes store field values as they are");
 
 struct RunConfig {
   TrainConfig train;
   int world_size = 1;            // devices in the run (ranks × devices per rank)
   int repetition = 1;            // 1-based; repetitions measure run-to-run variation
-  std::string scaling = "weak";  // weak: per-device batch fixed; strong: global batch fixed
+  Scaling scaling = Scaling::weak;
   std::string study;             // the study's name ("" for a stand-alone run); not part of any id
 
   int global_batch() const { return train.batch * world_size; }
   void validate() const;         // throws scalebench::Error naming the field
 };
 
-// Every field that can change a result, one `key = value` line each (TOML syntax), sorted by key.
-// Cosmetic fields (progress_seconds) and the study name are left out.
+// The fields a run adds to its TrainConfig (world_size, repetition, scaling, study), described like
+// train_fields(); world_size has no flag (the launcher sets it).
+std::span<const Field<RunConfig>> run_fields();
+
+// Every field that can change a result, one `key = value` line each (TOML syntax), sorted by key:
+// the train and run fields whose id rule says so (field.h). Cosmetic fields (progress_seconds)
+// and the study name are left out.
 std::string canonical_text(const RunConfig& c);
+// The tables the ids are computed over: the real ones by default; tests pass a table with a made-up
+// field to prove that adding an option with its default leaves every id unchanged.
+struct FieldTables {
+  std::span<const Field<TrainConfig>> train = train_fields();
+  std::span<const Field<RunConfig>> run = run_fields();
+};
+std::string canonical_text(const RunConfig& c, const FieldTables& t);
 // FNV-1a 64-bit of the text with the MurmurHash3 fmix64 finalizer, as 16 lower-case hex digits.
 // Stable across platforms and versions.
 std::string hash_hex(const std::string& text);
-std::string run_id(const RunConfig& c);
-std::string point_id(const RunConfig& c);
-std::string group_id(const RunConfig& c);
+std::string run_id(const RunConfig& c, const FieldTables& t = {});
+std::string point_id(const RunConfig& c, const FieldTables& t = {});
+std::string group_id(const RunConfig& c, const FieldTables& t = {});
 // "unet:depth=2,base=4 ring N=4 b=8" — for progress lines and tables.
 std::string point_label(const RunConfig& c);
 
 // The /config attributes of a run file: every field, plus run_id, point_id, group_id,
 // global_batch and config_text (the canonical text).
 Attrs config_attrs(const RunConfig& c);
-// The inverse; absent fields keep their defaults (files written by other versions stay readable).
+// The inverse; absent fields keep their defaults (files written by other versions stay readable);
+// a value that does not parse (an unknown strategy name, say) throws scalebench::Error naming it.
 RunConfig config_from_attrs(const Attrs& a);
 
 }  // namespace scalebench::record

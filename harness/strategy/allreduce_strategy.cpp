@@ -19,17 +19,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 class AllreduceStrategy final : public Strategy {
  public:
-  AllreduceStrategy(const StrategyOptions& o, comm::Communicator& comm, std::int64_t count, comm::AllreduceAlgo algo)
+  AllreduceStrategy(const StrategyOptions& o, comm::Communicator& comm, std::int64_t count)
       : opts_(o), comm_(comm), count_(count), bg_(comm.dup()) {
+    const comm::AllreduceAlgo algo = traits(o.kind).algo;
     algo_opts_.algo = algo;
     algo_opts_.chunk_bytes = o.chunk_bytes;
     algo_opts_.ranks_per_node = o.ranks_per_node;
-    algo_opts_.wire = comm::parse_wire_type(o.compression);
+    algo_opts_.wire = o.compression;
     SB_REQUIRE(algo_opts_.wire == comm::WireType::f32 || algo != comm::AllreduceAlgo::native,
                "--compression {} needs --strategy ring or hierarchical ({} uses a float32 library collective)",
-               o.compression, o.name);
+               name_of(o.compression), name());
   }
-  const char* name() const override { return opts_.name.c_str(); }
+  const char* name() const override { return traits(opts_.kind).name.data(); }
   int workers() const override { return comm_.size(); }
   int worker_index() const override { return comm_.rank(); }
 
@@ -74,8 +75,8 @@ class AllreduceStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_allreduce_strategy(const StrategyOptions& o, comm::Communicator& comm,
-                                                  std::int64_t count, comm::AllreduceAlgo algo) {
-  return std::make_unique<AllreduceStrategy>(o, comm, count, algo);
+                                                  std::int64_t count) {
+  return std::make_unique<AllreduceStrategy>(o, comm, count);
 }
 
 }  // namespace scalebench

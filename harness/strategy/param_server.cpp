@@ -37,8 +37,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 class ParameterServer final : public Strategy {
  public:
   ParameterServer(const StrategyOptions& o, comm::Communicator& comm, std::int64_t count)
-      : opts_(o), comm_(comm), count_(count), server_(comm.size() - 1), async_(o.name == "ps-async") {}
-  const char* name() const override { return opts_.name.c_str(); }
+      : opts_(o), comm_(comm), count_(count), server_(comm.size() - 1), async_(o.kind == StrategyKind::ps_async) {}
+  const char* name() const override { return traits(opts_.kind).name.data(); }
   int workers() const override { return comm_.size() - 1; }
   int worker_index() const override { return comm_.rank() == server_ ? -1 : comm_.rank(); }
   std::size_t bytes() const { return std::size_t(count_) * sizeof(float); }

@@ -8,11 +8,6 @@
 
 namespace scalebench {
 
-bool strategy_is_parameter_server(const std::string& name) { return name == "ps-sync" || name == "ps-async"; }
-bool strategy_uses_mpi(const std::string& name) {
-  return name == "multiworker" || name == "ring" || name == "hierarchical" || strategy_is_parameter_server(name);
-}
-
 namespace {
 class SingleStrategy final : public Strategy {
  public:
@@ -35,26 +30,30 @@ class SingleStrategy final : public Strategy {
 std::unique_ptr<Strategy> make_single_strategy() { return std::make_unique<SingleStrategy>(); }
 
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, comm::Communicator* comm, std::int64_t count) {
+  const StrategyTraits& t = traits(o.kind);
   SB_REQUIRE(o.bucket_mb > 0, "--bucket-mb {} must be > 0", o.bucket_mb);
   SB_REQUIRE(o.staleness >= 0, "--staleness {} must be >= 0", o.staleness);
-  SB_REQUIRE(o.compression == "none" || o.name == "ring" || o.name == "hierarchical",
-             "--compression {} needs --strategy ring or hierarchical, not {}", o.compression, o.name);
-  if (o.name == "single") return make_single_strategy();
-  SB_CHECK(comm != nullptr, "strategy {} needs a communicator", o.name);
-  if (o.name == "mirrored") {
-    const std::string t = comm->transport();
-    SB_REQUIRE(t == "threads" || t == "nccl", "strategy mirrored runs as threads in one process (threads or nccl)");
-    return make_allreduce_strategy(o, *comm, count, comm::AllreduceAlgo::native);
+  SB_REQUIRE(o.compression == comm::WireType::f32 || t.compression, "--compression {} needs --strategy {}, not {}",
+             name_of(o.compression), strategies_with(&StrategyTraits::compression, " or "), t.name);
+  switch (t.exchange) {
+    case Exchange::none: return make_single_strategy();
+    case Exchange::allreduce: {
+      SB_CHECK(comm != nullptr, "strategy {} needs a communicator", t.name);
+      if (t.processes == Processes::one) {
+        const std::string tr = comm->transport();
+        SB_REQUIRE(tr == "threads" || tr == "nccl", "strategy {} runs as threads in one process (threads or nccl)",
+                   t.name);
+      }
+      return make_allreduce_strategy(o, *comm, count);
+    }
+    case Exchange::server:
+      SB_CHECK(comm != nullptr, "strategy {} needs a communicator", t.name);
+      SB_REQUIRE(comm->size() >= 1 + t.extra_ranks, "strategy {} needs at least {} ranks (workers + {} server), got {}",
+                 t.name, 1 + t.extra_ranks, t.extra_ranks, comm->size());
+      return make_parameter_server(o, *comm, count);
   }
-  if (o.name == "multiworker") return make_allreduce_strategy(o, *comm, count, comm::AllreduceAlgo::native);
-  if (o.name == "ring") return make_allreduce_strategy(o, *comm, count, comm::AllreduceAlgo::ring);
-  if (o.name == "hierarchical") return make_allreduce_strategy(o, *comm, count, comm::AllreduceAlgo::hierarchical);
-  if (strategy_is_parameter_server(o.name)) {
-    SB_REQUIRE(comm->size() >= 2, "strategy {} needs at least 2 ranks (workers + 1 server), got {}", o.name,
-               comm->size());
-    return make_parameter_server(o, *comm, count);
-  }
-  fail_input(fmt::format("--strategy '{}' is unknown", o.name));
+  SB_CHECK(false, "strategy kind {} has no constructor", int(o.kind));
+  return nullptr;
 }
 
 }  // namespace scalebench

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "harness/comm/communicator.h"
+#include "harness/strategy/strategy_traits.h"
 #include "models/lr_schedule.h"
 #include "models/model.h"
 #include "models/optimizer.h"
@@ -19,17 +20,14 @@
 namespace scalebench {
 
 struct StrategyOptions {
-  std::string name = "single";  // single|mirrored|multiworker|ring|hierarchical|ps-sync|ps-async
+  StrategyKind kind = StrategyKind::single;
   double bucket_mb = 4.0;       // tensor-fusion bucket size (synchronous strategies)
   bool overlap = true;          // allreduce buckets on a communication thread while backward runs
   int ranks_per_node = 0;       // hierarchical: 0 = by host name
   std::size_t chunk_bytes = std::size_t{128} << 10;  // ring pipeline chunk
   int staleness = 4;            // ps-async: a worker may run at most this many pushes ahead of the slowest
-  std::string compression = "none";  // ring/hierarchical: none | bf16 | fp16 on the wire, float32 sums
+  comm::WireType compression = comm::WireType::f32;  // ring/hierarchical: on the wire; float32 sums
 };
-
-bool strategy_is_parameter_server(const std::string& name);
-bool strategy_uses_mpi(const std::string& name);  // multiworker, ring, hierarchical, ps-*
 
 struct StepExchange {
   double comm_exposed = 0;  // s waited for the exchange after backward finished

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "harness/record/context.h"
+#include "harness/record/run_config.h"
 #include "harness/study/stats.h"
 #include "kernels/common/check.h"
 
@@ -18,11 +19,28 @@ namespace fs = std::filesystem;
 using record::Attrs;
 using record::kNaN;
 
-const char* kConfigStrings[] = {"study", "model", "strategy", "scaling", "lr_scaling", "lr_decay", "optimizer",
-                                "precision", "backend", "data", "task", "canonical_model"};
-const char* kConfigInts[] = {"world_size", "repetition", "batch", "global_batch", "epochs", "seed",
-                             "threads", "max_steps", "params", "steps_per_epoch"};
-const char* kConfigDoubles[] = {"lr", "lr_effective", "warmup_epochs", "momentum", "weight_decay"};
+// Config columns: every option a run file records (the field tables), typed as the table says, and
+// what the recorder derives.
+const char* kDerivedStrings[] = {"task", "canonical_model"};
+const char* kDerivedInts[] = {"global_batch", "params", "steps_per_epoch"};
+
+template <class C>
+void add_config_columns(Attrs& r, const Attrs& config, std::span<const Field<C>> fields) {
+  for (const auto& f : fields) {
+    if (!f.attr) continue;
+    const std::string k(f.key);
+    if (!config.has(k)) {  // a file from before the option existed ran with its default
+      r.set(k, f.value(C{}));
+      continue;
+    }
+    switch (f.kind) {
+      case ValueKind::string: r.set(k, config.str(k)); break;
+      case ValueKind::number: r.set(k, config.num(k)); break;
+      case ValueKind::integer:
+      case ValueKind::boolean: r.set(k, config.integer(k)); break;
+    }
+  }
+}
 // Summary fields are float64 in the study table so that a run without a summary reads NaN.
 const char* kSummary[] = {"epoch_time_s", "images_per_s", "tflops", "mfu", "peak_tflops", "exposed_comm_frac",
                           "comm_bytes_per_step", "final_train_loss", "final_val_loss", "final_val_miou",
@@ -36,9 +54,11 @@ Attrs study_row(const record::RunFile& f, const std::string& file) {
   for (const char* k : {"run_id", "point_id", "group_id"}) r.set(k, f.config.str(k));
   r.set("status", f.status);
   r.set("error", f.error);
-  for (const char* k : kConfigStrings) r.set(k, f.config.str(k));
-  for (const char* k : kConfigInts) r.set(k, f.config.integer(k));
-  for (const char* k : kConfigDoubles) r.set(k, f.config.num(k));
+  add_config_columns(r, f.config, train_fields());
+  add_config_columns(r, f.config, record::run_fields());
+  for (const char* k : kDerivedStrings) r.set(k, f.config.str(k));
+  for (const char* k : kDerivedInts) r.set(k, f.config.integer(k));
+  r.set("lr_effective", f.config.num("lr_effective"));
   for (const char* k : kSummary) r.set(k, f.summary.num(k));
   r.set("epochs_done", std::int64_t(f.epochs.rows()));
   for (const char* k : kContext) r.set(k, f.context.str(k));

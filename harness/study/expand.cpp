@@ -50,20 +50,28 @@ std::vector<record::RunConfig> expand(const SweepSpec& spec) {
   std::vector<record::RunConfig> points;
   for (int rep = 1; rep <= spec.repetitions; ++rep)
     for (const auto& model : spec.models)
-      for (const auto& strategy : spec.strategies)
+      for (const StrategyKind strategy : spec.strategies)
         for (int n : spec.devices) {
-          // single is the one-device baseline: it runs once, at N = 1, whatever the device list says.
-          if (strategy == "single" && n != spec.devices.front()) continue;
+          const StrategyTraits& st = traits(strategy);
+          // A one-device strategy (single) is the baseline: it runs once, at the smallest N.
+          if (!st.multi_device && n != spec.devices.front()) continue;
           record::RunConfig c;
           c.train = spec.train;
           c.train.model = model;
           c.train.strategy = strategy;
           c.train.data = spec.data;
-          c.world_size = strategy == "single" ? 1 : n;
-          c.train.batch = spec.scaling == "weak" ? spec.batch : spec.global_batch / c.world_size;
+          c.world_size = st.multi_device ? n : 1;
+          c.train.devices = st.processes == Processes::one ? c.world_size : 1;
+          c.train.batch = spec.scaling == record::Scaling::weak ? spec.batch : spec.global_batch / c.world_size;
           c.repetition = rep;
           c.scaling = spec.scaling;
           c.study = spec.name;
+          try {
+            c.train.validate();
+            c.validate();
+          } catch (const Error& e) {
+            fail_input(fmt::format("{}: point {}: {}", spec.source, record::point_label(c), e.what()));
+          }
           points.push_back(std::move(c));
         }
   return points;

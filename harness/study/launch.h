@@ -1,9 +1,8 @@
-// launch.h — how one point becomes a command line: the strategy → processes mapping lives here
-// and only here (DESIGN §4):
-//   single, mirrored                       one process: `scalebench train … --devices N`
-//   multiworker, ring, hierarchical,       N processes: `mpirun -np N --oversubscribe scalebench train …`
-//   ps-sync, ps-async                      (world size and rank come from the MPI launcher)
-// Slurm (one sbatch per point, srun --mpi=pmix) will add its own mapping beside launch_command().
+// launch.h — how one point becomes a command line on this host. The strategy's traits
+// (harness/strategy/strategy_traits.h) say how many processes: one (`scalebench train … --devices N`)
+// or one MPI rank per device plus extra ranks (`mpirun -np N+extra --oversubscribe scalebench train …`,
+// world size and rank from the MPI launcher). The options come from the field tables, so the child
+// recomputes the same run id. Slurm's step commands (slurm_script.h) reuse train_args().
 #pragma once
 
 #include <string>
@@ -12,8 +11,6 @@
 #include "harness/record/run_config.h"
 
 namespace scalebench::study {
-
-bool uses_mpirun(const std::string& strategy);
 
 // The `train` options that reproduce the point exactly (the child recomputes the same run id).
 std::vector<std::string> train_args(const record::RunConfig& c, const std::string& runs_dir);

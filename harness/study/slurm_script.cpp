@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "harness/strategy/strategy.h"
+#include "harness/strategy/strategy_traits.h"
 #include "harness/study/launch.h"
 #include "harness/study/slurm_safe.h"
 #include "kernels/common/check.h"
@@ -14,13 +14,11 @@
 namespace scalebench::study::slurm {
 namespace {
 
-int ranks_of(const record::RunConfig& c) {
-  if (!strategy_uses_mpi(c.train.strategy)) return 1;
-  return c.world_size + (strategy_is_parameter_server(c.train.strategy) ? 1 : 0);
-}
+int ranks_of(const record::RunConfig& c) { return launched_ranks(c.train.strategy, c.world_size); }
+bool uses_mpi(const record::RunConfig& c) { return c.train.strategy_traits().processes == Processes::per_device; }
 
 std::string point_name(const record::RunConfig& c) {
-  return fmt::format("{} {} N={}", c.train.model, c.train.strategy, c.world_size);
+  return fmt::format("{} {} N={}", c.train.model, name_of(c.train.strategy), c.world_size);
 }
 
 // "1-3" for a run of consecutive numbers, else "1,3,4".
@@ -78,17 +76,17 @@ std::vector<PointGroup> group_points(const std::vector<record::RunConfig>& point
 }
 
 Resources resources_for(const record::RunConfig& c, const Profile& p) {
-  const bool gpu = c.train.backend == "cuda";
+  const bool gpu = c.train.backend == Backend::cuda;
   SB_REQUIRE(!gpu || p.gpus_per_node > 0, "{}: the point runs --backend cuda but the profile {} has gpus_per_node = 0",
              point_name(c), p.source);
   Resources r;
   r.cpus_per_task = p.cpus_per_task;
-  if (c.train.strategy == "mirrored") {
+  if (!uses_mpi(c)) {
     // One process drives N devices on one node.
     r.cpus_per_task = p.cpus_per_task * c.world_size;
     if (gpu) {
-      SB_REQUIRE(c.world_size <= p.gpus_per_node, "{}: mirrored needs {} GPUs on one node; the profile {} has "
-                 "gpus_per_node = {}", point_name(c), c.world_size, p.source, p.gpus_per_node);
+      SB_REQUIRE(c.world_size <= p.gpus_per_node, "{}: {} needs {} GPUs on one node; the profile {} has "
+                 "gpus_per_node = {}", point_name(c), name_of(c.train.strategy), c.world_size, p.source, p.gpus_per_node);
       r.gpus_per_node = c.world_size;
     }
     return r;
@@ -104,12 +102,12 @@ std::vector<std::string> step_command(const record::RunConfig& c, const Profile&
                                       const std::string& runs_dir) {
   std::vector<std::string> cmd;
   const int ranks = ranks_of(c);
-  if (strategy_uses_mpi(c.train.strategy) && p.launcher == "mpirun") {
+  if (uses_mpi(c) && p.launcher == "mpirun") {
     cmd = {"mpirun", "-np", std::to_string(ranks)};
     cmd.insert(cmd.end(), p.mpirun_args.begin(), p.mpirun_args.end());
   } else {
     cmd = {"srun"};
-    if (strategy_uses_mpi(c.train.strategy)) cmd.push_back("--mpi=" + p.srun_mpi);
+    if (uses_mpi(c)) cmd.push_back("--mpi=" + p.srun_mpi);
     cmd.push_back(fmt::format("--ntasks={}", ranks));
     cmd.push_back("--kill-on-bad-exit=1");
     cmd.push_back("--export=ALL,SCALEBENCH_LAUNCHER=srun");
@@ -123,7 +121,7 @@ std::vector<std::string> step_command(const record::RunConfig& c, const Profile&
 std::string point_script_name(const PointGroup& g) {
   const auto& c = g.reps.front();
   std::string family = c.train.model.substr(0, c.train.model.find(':'));
-  return fmt::format("{:02}-{}-{}-n{}.sbatch", g.index, family, c.train.strategy, c.world_size);
+  return fmt::format("{:02}-{}-{}-n{}.sbatch", g.index, family, name_of(c.train.strategy), c.world_size);
 }
 
 std::string point_script(const std::string& study, const PointGroup& g, const std::vector<int>& reps,

@@ -3,6 +3,7 @@
 // the field as section.key.
 #include "harness/study/spec.h"
 
+#include "harness/study/config_toml.h"
 #include "harness/study/toml_section.h"
 
 #include <algorithm>
@@ -12,14 +13,10 @@
 #include <sstream>
 
 #include "kernels/common/check.h"
-#include "models/lr_schedule.h"
 #include "models/spec.h"
 
 namespace scalebench::study {
 namespace {
-
-const std::set<std::string> kStrategies{"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync",
-                                        "ps-async"};
 
 void read_dataset(const Section& s, SweepSpec& spec) {
   s.check_known({"path", "task", "n", "size", "seed"});
@@ -52,16 +49,15 @@ void read_sweep(const Section& s, SweepSpec& spec) {
     } catch (const Error& e) {
       s.fail_at(models ? (*models)[i].source() : s.node("models")->source(), "sweep.models", e.what());
     }
-  spec.strategies = s.strings("strategies");
-  const toml::array* strategies = s.node("strategies")->as_array();
-  for (std::size_t i = 0; i < spec.strategies.size(); ++i) {
-    const auto where = strategies ? (*strategies)[i].source() : s.node("strategies")->source();
-    if (!kStrategies.count(spec.strategies[i]))
-      s.fail_at(where, "sweep.strategies",
-                fmt::format("unknown strategy '{}' (single, mirrored, multiworker, ring, hierarchical, ps-sync, "
-                            "ps-async)", spec.strategies[i]));
-    if (std::count(spec.strategies.begin(), spec.strategies.end(), spec.strategies[i]) > 1)
-      s.fail_at(where, "sweep.strategies", fmt::format("'{}' is listed twice", spec.strategies[i]));
+  const std::vector<std::string> strategies = s.strings("strategies");
+  const toml::array* listed = s.node("strategies")->as_array();
+  for (std::size_t i = 0; i < strategies.size(); ++i) {
+    const auto where = listed ? (*listed)[i].source() : s.node("strategies")->source();
+    const auto kind = find_enum<StrategyKind>(strategies[i]);
+    if (!kind) s.fail_at(where, "sweep.strategies", enum_problem<StrategyKind>(strategies[i]));
+    if (std::count(strategies.begin(), strategies.end(), strategies[i]) > 1)
+      s.fail_at(where, "sweep.strategies", fmt::format("'{}' is listed twice", strategies[i]));
+    spec.strategies.push_back(*kind);
   }
   const toml::node* d = s.node("devices");
   if (!d) s.fail("devices", "required: a list such as [1, 2, 4] or a range such as \"1:8:*2\"");
@@ -83,8 +79,8 @@ void read_sweep(const Section& s, SweepSpec& spec) {
   std::sort(spec.devices.begin(), spec.devices.end());
   if (std::adjacent_find(spec.devices.begin(), spec.devices.end()) != spec.devices.end())
     s.fail("devices", "a device count is listed twice");
-  spec.scaling = s.one_of("scaling", "weak", {"weak", "strong"});
-  if (spec.scaling == "weak") {
+  spec.scaling = parse_enum<record::Scaling>(s.one_of("scaling", "weak", {"weak", "strong"}), "sweep.scaling");
+  if (spec.scaling == record::Scaling::weak) {
     if (s.has("global_batch")) s.fail("global_batch", "only for scaling = \"strong\" (weak scaling fixes batch per device)");
     spec.batch = int(s.integer("batch", 1, 1 << 20).value_or(0));
     if (!spec.batch) s.fail("batch", "required: the batch per device (weak scaling)");
@@ -97,38 +93,6 @@ void read_sweep(const Section& s, SweepSpec& spec) {
         s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)",
                                            spec.global_batch, n));
   }
-}
-
-void read_train(const Section& s, TrainConfig& t) {
-  s.check_known({"epochs", "lr", "lr_scaling", "warmup_epochs", "lr_decay", "optimizer", "momentum", "weight_decay",
-                 "val_fraction", "class_weights", "seed", "precision", "backend", "threads", "max_steps",
-                 "reference_kernels", "progress_seconds", "layout", "deterministic", "cudnn_workspace_mib"});
-  t.epochs = int(s.integer("epochs", 1, 100000).value_or(t.epochs));
-  t.lr = s.number("lr").value_or(t.lr);
-  if (t.lr <= 0) s.fail("lr", "must be > 0");
-  t.lr_scaling = s.one_of("lr_scaling", t.lr_scaling, {"none", "linear", "sqrt"});
-  t.warmup_epochs = s.number("warmup_epochs").value_or(t.warmup_epochs);
-  if (t.warmup_epochs < 0) s.fail("warmup_epochs", "must be >= 0");
-  t.lr_decay = s.one_of("lr_decay", t.lr_decay, {"cosine", "constant"});
-  t.optimizer = s.one_of("optimizer", t.optimizer, {"sgd", "adamw"});
-  t.momentum = s.number("momentum").value_or(t.momentum);
-  if (t.momentum < 0 || t.momentum >= 1) s.fail("momentum", "must be in [0, 1)");
-  t.weight_decay = s.number("weight_decay").value_or(t.weight_decay);
-  if (t.weight_decay < 0) s.fail("weight_decay", "must be >= 0");
-  t.val_fraction = s.number("val_fraction").value_or(t.val_fraction);
-  if (t.val_fraction <= 0 || t.val_fraction >= 1) s.fail("val_fraction", "must be in (0, 1)");
-  t.class_weights = s.str("class_weights").value_or(t.class_weights);
-  t.seed = std::uint64_t(s.integer("seed", 0, INT64_MAX).value_or(std::int64_t(t.seed)));
-  t.precision = s.one_of("precision", t.precision, {"fp32", "tf32", "bf16"});
-  t.layout = s.one_of("layout", t.layout, {"NCHW", "NHWC"});
-  t.deterministic = s.boolean("deterministic").value_or(t.deterministic);
-  t.cudnn_workspace_mib = int(s.integer("cudnn_workspace_mib", 0, TrainConfig::kMaxCudnnWorkspaceMib).value_or(t.cudnn_workspace_mib));
-  t.backend = s.one_of("backend", t.backend, {"cpu", "cuda"});
-  t.threads = int(s.integer("threads", 0, 4096).value_or(t.threads));
-  t.max_steps = s.integer("max_steps", 0, INT64_MAX).value_or(t.max_steps);
-  t.reference_kernels = s.boolean("reference_kernels").value_or(t.reference_kernels);
-  t.progress_seconds = s.number("progress_seconds").value_or(t.progress_seconds);
-  if (t.progress_seconds <= 0) s.fail("progress_seconds", "must be > 0");
 }
 
 }  // namespace
@@ -159,7 +123,9 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
 
   read_dataset(section(source, root, "dataset"), spec);
   read_sweep(section(source, root, "sweep"), spec);
-  read_train(section(source, root, "train"), spec.train);
+  // [train]: every option a point does not get from [sweep] or [dataset] (field.h's in_spec).
+  read_train_table(section(source, root, "train"), spec.train, nullptr,
+                   [](const Field<TrainConfig>& f) { return f.in_spec; });
   return spec;
 }
 

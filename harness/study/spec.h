@@ -1,7 +1,8 @@
 // spec.h — the sweep spec (TOML, docs/sweep-spec.md): parsing with validation that points at the
 // offending line:column and field, and expansion into points (a RunConfig each).
-// What it does not do: run anything, or check that a strategy is available in this build (a point
-// whose strategy is missing fails when it runs, and is recorded as failed).
+// Every expanded point is validated like `train` validates its options, so a spec that combines
+// options no point can run (compression with mirrored, say) fails before anything runs.
+// What it does not do: run anything.
 #pragma once
 
 #include <optional>
@@ -27,9 +28,9 @@ struct SweepSpec {
   std::string data_where;             // "file:line:column" of dataset.path, for messages
   std::optional<data::GenConfig> generate;  // [dataset] recipe, when no path is given
   std::vector<std::string> models;
-  std::vector<std::string> strategies;
+  std::vector<StrategyKind> strategies;
   std::vector<int> devices;
-  std::string scaling = "weak";       // weak | strong
+  record::Scaling scaling = record::Scaling::weak;
   int batch = 0;                      // per device (weak)
   int global_batch = 0;               // fixed global batch (strong)
   TrainConfig train;                  // the [train] template (model, strategy, batch, data set per point)

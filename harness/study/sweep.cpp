@@ -29,7 +29,7 @@ std::string prefix(const SweepSpec& spec, const record::RunConfig& c, std::size_
   std::set<std::string> families;
   for (const auto& m : spec.models) families.insert(family(m));
   const std::string model = families.size() == spec.models.size() ? family(c.train.model) : c.train.model;
-  std::string p = fmt::format("[{}/{}] {} {} N={}", i, n, model, c.train.strategy, c.world_size);
+  std::string p = fmt::format("[{}/{}] {} {} N={}", i, n, model, name_of(c.train.strategy), c.world_size);
   if (spec.repetitions > 1) p += fmt::format(" rep {}/{}", c.repetition, spec.repetitions);
   return p;
 }

@@ -30,6 +30,8 @@ class Section {
       : source_(source), t_(t), name_(std::move(name)), where_(where) {}
 
   bool present() const { return t_ != nullptr; }
+  const toml::table* table() const { return t_; }
+  const std::string& name() const { return name_; }
   const toml::node* node(const char* key) const { return t_ ? t_->get(key) : nullptr; }
   bool has(const char* key) const { return node(key) != nullptr; }
 

@@ -45,10 +45,10 @@ EvalResult evaluate(Model& model, Ctx& ctx, StepIO& io, const data::Dataset& ds,
   return r;
 }
 
-std::vector<float> resolve_class_weights(const std::string& option, const data::Dataset& ds, std::int64_t n_train) {
+std::vector<float> resolve_class_weights(const ClassWeights& option, const data::Dataset& ds, std::int64_t n_train) {
   const auto& info = ds.info();
-  if (option == "none") return {};
-  if (option == "auto") {
+  if (option.mode == ClassWeights::Mode::none) return {};
+  if (option.mode == ClassWeights::Mode::automatic) {
     if (info.task != data::Task::segmentation) return {};
     const std::int64_t n = std::min<std::int64_t>(64, n_train);
     std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
@@ -68,21 +68,7 @@ std::vector<float> resolve_class_weights(const std::string& option, const data::
     for (auto& x : w) x = float(x / mean);
     return w;
   }
-  std::vector<float> w;
-  std::stringstream ss(option);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    std::size_t used = 0;
-    float v = 0;
-    try {
-      v = std::stof(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    SB_REQUIRE(used == item.size() && used > 0 && v >= 0 && std::isfinite(v),
-               "--class-weights: '{}' is not a non-negative number", item);
-    w.push_back(v);
-  }
+  const std::vector<float>& w = option.given;
   SB_REQUIRE(int(w.size()) == info.classes, "--class-weights has {} values but {} has {} classes", w.size(),
              ds.path(), info.classes);
   return w;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/data/dataset.h"
+#include "harness/train/train_config.h"
 #include "harness/train/metrics.h"
 #include "models/ctx.h"
 #include "models/model.h"
@@ -27,9 +28,9 @@ EvalResult evaluate(Model& model, Ctx& ctx, StepIO& io, const data::Dataset& ds,
 std::vector<std::int32_t> labels_for_logits(const std::vector<std::int32_t>& labels, const Shape& input,
                                             const Shape& logits, const data::DatasetInfo& info);
 
-// Class weights from the option text: "none" → {}, "auto" → inverse square root of the class
-// frequencies in up to 64 training samples (normalised to a mean weight of 1 per pixel; only for
-// segmentation, where background dominates), or an explicit comma-separated list.
-std::vector<float> resolve_class_weights(const std::string& option, const data::Dataset& ds, std::int64_t n_train);
+// The loss's class weights: none → {}, auto → inverse square root of the class frequencies in up
+// to 64 training samples (normalised to a mean weight of 1 per pixel; only for segmentation, where
+// background dominates), given → the list, which must have one weight per class of the dataset.
+std::vector<float> resolve_class_weights(const ClassWeights& option, const data::Dataset& ds, std::int64_t n_train);
 
 }  // namespace scalebench

@@ -10,12 +10,12 @@
 
 namespace scalebench {
 
-StepIO::StepIO(const TrainConfig& cfg, int device) : backend_(cfg.backend == "cuda" ? Backend::cuda : Backend::cpu) {
+StepIO::StepIO(const TrainConfig& cfg, int device) : backend_(cfg.backend) {
 #if SCALEBENCH_HAVE_CUDA
   if (backend_ == Backend::cuda) {
     static_assert(std::size_t(TrainConfig::kDefaultCudnnWorkspaceMib) << 20 == cudnn::Workspace::kDefaultCap,
                   "train's default cuDNN workspace cap differs from the cudnn room's");
-    gpu_ = make_gpu_context(device, parse_precision(cfg.precision), cfg.layout == "NHWC" ? Layout::NHWC : Layout::NCHW,
+    gpu_ = make_gpu_context(device, cfg.precision, cfg.layout,
                             cfg.deterministic, std::size_t(cfg.cudnn_workspace_mib) << 20);
     gpu_loss_ = std::make_shared<GpuLoss>(*gpu_);
   }

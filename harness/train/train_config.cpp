@@ -1,65 +1,69 @@
-// train_config.cpp — option validation with one-line errors.
+// train_config.cpp — the rules between options (each option's own check is its row in
+// train_fields.cpp), the ranks' agreement text, and --class-weights parsing. Errors are one line
+// naming the options.
 #include "harness/train/train_config.h"
 
+#include <cmath>
+
+#include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
-#include "models/lr_schedule.h"
 
 namespace scalebench {
 
+ClassWeights ClassWeights::parse(std::string_view text) {
+  ClassWeights w;
+  w.text = std::string(text);
+  if (text == "auto") return w;
+  if (text == "none") {
+    w.mode = Mode::none;
+    return w;
+  }
+  w.mode = Mode::given;
+  for (std::size_t b = 0, e; b <= text.size(); b = e + 1) {
+    e = std::min(text.find(',', b), text.size());
+    const std::string item(text.substr(b, e - b));
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    SB_REQUIRE(!item.empty() && end == item.c_str() + item.size() && std::isfinite(v) && v >= 0,
+               "'{}' is not auto, none or a list of non-negative weights w0,w1,... (bad item '{}')", text, item);
+    w.given.push_back(float(v));
+  }
+  return w;
+}
+
 void TrainConfig::validate() const {
+  for (const auto& f : train_fields())
+    if (auto p = f.check(*this)) fail_input(fmt::format("{}: {}", f.flag, *p));
+  const StrategyTraits& st = strategy_traits();
   SB_REQUIRE(!data.empty(), "--data is required (an HDF5 dataset; make one with `scalebench datagen`)");
-  SB_REQUIRE(epochs >= 1, "--epochs {} must be >= 1", epochs);
-  SB_REQUIRE(batch >= 1, "--batch {} must be >= 1", batch);
-  SB_REQUIRE(val_fraction > 0 && val_fraction < 1, "--val-fraction {} must be in (0, 1)", val_fraction);
-  SB_REQUIRE(max_steps >= 0, "--max-steps {} must be >= 0", max_steps);
-  SB_REQUIRE(threads >= 0, "--threads {} must be >= 0", threads);
-  SB_REQUIRE(backend == "cpu" || backend == "cuda", "--backend '{}' is unknown (cpu or cuda)", backend);
-#if !SCALEBENCH_HAVE_CUDA
-  SB_REQUIRE(backend == "cpu", "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
-#endif
-  SB_REQUIRE(precision == "fp32" || precision == "tf32" || precision == "bf16",
-             "--precision '{}' is unknown (fp32, tf32 or bf16)", precision);
-  SB_REQUIRE(precision == "fp32" || backend == "cuda", "--precision {}: the CPU backend trains in fp32 only",
-             precision);
-  SB_REQUIRE(layout == "NCHW" || layout == "NHWC", "--layout '{}' is unknown (NCHW or NHWC)", layout);
-  SB_REQUIRE(layout == "NCHW" || backend == "cuda", "--layout {}: the CPU backend computes in NCHW only", layout);
-  SB_REQUIRE(!deterministic || backend == "cuda", "--deterministic is a cuda option (the CPU is deterministic)");
-  SB_REQUIRE(cudnn_workspace_mib >= 0 && cudnn_workspace_mib <= kMaxCudnnWorkspaceMib,
-             "--cudnn-workspace-mib {} must be in [0, {}]", cudnn_workspace_mib, kMaxCudnnWorkspaceMib);
-  SB_REQUIRE(cudnn_workspace_mib == kDefaultCudnnWorkspaceMib || backend == "cuda",
+  const bool cuda = backend == Backend::cuda;
+  SB_REQUIRE(precision == Precision::fp32 || cuda, "--precision {}: the CPU backend trains in fp32 only",
+             name_of(precision));
+  SB_REQUIRE(layout == Layout::NCHW || cuda, "--layout {}: the CPU backend computes in NCHW only", name_of(layout));
+  SB_REQUIRE(!deterministic || cuda, "--deterministic is a cuda option (the CPU is deterministic)");
+  SB_REQUIRE(cudnn_workspace_mib == kDefaultCudnnWorkspaceMib || cuda,
              "--cudnn-workspace-mib is a cuda option (the CPU backend has no cuDNN workspace)");
-  SB_REQUIRE(backend == "cpu" || (strategy != "ps-sync" && strategy != "ps-async"),
-             "--backend cuda runs --strategy single, mirrored, multiworker, ring or hierarchical (NCCL); {} keeps "
-             "the weights on a server rank's host and runs on --backend cpu only",
-             strategy);
-  static const char* known[] = {"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync", "ps-async"};
-  bool ok = false;
-  for (const char* k : known) ok = ok || strategy == k;
-  SB_REQUIRE(ok, "--strategy '{}' is unknown (single, mirrored, multiworker, ring, hierarchical, ps-sync, ps-async)",
-             strategy);
-  SB_REQUIRE(devices >= 1, "--devices {} must be >= 1", devices);
-  SB_REQUIRE(devices == 1 || strategy == "mirrored", "--devices {} needs --strategy mirrored (one process, N devices)",
-             devices);
-  SB_REQUIRE(bucket_mb > 0, "--bucket-mb {} must be > 0", bucket_mb);
-  SB_REQUIRE(staleness >= 0, "--staleness {} must be >= 0", staleness);
-  SB_REQUIRE(comm_timeout_s > 0, "--comm-timeout {} must be > 0", comm_timeout_s);
-  SB_REQUIRE(compression == "none" || compression == "bf16" || compression == "fp16",
-             "--compression '{}' is unknown (none, bf16 or fp16)", compression);
-  SB_REQUIRE(compression == "none" || strategy == "ring" || strategy == "hierarchical",
-             "--compression {} needs --strategy ring or hierarchical, not {}", compression, strategy);
-  parse_lr_scaling(lr_scaling);
+  SB_REQUIRE(runs_on(strategy, backend), "--backend {} does not run --strategy {} ({}); it runs: {}", name_of(backend),
+             st.name, st.transport, strategies_on(backend));
+  SB_REQUIRE(devices == 1 || (st.multi_device && st.processes == Processes::one),
+             "--devices {} needs a one-process strategy that drives several devices (mirrored), not {}", devices,
+             st.name);
+  SB_REQUIRE(compression == comm::WireType::f32 || st.compression,
+             "--compression {} needs --strategy {}, not {}", name_of(compression),
+             strategies_with(&StrategyTraits::compression, " or "), st.name);
+}
+
+void TrainConfig::require_this_build() const {
+#if !SCALEBENCH_HAVE_CUDA
+  SB_REQUIRE(backend == Backend::cpu, "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
+#endif
 }
 
 std::string TrainConfig::canonical_text() const {
-  return fmt::format(
-      "model={}\ndata={}\nstrategy={}\nbackend={}\nprecision={}\nepochs={}\nbatch={}\nlr={}\nlr_scaling={}\n"
-      "warmup_epochs={}\nlr_decay={}\noptimizer={}\nmomentum={}\nweight_decay={}\nval_fraction={}\n"
-      "class_weights={}\nseed={}\nreference_kernels={}\nmax_steps={}\ndevices={}\nbucket_mb={}\n"
-      "no_overlap={}\nranks_per_node={}\nstaleness={}\ncompression={}\nlayout={}\ndeterministic={}\n"
-      "cudnn_workspace_mib={}\n",
-      model, data, strategy, backend, precision, epochs, batch, lr, lr_scaling, warmup_epochs, lr_decay, optimizer,
-      momentum, weight_decay, val_fraction, class_weights, seed, reference_kernels, max_steps, devices, bucket_mb,
-      no_overlap, ranks_per_node, staleness, compression, layout, deterministic, cudnn_workspace_mib);
+  std::string s;
+  for (const auto& f : train_fields())
+    if (f.agree) s += fmt::format("{}={}\n", f.key, f.text(*this));
+  return s;
 }
 
 }  // namespace scalebench

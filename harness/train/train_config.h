@@ -1,19 +1,43 @@
-// train_config.h — everything one training run is configured by (the RunConfig of DESIGN §1),
-// with validation that names the offending option. The CLI fills it; sweeps will generate it.
+// train_config.h — everything one training run is configured by (the RunConfig of DESIGN §1), as
+// typed values: names were parsed to enums at the boundary (the CLI, TOML files, run-file
+// attributes: harness/train/train_fields.h, the one table that describes every option), so no
+// code below harness/ compares a strategy, backend or precision name.
+// What it deliberately does not do: parse text, or know how options are spelled on a command line.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/comm/allreduce.h"
+#include "harness/strategy/strategy_traits.h"
+#include "kernels/common/precision.h"
+#include "models/ctx.h"
+#include "models/lr_schedule.h"
+#include "models/optimizer.h"
 
 namespace scalebench {
 
+// --class-weights: auto (inverse square-root frequency on segmentation data), none, or given.
+// The text is kept as written: it enters run ids, so "1,2" must stay "1,2".
+struct ClassWeights {
+  enum class Mode { automatic, none, given };
+  Mode mode = Mode::automatic;
+  std::vector<float> given;  // Mode::given: one weight per class, each finite and >= 0
+  std::string text = "auto";
+  // Throws scalebench::Error with the problem (no option name: the caller adds where it came from).
+  static ClassWeights parse(std::string_view text);
+  bool operator==(const ClassWeights& o) const { return text == o.text; }
+};
+
 struct TrainConfig {
-  std::string model = "unet:depth=4,base=8";  // the default U-Net: sized for a CPU study
+  std::string model = "unet:depth=4,base=8";  // model spec (models/spec.h), parsed by the model room
   std::string data;                  // HDF5 dataset (docs/data-format.md)
-  std::string strategy = "single";
-  std::string backend = "cpu";
-  std::string precision = "fp32";   // fp32 | tf32 | bf16 (cuda; the CPU trains in fp32)
-  std::string layout = "NCHW";       // cuda activations: NCHW | NHWC
+  StrategyKind strategy = StrategyKind::single;
+  Backend backend = Backend::cpu;
+  Precision precision = Precision::fp32;  // tf32/bf16: cuda (the CPU trains in fp32)
+  Layout layout = Layout::NCHW;           // cuda activations
   bool deterministic = false;        // cuda: deterministic cuDNN algorithms (same losses run to run)
   // cuda: the cuDNN workspace cap; Find refuses algorithms that need more. The default is
   // cudnn::Workspace::kDefaultCap (step_io.cpp checks that they agree).
@@ -23,14 +47,14 @@ struct TrainConfig {
   int epochs = 3;
   int batch = 8;                     // per device
   double lr = 0.05;
-  std::string lr_scaling = "none";   // none | linear | sqrt (in the device count)
+  LrScaling lr_scaling = LrScaling::none;  // in the device count
   double warmup_epochs = 0.0;
-  std::string lr_decay = "cosine";   // cosine | constant
-  std::string optimizer = "sgd";     // sgd | adamw
+  LrDecay lr_decay = LrDecay::cosine;
+  OptimizerKind optimizer = OptimizerKind::sgd;
   double momentum = 0.9;
   double weight_decay = 0.0;
   double val_fraction = 0.1;         // the last fraction of the file is held out
-  std::string class_weights = "auto";  // auto | none | w0,w1,...
+  ClassWeights class_weights;
   std::uint64_t seed = 1;
   bool reference_kernels = false;    // CPU: the double-accumulating reference instead of BLAS
   int threads = 0;                   // BLAS threads; 0 = all cores
@@ -44,11 +68,17 @@ struct TrainConfig {
   bool no_overlap = false;
   int ranks_per_node = 0;
   int staleness = 4;
-  std::string compression = "none";  // ring/hierarchical gradient wire type: none | bf16 | fp16
+  comm::WireType compression = comm::WireType::f32;  // ring/hierarchical gradient wire type
   double comm_timeout_s = 300.0;
   std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)
 
-  void validate() const;             // throws scalebench::Error naming the option
+  const StrategyTraits& strategy_traits() const { return traits(strategy); }
+  // Every field's own check (train_fields.cpp) and the rules between fields; throws
+  // scalebench::Error naming the option.
+  // Not in validate(): a sweep of GPU points may be expanded and written out (dry run, Slurm
+  // scripts) by a build without CUDA; only running one needs it.
+  void validate() const;
+  void require_this_build() const;  // --backend cuda needs a CUDA build
   // Every field that must agree across ranks, as "key=value" lines (compared before the first
   // collective; threads, progress and dump paths may differ and are left out).
   std::string canonical_text() const;

@@ -62,7 +62,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   StepIO io(cfg, device);
   Model model(build_model_graph(spec, shape), io.backend(), cfg.seed, io.gpu());
   model.setup({cfg.batch, info.channels, info.height, info.width});
-  auto strategy = make_strategy({.name = cfg.strategy, .bucket_mb = cfg.bucket_mb, .overlap = !cfg.no_overlap,
+  auto strategy = make_strategy({.kind = cfg.strategy, .bucket_mb = cfg.bucket_mb, .overlap = !cfg.no_overlap,
                                  .ranks_per_node = cfg.ranks_per_node, .staleness = cfg.staleness,
                                  .compression = cfg.compression},
                                 comm, model.param_count());
@@ -87,7 +87,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   result.steps_per_epoch = data::ShardedSampler(shard).per_rank() / cfg.batch;
   const std::int64_t steps = cfg.max_steps ? std::min(cfg.max_steps, result.steps_per_epoch) : result.steps_per_epoch;
   result.epoch_steps = steps;
-  LrSchedule sched{.base_lr = cfg.lr, .scaling = parse_lr_scaling(cfg.lr_scaling), .world = workers,
+  LrSchedule sched{.base_lr = cfg.lr, .scaling = cfg.lr_scaling, .world = workers,
                    .warmup_epochs = cfg.warmup_epochs, .decay = cfg.lr_decay, .steps_per_epoch = steps,
                    .epochs = cfg.epochs};
   sched.validate();
@@ -101,8 +101,8 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
                      info.channels, info.height, info.width, info.classes)
       << fmt::format("train: strategy {} with {} worker(s) of {} rank(s), global batch {} ({} per worker), "
                      "{} train / {} held out, {} steps/epoch, lr {} ({}), {} BLAS threads\n",
-                     cfg.strategy, workers, result.world, result.global_batch, cfg.batch, n_train, n_val, steps,
-                     sched.peak_lr(), cfg.optimizer, cpu::blas_threads())
+                     name_of(cfg.strategy), workers, result.world, result.global_batch, cfg.batch, n_train, n_val,
+                     steps, sched.peak_lr(), name_of(cfg.optimizer), cpu::blas_threads())
       << std::flush;
   if (observer) observer->on_start(result);
   strategy->start(model);

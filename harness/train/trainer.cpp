@@ -44,11 +44,13 @@ std::string describe_preemption(const TrainResult& r) {
 TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer) {
   install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();
+  cfg.require_this_build();
   std::ostream quiet(nullptr);  // other ranks' log: discarded
   // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL (harness/comm/
   // nccl_comm.h): mirrored drives one GPU per thread, multiworker one GPU per MPI process.
-  const bool cuda = cfg.backend == "cuda";
-  if (cfg.strategy == "mirrored") {
+  const bool cuda = cfg.backend == Backend::cuda;
+  const StrategyTraits& st = cfg.strategy_traits();
+  if (st.processes == Processes::one && st.multi_device) {
     check_slurm_single_process();
     TrainResult first;
     auto rank_main = [&](comm::Communicator& c) {
@@ -65,7 +67,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     }
     return first;
   }
-  if (strategy_uses_mpi(cfg.strategy)) {
+  if (st.processes == Processes::per_device) {
     comm::MpiSession session;
     auto world = comm::make_mpi_world({.timeout_s = cfg.comm_timeout_s});
     check_slurm_ranks(*world);

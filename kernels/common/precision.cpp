@@ -5,21 +5,9 @@
 
 namespace scalebench {
 
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::bf16: return "bf16";
-  }
-  return "?";
-}
+const char* to_string(Precision p) { return name_of(p).data(); }
 
-Precision parse_precision(std::string_view name) {
-  if (name == "fp32") return Precision::fp32;
-  if (name == "tf32") return Precision::tf32;
-  if (name == "bf16") return Precision::bf16;
-  fail_input(fmt::format("precision must be fp32, tf32 or bf16, got '{}'", name));
-}
+Precision parse_precision(std::string_view name) { return parse_enum<Precision>(name, "precision"); }
 
 DType compute_dtype(Precision p) { return p == Precision::bf16 ? DType::bf16 : DType::f32; }
 

@@ -14,6 +14,11 @@
 namespace scalebench {
 
 enum class Precision : std::uint8_t { fp32, tf32, bf16 };
+template <>
+struct EnumNames<Precision> {
+  static constexpr std::array<EnumEntry<Precision>, 3> entries{
+      {{Precision::fp32, "fp32"}, {Precision::tf32, "tf32"}, {Precision::bf16, "bf16"}}};
+};
 
 const char* to_string(Precision p);
 // "fp32" | "tf32" | "bf16"; throws scalebench::Error (input error) naming the value otherwise.

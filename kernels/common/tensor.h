@@ -12,11 +12,16 @@
 #include <vector>
 
 #include "kernels/common/check.h"
+#include "kernels/common/enum_names.h"
 
 namespace scalebench {
 
 enum class DType : std::uint8_t { f32, bf16, f16 };
 enum class Layout : std::uint8_t { NCHW, NHWC };
+template <>
+struct EnumNames<Layout> {
+  static constexpr std::array<EnumEntry<Layout>, 2> entries{{{Layout::NCHW, "NCHW"}, {Layout::NHWC, "NHWC"}}};
+};
 
 struct Device {
   enum class Kind : std::uint8_t { cpu, cuda };

@@ -67,7 +67,7 @@ int run(const Options& o) {
     Tensor x = gpu_zeros(g, host_x.shape(), DType::f32, Layout::NCHW), dl;
     gpu_upload(g, host_x, x);
     GpuLoss loss(g);
-    GpuOptimizer opt(g, {.kind = "sgd", .momentum = 0.9f}, m.param_count());
+    GpuOptimizer opt(g, {.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count());
     Ctx ctx{.backend = Backend::cuda, .seed = 1};
     StepStats st;
     auto step = [&] {

@@ -49,21 +49,61 @@ PY
     expect_error "labels" "$sb" train --data "$tmp/badshape.h5"
     expect_error "unknown model 'resnet50'" "$sb" train --data "$tmp/seg.h5" --model resnet50
     expect_error "unknown option 'depht'" "$sb" train --data "$tmp/seg.h5" --model unet:depht=2
-    expect_error "--batch" "$sb" train --data "$tmp/seg.h5" --batch -4
-    expect_error "--epochs" "$sb" train --data "$tmp/seg.h5" --epochs 0
-    expect_error "--lr-scaling" "$sb" train --data "$tmp/seg.h5" --lr-scaling cubic
+    expect_error "--batch: -4 is out of range" "$sb" train --data "$tmp/seg.h5" --batch -4
+    expect_error "--epochs: 0 is out of range" "$sb" train --data "$tmp/seg.h5" --epochs 0
+    expect_error "--lr-scaling: 'cubic' is not one of: none, linear, sqrt" "$sb" train --data "$tmp/seg.h5" --lr-scaling cubic
     expect_error "divisible by 64" "$sb" train --data "$tmp/seg.h5" --model unet:depth=6
-    expect_error "--precision 'fp8'" "$sb" train --data "$tmp/seg.h5" --precision fp8
+    expect_error "--precision: 'fp8' is not one of: fp32, tf32, bf16" "$sb" train --data "$tmp/seg.h5" --precision fp8
     expect_error "--precision bf16: the CPU backend" "$sb" train --data "$tmp/seg.h5" --precision bf16
-    expect_error "--layout 'NWHC'" "$sb" train --data "$tmp/seg.h5" --layout NWHC
+    expect_error "--layout: 'NWHC' is not one of: NCHW, NHWC" "$sb" train --data "$tmp/seg.h5" --layout NWHC
     expect_error "--layout NHWC: the CPU backend" "$sb" train --data "$tmp/seg.h5" --layout NHWC
     expect_error "--deterministic is a cuda option" "$sb" train --data "$tmp/seg.h5" --deterministic
     expect_error "--cudnn-workspace-mib is a cuda option" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
-    expect_error "--cudnn-workspace-mib -1 must be in" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
+    expect_error "--cudnn-workspace-mib: -1 is out of range [0, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
     # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.
     expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-sync
+    expect_error "--devices: 65536 is out of range" "$sb" train --data "$tmp/seg.h5" --strategy mirrored --devices 65536
+    expect_error "--seed: '-1' is not a non-negative integer" "$sb" train --data "$tmp/seg.h5" --seed -1
+    expect_error "--devices 2 needs a one-process strategy" "$sb" train --data "$tmp/seg.h5" --devices 2
+    expect_error "--data is required" "$sb" train
+    # --config: every error names the file, line and key; a bad value is an error even where a flag wins.
+    expect_error "--config $tmp/none.toml: cannot read" "$sb" train --data "$tmp/seg.h5" --config "$tmp/none.toml"
+    printf 'epochs = [1\n' > "$tmp/syntax.toml"
+    expect_error "$tmp/syntax.toml:1:" "$sb" train --data "$tmp/seg.h5" --config "$tmp/syntax.toml"
+    printf 'batch = 4\nepochz = 3\n' > "$tmp/unknown.toml"
+    expect_error "$tmp/unknown.toml:2:1: train.epochz: unknown key" "$sb" train --data "$tmp/seg.h5" --config "$tmp/unknown.toml"
+    printf '[train]\nepochs = "three"\n' > "$tmp/type.toml"
+    expect_error "$tmp/type.toml:2:10: train.epochs: expected an integer, got string" "$sb" train --data "$tmp/seg.h5" --config "$tmp/type.toml"
+    printf '[train]\nepochs = 0\n' > "$tmp/value.toml"
+    expect_error "$tmp/value.toml:2:10: train.epochs: 0 is out of range" "$sb" train --data "$tmp/seg.h5" --epochs 2 --config "$tmp/value.toml"
+    printf 'epochs = 2\n[train]\nbatch = 4\n' > "$tmp/mixed.toml"
+    expect_error "$tmp/mixed.toml:1:1: epochs: with a [train] table" "$sb" train --data "$tmp/seg.h5" --config "$tmp/mixed.toml"
     expect_error "--n" "$sb" datagen --n -5 -o "$tmp/x.h5"
     [ ! -e "$tmp/x.h5" ] || fail "a failed datagen left $tmp/x.h5 behind"
+    ;;
+  config_file)
+    # train --config: flat keys and a [train] table both configure the run; flags given on the
+    # command line win. --parse-only prints the effective options; a real run then trains as configured.
+    small_seg
+    printf 'model = "unet:depth=2,base=4"\nepochs = 1\nbatch = 4\nmax_steps = 2\nlr_scaling = "sqrt"\n' > "$tmp/flat.toml"
+    printf '[train]\nmodel = "unet:depth=2,base=4"\nepochs = 1\nbatch = 4\nmax_steps = 2\nlr_scaling = "sqrt"\n' > "$tmp/table.toml"
+    for f in flat table; do
+      "$sb" --parse-only train --data "$tmp/seg.h5" --config "$tmp/$f.toml" --batch 2 >"$tmp/eff" 2>&1 || { cat "$tmp/eff"; fail "$f.toml rejected"; }
+      grep -qx "epochs = 1" "$tmp/eff" || { cat "$tmp/eff"; fail "$f.toml: epochs not taken"; }
+      grep -qx "lr_scaling = sqrt" "$tmp/eff" || { cat "$tmp/eff"; fail "$f.toml: lr_scaling not taken"; }
+      grep -qx "batch = 2" "$tmp/eff" || { cat "$tmp/eff"; fail "$f.toml: the --batch flag did not win"; }
+    done
+    "$sb" train --data "$tmp/seg.h5" --config "$tmp/table.toml" -o "$tmp/runs" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train --config"; }
+    grep -q "epoch 1/1" "$tmp/out" || { cat "$tmp/out"; fail "the configured epochs did not run"; }
+    /usr/bin/python3 - "$tmp/runs" <<'PY' || fail "the run file does not record the configured options"
+import sys, glob, h5py
+(path,) = glob.glob(sys.argv[1] + "/*.h5")
+with h5py.File(path) as f:
+    c = f["config"].attrs
+    assert (c["epochs"], c["batch"], c["max_steps"], c["lr_scaling"]) == (1, 4, 2, "sqrt"), dict(c)
+    assert f.attrs["status"] == "ok", f.attrs["status"]
+print("ok: run file records epochs=1 batch=4 max_steps=2 lr_scaling=sqrt")
+PY
     ;;
   train_unet_small)
     small_seg

@@ -116,11 +116,11 @@ TEST(Compression, NativeCollectiveRefusesIt) {
 }
 
 TEST(Compression, ParseNamesTheValue) {
-  EXPECT_EQ(parse_wire_type("bf16"), WireType::bf16);
-  EXPECT_EQ(parse_wire_type("fp16"), WireType::f16);
-  EXPECT_EQ(parse_wire_type("none"), WireType::f32);
+  EXPECT_EQ(parse_enum<WireType>("bf16", "--compression"), WireType::bf16);
+  EXPECT_EQ(parse_enum<WireType>("fp16", "--compression"), WireType::f16);
+  EXPECT_EQ(parse_enum<WireType>("none", "--compression"), WireType::f32);
   try {
-    parse_wire_type("int8");
+    parse_enum<WireType>("int8", "--compression");
     ADD_FAILURE() << "int8 accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'int8'"), std::string::npos) << e.what();

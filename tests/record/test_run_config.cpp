@@ -7,6 +7,7 @@
 #include "harness/record/run_config.h"
 #include "kernels/common/check.h"
 
+using namespace scalebench;
 using namespace scalebench::record;
 
 namespace {
@@ -39,12 +40,12 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   };
   vary([](RunConfig& c) { c.train.model = "unet:depth=3,base=4"; });
   vary([](RunConfig& c) { c.train.data = "other.h5"; });
-  vary([](RunConfig& c) { c.train.strategy = "ring"; });
+  vary([](RunConfig& c) { c.train.strategy = StrategyKind::ring; });
   vary([](RunConfig& c) { c.train.epochs = 4; });
   vary([](RunConfig& c) { c.train.batch = 16; });
   vary([](RunConfig& c) { c.train.lr = 0.1; });
-  vary([](RunConfig& c) { c.train.lr_scaling = "linear"; });
-  vary([](RunConfig& c) { c.train.optimizer = "adamw"; });
+  vary([](RunConfig& c) { c.train.lr_scaling = LrScaling::linear; });
+  vary([](RunConfig& c) { c.train.optimizer = OptimizerKind::adamw; });
   vary([](RunConfig& c) { c.train.seed = 2; });
   vary([](RunConfig& c) { c.train.threads = 1; });
   vary([](RunConfig& c) { c.train.max_steps = 5; });
@@ -53,13 +54,13 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   vary([](RunConfig& c) { c.train.no_overlap = true; });
   vary([](RunConfig& c) { c.train.ranks_per_node = 2; });
   vary([](RunConfig& c) { c.train.staleness = 1; });
-  vary([](RunConfig& c) { c.train.compression = "bf16"; });
-  vary([](RunConfig& c) { c.train.layout = "NHWC"; });
+  vary([](RunConfig& c) { c.train.compression = comm::WireType::bf16; });
+  vary([](RunConfig& c) { c.train.layout = Layout::NHWC; });
   vary([](RunConfig& c) { c.train.deterministic = true; });
   vary([](RunConfig& c) { c.train.cudnn_workspace_mib = 4096; });
   vary([](RunConfig& c) { c.world_size = 2; });
   vary([](RunConfig& c) { c.repetition = 2; });
-  vary([](RunConfig& c) { c.scaling = "strong"; });
+  vary([](RunConfig& c) { c.scaling = Scaling::strong; });
   // Fields added after the first results join the text only when set: older ids are unchanged.
   EXPECT_EQ(canonical_text(base()).find("layout"), std::string::npos);
   EXPECT_EQ(canonical_text(base()).find("deterministic"), std::string::npos);
@@ -76,8 +77,8 @@ TEST(RunConfig, PointAndGroupIds) {
   rep2.repetition = 2;
   rep2.train.data = "/elsewhere/seg.h5";
   n2.world_size = 2;
-  n2.train.strategy = "mirrored";
-  ring.train.strategy = "ring";
+  n2.train.strategy = StrategyKind::mirrored;
+  ring.train.strategy = StrategyKind::ring;
   EXPECT_EQ(point_id(a), point_id(rep2));  // repetitions (and data location) share a point
   EXPECT_NE(point_id(a), point_id(n2));
   EXPECT_EQ(group_id(a), group_id(n2));  // speedup group: strategy and N vary within it
@@ -87,11 +88,11 @@ TEST(RunConfig, PointAndGroupIds) {
   EXPECT_NE(group_id(a), group_id(other_batch));  // weak scaling: per-device batch defines the group
   // Strong scaling: the global batch is fixed, the per-device batch varies with N.
   RunConfig s1 = base(), s2 = base();
-  s1.scaling = s2.scaling = "strong";
+  s1.scaling = s2.scaling = Scaling::strong;
   s1.train.batch = 16;
   s2.train.batch = 8;
   s2.world_size = 2;
-  s2.train.strategy = "mirrored";
+  s2.train.strategy = StrategyKind::mirrored;
   EXPECT_EQ(group_id(s1), group_id(s2));
 }
 
@@ -102,8 +103,8 @@ TEST(RunConfig, AttrsRoundTrip) {
   c.train.reference_kernels = true;
   c.world_size = 4;
   c.repetition = 3;
-  c.scaling = "strong";
-  c.train.strategy = "ring";
+  c.scaling = Scaling::strong;
+  c.train.strategy = StrategyKind::ring;
   c.train.cudnn_workspace_mib = 2048;
   const Attrs a = config_attrs(c);
   EXPECT_EQ(a.str("run_id"), run_id(c));
@@ -125,7 +126,14 @@ TEST(RunConfig, ValidateNamesTheField) {
   } catch (const scalebench::Error& e) {
     EXPECT_NE(std::string(e.what()).find("--strategy single"), std::string::npos) << e.what();
   }
+  // Names are parsed at the boundary: an unknown scaling never reaches a RunConfig.
   c = base();
-  c.scaling = "medium";
-  EXPECT_THROW(c.validate(), scalebench::Error);
+  const Field<RunConfig>* scaling = nullptr;
+  for (const auto& f : run_fields())
+    if (f.key == "scaling") scaling = &f;
+  ASSERT_NE(scaling, nullptr);
+  const auto problem = scaling->parse(c, "medium");
+  ASSERT_TRUE(problem.has_value());
+  EXPECT_NE(problem->find("'medium' is not one of: weak, strong"), std::string::npos) << *problem;
+  EXPECT_EQ(c.scaling, Scaling::weak);
 }

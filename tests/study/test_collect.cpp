@@ -70,7 +70,7 @@ TEST(Collect, RunFilesToStudyFile) {
     record::RunConfig c;
     c.train.model = "unet:depth=2,base=4";
     c.train.data = "d.h5";
-    c.train.strategy = strategy;
+    c.train.strategy = parse_enum<StrategyKind>(strategy, "strategy");
     c.world_size = n;
     c.repetition = rep;
     c.study = "demo";

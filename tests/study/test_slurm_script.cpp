@@ -149,8 +149,8 @@ TEST(SlurmScript, ResourcesPerStrategy) {
   const Profile p = parse_profile(kProfile, "p.toml");
   auto point = [](const std::string& strategy, int n, const std::string& backend = "cpu") {
     record::RunConfig c;
-    c.train.strategy = strategy;
-    c.train.backend = backend;
+    c.train.strategy = parse_enum<StrategyKind>(strategy, "strategy");
+    c.train.backend = parse_enum<Backend>(backend, "backend");
     c.world_size = n;
     return c;
   };
@@ -175,7 +175,7 @@ TEST(SlurmScript, ResourcesPerStrategy) {
 TEST(SlurmScript, StepCommands) {
   Profile p = parse_profile(kProfile, "p.toml");
   record::RunConfig c;
-  c.train.strategy = "ring";
+  c.train.strategy = StrategyKind::ring;
   c.world_size = 4;
   auto cmd = step_command(c, p, "/x/scalebench", "/r");
   EXPECT_EQ(cmd[0], "srun");
@@ -184,12 +184,12 @@ TEST(SlurmScript, StepCommands) {
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--export=ALL,SCALEBENCH_LAUNCHER=srun"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--cpu-bind=cores"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "/x/scalebench"), cmd.end());
-  c.train.strategy = "single";
+  c.train.strategy = StrategyKind::single;
   c.world_size = 1;
   cmd = step_command(c, p, "/x/scalebench", "/r");
   EXPECT_EQ(std::find(cmd.begin(), cmd.end(), "--mpi=pmix"), cmd.end());  // not an MPI program
   p.launcher = "mpirun";
-  c.train.strategy = "ps-async";
+  c.train.strategy = StrategyKind::ps_async;
   c.world_size = 2;
   cmd = step_command(c, p, "/x/scalebench", "/r");
   EXPECT_EQ(cmd[0], "mpirun");
@@ -201,7 +201,7 @@ TEST(SlurmScript, PointScriptDirectives) {
   const auto groups = group_points(expand(parse_spec(kSpec, "s.toml")));
   const PointGroup* ring4 = nullptr;
   for (const auto& g : groups)
-    if (g.reps[0].train.strategy == "ring" && g.reps[0].world_size == 4) ring4 = &g;
+    if (g.reps[0].train.strategy == StrategyKind::ring && g.reps[0].world_size == 4) ring4 = &g;
   ASSERT_TRUE(ring4);
   const std::string s = point_script("t", *ring4, {1, 3}, p, paths());
   const auto lines = sbatch_lines(s);

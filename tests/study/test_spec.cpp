@@ -58,9 +58,9 @@ TEST(Spec, ParsesAndExpands) {
   const auto pts = expand(s);
   // Per repetition and model: single once (N=1) + ring at 1, 2, 4 → 4; × 2 models × 2 repetitions.
   ASSERT_EQ(pts.size(), 16u);
-  EXPECT_EQ(pts[0].train.strategy, "single");
+  EXPECT_EQ(pts[0].train.strategy, StrategyKind::single);
   EXPECT_EQ(pts[0].world_size, 1);
-  EXPECT_EQ(pts[3].train.strategy, "ring");
+  EXPECT_EQ(pts[3].train.strategy, StrategyKind::ring);
   EXPECT_EQ(pts[3].world_size, 4);
   EXPECT_EQ(pts[3].train.batch, 8);  // weak scaling: per-device batch fixed
   EXPECT_EQ(pts[3].global_batch(), 32);
@@ -124,7 +124,7 @@ TEST(Spec, BadSpecsNameLineColumnAndField) {
       {head + "[sweep]\nmodels = [\"unet\", \"resnet50\"]\nstrategies = [\"single\"]\ndevices = [1]\nbatch = 8\n",
        "s.toml:6:19: sweep.models: model spec 'resnet50': unknown model"},
       {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"single\", \"horovod\"]\ndevices = [1]\nbatch = 8\n",
-       "s.toml:7:25: sweep.strategies: unknown strategy 'horovod'"},
+       "s.toml:7:25: sweep.strategies: 'horovod' is not one of: single, mirrored"},
       {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = \"1:8:*1\"\nbatch = 8\n",
        "s.toml:8:11: sweep.devices:"},
       {head + "[sweep]\nmodels = [\"unet\"]\nstrategies = [\"ring\"]\ndevices = [1, 0]\nbatch = 8\n",
@@ -139,7 +139,7 @@ TEST(Spec, BadSpecsNameLineColumnAndField) {
       {"[study]\nname = \"a b\"\n[dataset]\npath = \"d.h5\"\n" + sweep, "s.toml:2:8: study.name:"},
       {"[study]\n[dataset]\npath = \"d.h5\"\n" + sweep, "s.toml:1:1: study.name: required"},
       {head + sweep + "[extra]\nx = 1\n", "s.toml:10:2: extra: unknown section"},
-      {head + sweep + "[train]\nmomentum = 1.5\n", "s.toml:11:12: train.momentum: must be in [0, 1)"},
+      {head + sweep + "[train]\nmomentum = 1.5\n", "s.toml:11:12: train.momentum: 1.5 must be in [0, 1)"},
       {head + sweep + "[train]\ncudnn_workspace_mib = -1\n", "s.toml:11:23: train.cudnn_workspace_mib: -1 is out of range"},
   };
   for (const auto& c : cases) {

@@ -20,7 +20,7 @@ using namespace scalebench::study;
 TEST(Launch, StrategyToCommand) {
   record::RunConfig c;
   c.train.data = "d.h5";
-  c.train.strategy = "ring";
+  c.train.strategy = StrategyKind::ring;
   c.world_size = 4;
   const auto ring = launch_command(c, "/bin/sb", "out/runs");
   ASSERT_GE(ring.size(), 5u);
@@ -36,7 +36,7 @@ TEST(Launch, StrategyToCommand) {
   ASSERT_NE(cap, capped.end());
   EXPECT_EQ(*(cap + 1), "4096");
   c.train.cudnn_workspace_mib = TrainConfig::kDefaultCudnnWorkspaceMib;
-  c.train.strategy = "mirrored";
+  c.train.strategy = StrategyKind::mirrored;
   c.world_size = 2;
   const auto mirrored = launch_command(c, "/bin/sb", "out/runs");
   EXPECT_EQ(mirrored[0], "/bin/sb");
@@ -47,8 +47,13 @@ TEST(Launch, StrategyToCommand) {
   const auto o = std::find(mirrored.begin(), mirrored.end(), "-o");
   ASSERT_NE(o, mirrored.end());
   EXPECT_EQ(*(o + 1), "out/runs");
-  for (const char* s : {"multiworker", "hierarchical", "ps-sync", "ps-async"}) EXPECT_TRUE(uses_mpirun(s)) << s;
-  EXPECT_FALSE(uses_mpirun("single"));
+  for (auto k : {StrategyKind::multiworker, StrategyKind::hierarchical, StrategyKind::ps_sync, StrategyKind::ps_async})
+    EXPECT_EQ(traits(k).processes, Processes::per_device) << name_of(k);
+  EXPECT_EQ(traits(StrategyKind::single).processes, Processes::one);
+  c.train.strategy = StrategyKind::ps_sync;
+  c.world_size = 3;
+  const auto ps = launch_command(c, "/bin/sb", "out/runs");
+  EXPECT_EQ(ps[2], "4");  // 3 workers + the server rank
 }
 
 TEST(Sweep, LocalEndToEnd) {

@@ -49,7 +49,7 @@ class Preemption : public ::testing::Test {
     TrainConfig c;
     c.model = "unet:depth=2,base=4";
     c.data = data_;
-    c.strategy = strategy;
+    c.strategy = parse_enum<StrategyKind>(strategy, "strategy");
     c.devices = devices;
     c.epochs = epochs;
     c.batch = 2;

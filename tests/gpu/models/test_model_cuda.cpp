@@ -61,7 +61,7 @@ struct StepResult {
 };
 
 constexpr float kLr = 0.05f;
-const OptimizerConfig kSgd{.kind = "sgd", .momentum = 0.9f, .weight_decay = 1e-4f};
+const OptimizerConfig kSgd{.kind = OptimizerKind::sgd, .momentum = 0.9f, .weight_decay = 1e-4f};
 
 StepResult cpu_step(const Problem& p, const Batch& b) {
   Model m(build_model_graph(parse_model_spec(p.spec), p.data), Backend::cpu, 11);

@@ -47,8 +47,8 @@ std::vector<float> train(const Case& c, const std::string& name, comm::Communica
   Model m(build_model_graph(parse_model_spec(c.spec), c.data), Backend::cuda, 5, &g);
   const Shape in{c.batch, c.data.channels, c.data.height, c.data.width};
   m.setup(in);
-  auto strategy = make_strategy({.name = name, .bucket_mb = 0.05}, comm, m.param_count());  // several buckets
-  Optimizer opt({.kind = "sgd", .momentum = 0.9f}, m.param_count(), &g);
+  auto strategy = make_strategy({.kind = parse_enum<StrategyKind>(name, "strategy"), .bucket_mb = 0.05}, comm, m.param_count());  // several buckets
+  Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count(), &g);
   GpuLoss loss(g);
   strategy->start(m);
   std::mt19937_64 rng(9);

@@ -1,0 +1,128 @@
+// train_fields.cpp — the one table of `train` options (see train_fields.h and field.h).
+// Run ids: the keys that joined ids before 2026-11 join always, in their historical order-free
+// form; every later key joins only when it differs from its default, so adding an option never
+// changes an existing id (tests/record/test_fields.cpp holds both).
+#include "harness/train/train_fields.h"
+
+#include <vector>
+
+namespace scalebench {
+
+template <>
+struct Codec<ClassWeights> {
+  static constexpr ValueKind kind = ValueKind::string;
+  static std::optional<ClassWeights> from_text(std::string_view s) {
+    try {
+      return ClassWeights::parse(s);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  static std::string to_text(const ClassWeights& v) { return v.text; }
+  static FieldValue to_value(const ClassWeights& v) { return v.text; }
+  static std::optional<ClassWeights> from_value(const FieldValue& v) {
+    if (const auto* s = std::get_if<std::string>(&v)) return from_text(*s);
+    return std::nullopt;
+  }
+  static std::string expected() { return "auto, none or w0,w1,..."; }
+};
+
+namespace {
+
+using T = TrainConfig;
+
+template <NamedEnum E>
+std::string choices() {
+  return " (" + enum_choices<E>("|") + ")";
+}
+
+// Per-point fields: a sweep sets them from [sweep] and [dataset], not from [train].
+const FieldTraits kPerPoint{.in_spec = false};
+// Added after the first results: joins ids only when set, so older ids stay what they were.
+const FieldTraits kLater{.id = IdRule::unless_default, .launch = LaunchRule::unless_default};
+// Where a run happens, not what it computes: no id, may differ between ranks.
+const FieldTraits kLocal{.agree = false, .id = IdRule::never};
+
+std::vector<Field<T>> make_table() {
+  std::vector<Field<T>> f;
+  f.push_back(make_field("model", &T::model, "Model spec, e.g. unet:depth=4,base=16 or vgg11:width=0.25,bn=1", kPerPoint));
+  f.push_back(make_field("data", &T::data, "HDF5 dataset from `scalebench datagen` (required)", kPerPoint));
+  f.push_back(make_field("strategy", &T::strategy, "Data-parallel strategy" + choices<StrategyKind>() + ": " +
+                                                       strategy_help(), kPerPoint));
+  f.push_back(make_field("backend", &T::backend, "Compute backend" + choices<Backend>()));
+  f.push_back(make_field("precision", &T::precision, "GPU math" + choices<Precision>() + "; tf32/bf16: cuda"));
+  f.push_back(make_field("layout", &T::layout, "Activation layout" + choices<Layout>() + "; NHWC: cuda", kLater));
+  f.push_back(make_field("deterministic", &T::deterministic, "cuda: deterministic cuDNN algorithms only", kLater));
+  f.push_back(make_field("cudnn_workspace_mib", &T::cudnn_workspace_mib,
+                         "cuda: cuDNN workspace cap in MiB (algorithms needing more are not chosen)", kLater,
+                         in_range(0, T::kMaxCudnnWorkspaceMib)));
+  f.push_back(make_field("epochs", &T::epochs, "Passes over the training split", {}, in_range(1, 100000)));
+  f.push_back(make_field("batch", &T::batch, "Batch size per device", kPerPoint, in_range(1, 1 << 20)));
+  f.push_back(make_field("lr", &T::lr, "Base learning rate", {}, above(0.0)));
+  f.push_back(make_field("lr_scaling", &T::lr_scaling, "LR rule in the device count" + choices<LrScaling>()));
+  f.push_back(make_field("warmup_epochs", &T::warmup_epochs, "Linear warm-up length (may be fractional)", {},
+                         at_least(0.0)));
+  f.push_back(make_field("lr_decay", &T::lr_decay, "After warm-up" + choices<LrDecay>()));
+  f.push_back(make_field("optimizer", &T::optimizer, "Optimizer" + choices<OptimizerKind>()));
+  f.push_back(make_field("momentum", &T::momentum, "SGD momentum, in [0, 1)", {}, Check<double>([](const double& v) -> Problem {
+                           if (v >= 0 && v < 1) return std::nullopt;
+                           return fmt::format("{} must be in [0, 1)", v);
+                         })));
+  f.push_back(make_field("weight_decay", &T::weight_decay, "L2 (sgd) or decoupled (adamw) weight decay", {},
+                         at_least(0.0)));
+  f.push_back(make_field("val_fraction", &T::val_fraction, "Fraction held out (the end of the file), in (0, 1)", {},
+                         Check<double>([](const double& v) -> Problem {
+                           if (v > 0 && v < 1) return std::nullopt;
+                           return fmt::format("{} must be in (0, 1)", v);
+                         })));
+  f.push_back(make_field("class_weights", &T::class_weights, "Loss weights: auto|none|w0,w1,...", {}, {},
+                         std::function<ClassWeights(std::string_view)>(&ClassWeights::parse)));
+  f.push_back(make_field("seed", &T::seed, "Run seed (weights, shuffling, dropout)", {},
+                         Check<std::uint64_t>([](const std::uint64_t& v) -> Problem {
+                           if (v <= std::uint64_t(INT64_MAX)) return std::nullopt;  // stored as int64
+                           return fmt::format("{} is out of range [0, {}]", v, INT64_MAX);
+                         })));
+  f.push_back(make_field("reference_kernels", &T::reference_kernels,
+                         "Use the slow double-accumulating reference kernels"));
+  f.push_back(make_field("threads", &T::threads, "BLAS threads (0: all cores)", {.agree = false}, in_range(0, 4096)));
+  f.push_back(make_field("max_steps", &T::max_steps, "Stop each epoch after this many steps (0: full epoch)", {},
+                         at_least(std::int64_t{0})));
+  f.push_back(make_field("progress_seconds", &T::progress_seconds, "Step progress line interval", kLocal,
+                         above(0.0)));
+  f.push_back(make_field("devices", &T::devices,
+                         "Devices in this process for --strategy mirrored (threads on cpu, GPUs on cuda)",
+                         {.id = IdRule::never, .launch = LaunchRule::unless_default, .in_spec = false},
+                         in_range(1, 4096)));
+  f.push_back(make_field("bucket_mb", &T::bucket_mb, "Tensor-fusion bucket size in MiB (synchronous strategies)", {},
+                         above(0.0)));
+  f.push_back(make_field("no_overlap", &T::no_overlap, "Exchange gradients after backward instead of during it"));
+  f.push_back(make_field("ranks_per_node", &T::ranks_per_node, "hierarchical: ranks per node (0: group by host name)",
+                         {}, in_range(0, 65536)));
+  f.push_back(make_field("staleness", &T::staleness, "ps-async: max pushes a worker may run ahead of the slowest",
+                         {}, in_range(0, 1 << 20)));
+  f.push_back(make_field("compression", &T::compression,
+                         "ring/hierarchical: gradients on the wire" + choices<comm::WireType>() + " (fp32 sums)",
+                         kLater));
+  f.push_back(make_field("comm_timeout", &T::comm_timeout_s, "Seconds a rank waits for a peer before the job ends",
+                         kLocal, above(0.0)));
+  f.push_back(make_field("dump_weights", &T::dump_weights,
+                         "Write the final weights (raw f32) to PATH.rank<r> (tests)",
+                         {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,
+                          .in_spec = false}));
+  return f;
+}
+
+}  // namespace
+
+std::span<const Field<TrainConfig>> train_fields() {
+  static const std::vector<Field<TrainConfig>> table = make_table();
+  return table;
+}
+
+const Field<TrainConfig>* find_train_field(std::string_view key) {
+  for (const auto& f : train_fields())
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+}  // namespace scalebench

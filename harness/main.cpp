@@ -13,14 +13,14 @@
 
 #include "harness/comm/commbench.h"
 #include "harness/data/particle_gen.h"
-#include "harness/study/config_toml.h"
+#include "harness/study/spec/config_toml.h"
 #include "harness/record/context.h"
 #include "harness/record/recorder.h"
-#include "harness/study/collect.h"
-#include "harness/study/compare.h"
-#include "harness/study/report.h"
+#include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/compare.h"
+#include "harness/study/analysis/report.h"
 #include "harness/study/sweep.h"
-#include "harness/study/slurm_point.h"
+#include "harness/study/launch/slurm/point.h"
 #include "harness/study/status.h"
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
@@ -99,7 +99,8 @@ void apply_train_config(TrainCli& t) {
 
 // Results harness options (harness/record, harness/study).
 struct StudyOptions {
-  std::string spec, launcher, profile, dir, out, file, format = "text", base, now;
+  std::optional<scalebench::study::LauncherKind> launcher;
+  std::string spec, profile, dir, out, file, format = "text", base, now;
   bool dry_run = false;
   int group = 0, repetition = 1;  // slurm-point
   std::vector<std::string> thresholds;
@@ -110,8 +111,14 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   const auto formats = CLI::IsMember({"text", "markdown", "json"});
   auto* sweep = app.add_subcommand("sweep", "Run every point of a sweep spec (TOML), one process per point");
   sweep->add_option("spec", o.spec, "Sweep spec, e.g. studies/cpu-demo.toml (docs/sweep-spec.md)")->required();
-  sweep->add_option("--launcher", o.launcher, "local|slurm (default: the spec's)")
-      ->check(CLI::IsMember({"local", "slurm"}));
+  sweep->add_option_function<std::string>(
+      "--launcher",
+      [&o](const std::string& v) {
+        const auto k = scalebench::find_enum<scalebench::study::LauncherKind>(v);
+        if (!k) throw CLI::ValidationError("--launcher", scalebench::enum_problem<scalebench::study::LauncherKind>(v));
+        o.launcher = *k;
+      },
+      scalebench::enum_choices<scalebench::study::LauncherKind>("|") + " (default: the spec's)");
   sweep->add_option("--profile", o.profile, "slurm: cluster profile, e.g. slurm/profiles/local-test.toml (docs/slurm.md)");
   sweep->add_flag("--dry-run", o.dry_run, "local: print the points and their commands; slurm: write the job scripts "
                   "into <study>/slurm/ for review; run or submit nothing");

@@ -12,10 +12,10 @@
 
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
-#include "harness/study/slurm_script.h"
-#include "harness/study/slurm_submit.h"
-#include "harness/study/spec.h"
-#include "harness/study/subprocess.h"
+#include "harness/study/launch/slurm/script.h"
+#include "harness/study/launch/slurm/submit.h"
+#include "harness/study/spec/spec.h"
+#include "harness/study/launch/subprocess.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::study {

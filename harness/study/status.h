@@ -2,7 +2,7 @@
 // — pending, running, ok, failed, preempted, not submitted — from the run files and, for a study
 // submitted to Slurm, from squeue (live jobs) and sacct (ended jobs, where the cluster keeps
 // accounting; without it, an ended job is judged by its run file alone).
-// Not here: submitting (slurm_submit.h). The Slurm queries go through the argument vectors below.
+// Not here: submitting (slurm/submit.h). The Slurm queries go through the argument vectors below.
 #pragma once
 
 #include <iosfwd>

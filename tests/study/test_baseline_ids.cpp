@@ -7,8 +7,8 @@
 #include <set>
 
 #include "harness/record/run_config.h"
-#include "harness/study/spec.h"
-#include "harness/study/study_file.h"
+#include "harness/study/spec/spec.h"
+#include "harness/study/analysis/study_file.h"
 
 using namespace scalebench;
 

@@ -9,7 +9,7 @@
 
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
-#include "harness/study/collect.h"
+#include "harness/study/analysis/collect.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
 

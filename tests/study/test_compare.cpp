@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "harness/study/compare.h"
-#include "harness/study/stats.h"
+#include "harness/study/analysis/compare.h"
+#include "harness/study/analysis/stats.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
 

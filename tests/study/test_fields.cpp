@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/record/run_config.h"
-#include "harness/study/spec.h"
+#include "harness/study/spec/spec.h"
 
 using namespace scalebench;
 using record::FieldTables;

@@ -2,7 +2,7 @@
 // aggregated by their median, failed points shown with their error; markdown and JSON shapes.
 #include <gtest/gtest.h>
 
-#include "harness/study/report.h"
+#include "harness/study/analysis/report.h"
 
 using namespace scalebench::study;
 using scalebench::record::Attrs;

@@ -9,11 +9,11 @@
 #include <set>
 #include <sstream>
 
-#include "harness/study/slurm_profile.h"
-#include "harness/study/slurm_safe.h"
-#include "harness/study/slurm_script.h"
-#include "harness/study/slurm_submit.h"
-#include "harness/study/spec.h"
+#include "harness/study/launch/slurm/profile.h"
+#include "harness/study/launch/slurm/safe.h"
+#include "harness/study/launch/slurm/script.h"
+#include "harness/study/launch/slurm/submit.h"
+#include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
 

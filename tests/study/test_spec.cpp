@@ -5,7 +5,7 @@
 #include <set>
 
 #include "harness/record/run_config.h"
-#include "harness/study/spec.h"
+#include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
 
 using namespace scalebench;

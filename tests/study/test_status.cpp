@@ -9,8 +9,8 @@
 
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
-#include "harness/study/slurm_script.h"
-#include "harness/study/spec.h"
+#include "harness/study/launch/slurm/script.h"
+#include "harness/study/spec/spec.h"
 #include "harness/study/status.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"

@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "harness/record/run_file.h"
-#include "harness/study/launch.h"
-#include "harness/study/spec.h"
-#include "harness/study/study_file.h"
+#include "harness/study/launch/command.h"
+#include "harness/study/spec/spec.h"
+#include "harness/study/analysis/study_file.h"
 #include "tests/common/harness_test_util.h"
 
 using namespace scalebench;

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "harness/record/run_file.h"
-#include "harness/study/spec.h"
+#include "harness/study/spec/spec.h"
 #include "tests/common/harness_test_util.h"
 
 using namespace scalebench;

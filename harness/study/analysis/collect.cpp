@@ -1,0 +1,169 @@
+// collect.cpp — run files → study table with speedup/efficiency (see collect.h).
+#include "harness/study/analysis/collect.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <ostream>
+
+#include "harness/record/context.h"
+#include "harness/record/run_config.h"
+#include "harness/study/analysis/stats.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::study {
+namespace {
+
+namespace fs = std::filesystem;
+using record::Attrs;
+using record::kNaN;
+
+// Config columns: every option a run file records (the field tables), typed as the table says, and
+// what the recorder derives.
+const char* kDerivedStrings[] = {"task", "canonical_model"};
+const char* kDerivedInts[] = {"global_batch", "params", "steps_per_epoch"};
+
+template <class C>
+void add_config_columns(Attrs& r, const Attrs& config, std::span<const Field<C>> fields) {
+  for (const auto& f : fields) {
+    if (!f.attr) continue;
+    const std::string k(f.key);
+    if (!config.has(k)) {  // a file from before the option existed ran with its default
+      r.set(k, f.value(C{}));
+      continue;
+    }
+    switch (f.kind) {
+      case ValueKind::string: r.set(k, config.str(k)); break;
+      case ValueKind::number: r.set(k, config.num(k)); break;
+      case ValueKind::integer:
+      case ValueKind::boolean: r.set(k, config.integer(k)); break;
+    }
+  }
+}
+// Summary fields are float64 in the study table so that a run without a summary reads NaN.
+const char* kSummary[] = {"epoch_time_s", "images_per_s", "tflops", "mfu", "peak_tflops", "exposed_comm_frac",
+                          "comm_bytes_per_step", "final_train_loss", "final_val_loss", "final_val_miou",
+                          "final_val_accuracy", "peak_mem_bytes", "train_flops_per_image", "measured_epochs"};
+const char* kContext[] = {"hostnames", "cpu_model", "git_sha", "git_dirty", "scalebench_version"};
+
+}  // namespace
+
+Attrs study_row(const record::RunFile& f, const std::string& file) {
+  Attrs r;
+  for (const char* k : {"run_id", "point_id", "group_id"}) r.set(k, f.config.str(k));
+  r.set("status", f.status);
+  r.set("error", f.error);
+  add_config_columns(r, f.config, train_fields());
+  add_config_columns(r, f.config, record::run_fields());
+  for (const char* k : kDerivedStrings) r.set(k, f.config.str(k));
+  for (const char* k : kDerivedInts) r.set(k, f.config.integer(k));
+  r.set("lr_effective", f.config.num("lr_effective"));
+  for (const char* k : kSummary) r.set(k, f.summary.num(k));
+  r.set("epochs_done", std::int64_t(f.epochs.rows()));
+  for (const char* k : kContext) r.set(k, f.context.str(k));
+  r.set("created_utc", f.created_utc);
+  r.set("file", file);
+  return r;
+}
+
+void add_speedup(record::Table& runs) {
+  using K = record::Column::Kind;
+  const std::size_t n = runs.rows();
+  // Baseline images/s per (group, strategy): the median over that strategy's ok N = 1 runs.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> base;
+  for (std::size_t r = 0; r < n; ++r)
+    if (runs.str("status", r) == "ok" && runs.integer("world_size", r) == 1)
+      base[{runs.str("group_id", r), runs.str("strategy", r)}].push_back(runs.num("images_per_s", r));
+  runs.add("baseline", K::str);
+  runs.add("baseline_images_per_s", K::f64);
+  runs.add("speedup", K::f64);
+  runs.add("efficiency", K::f64);
+  // Looked up after all four add() calls: an add() may move the columns.
+  record::Column* bc = runs.find("baseline");
+  record::Column* bi = runs.find("baseline_images_per_s");
+  record::Column* s = runs.find("speedup");
+  record::Column* e = runs.find("efficiency");
+  for (std::size_t r = 0; r < n; ++r) {
+    bc->s[r].clear();
+    bi->f[r] = s->f[r] = e->f[r] = kNaN;
+    if (runs.str("status", r) != "ok") continue;
+    const std::string group = runs.str("group_id", r), strategy = runs.str("strategy", r);
+    auto it = base.find({group, strategy});
+    if (it == base.end()) it = base.find({group, "single"});
+    if (it == base.end()) continue;
+    const double b = median(it->second);
+    bc->s[r] = it->first.second + " N=1";
+    bi->f[r] = b;
+    s->f[r] = runs.num("images_per_s", r) / b;
+    e->f[r] = s->f[r] / double(std::max<std::int64_t>(1, runs.integer("world_size", r)));
+  }
+}
+
+StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log) {
+  SB_REQUIRE(fs::is_directory(dir), "{}: not a folder (give the study folder, e.g. results/cpu-demo/)", dir);
+  fs::path runs_dir = fs::path(dir) / "runs";
+  if (!fs::is_directory(runs_dir)) runs_dir = dir;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(runs_dir))
+    if (e.is_regular_file() && e.path().extension() == ".h5" && e.path().filename() != "study.h5")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  SB_REQUIRE(!files.empty(), "{}: no run files (*.h5) — run `scalebench sweep <spec>` first", runs_dir.string());
+
+  StudyFile sf;
+  std::string name;
+  for (const auto& p : files) {
+    record::RunFile f;
+    try {
+      f = record::read_run_file(p.string());
+    } catch (const Error& e) {
+      log << "collect: skipping " << p.string() << ": " << e.what() << "\n";
+      continue;
+    }
+    if (name.empty()) name = f.config.str("study");
+    sf.runs.append(study_row(f, fs::relative(p, dir).string()));
+  }
+  SB_REQUIRE(sf.runs.rows() > 0, "{}: none of the {} files is a readable run file", runs_dir.string(), files.size());
+  add_speedup(sf.runs);
+  std::int64_t ok = 0;
+  for (std::size_t r = 0; r < sf.runs.rows(); ++r) ok += sf.runs.str("status", r) == "ok";
+  if (name.empty()) name = fs::path(dir).lexically_normal().filename().string();
+  sf.attrs.set("schema_version", record::kSchemaVersion);
+  sf.attrs.set("kind", "study");
+  sf.attrs.set("writer", std::string("scalebench ") + SCALEBENCH_VERSION);
+  sf.attrs.set("created_utc", record::utc_now());
+  sf.attrs.set("study", name);
+  sf.attrs.set("runs", std::int64_t(sf.runs.rows()));
+  sf.attrs.set("runs_ok", ok);
+  sf.attrs.set("speedup_definition",
+               "speedup = images_per_s / median images_per_s of the ok N=1 runs of the same group_id and strategy "
+               "(else of the group's single runs); efficiency = speedup / world_size");
+  const std::string path = out.empty() ? (fs::path(dir) / "study.h5").string() : out;
+  write_study_file(path, sf);
+  log << fmt::format("collect: {} runs ({} ok, {} not ok) -> {}\n", sf.runs.rows(), ok, sf.runs.rows() - std::size_t(ok),
+                     path);
+  return sf;
+}
+
+std::vector<PointRows> group_points(const record::Table& runs) {
+  std::vector<PointRows> out;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t r = 0; r < runs.rows(); ++r) {
+    const std::string id = runs.str("point_id", r);
+    auto [it, fresh] = index.try_emplace(id, out.size());
+    if (fresh) out.push_back({id, {}, {}});
+    out[it->second].rows.push_back(r);
+    if (runs.str("status", r) == "ok") out[it->second].ok_rows.push_back(r);
+  }
+  return out;
+}
+
+double point_median(const record::Table& runs, const PointRows& p, const std::string& column) {
+  std::vector<double> v;
+  for (auto r : p.ok_rows)
+    if (double x = runs.num(column, r); !std::isnan(x)) v.push_back(x);
+  return median(v);
+}
+
+}  // namespace scalebench::study

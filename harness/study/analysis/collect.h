@@ -1,0 +1,42 @@
+// collect.h — `scalebench collect <study folder>`: one row per run file of <folder>/runs into
+// <folder>/study.h5, with speedup and efficiency derived (DESIGN §5):
+//   group     the runs that differ only in strategy, world size and repetition (group_id, see
+//             record/run_config.h; in strong scaling the global batch is what stays fixed);
+//   baseline  the N = 1 run(s) of the same group and strategy; when that strategy has no N = 1
+//             point, the group's `single` run(s). With repetitions, the median of their images/s.
+//   speedup   images_per_s / baseline images/s;  efficiency = speedup / world_size.
+// Only runs with status ok enter a baseline or get a speedup (others: NaN). Also the per-point
+// grouping (repetitions of one point) that report and compare aggregate over.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/record/run_file.h"
+#include "harness/study/analysis/study_file.h"
+
+namespace scalebench::study {
+
+// The study-table row of one run file ("file" is the path as given).
+record::Attrs study_row(const record::RunFile& f, const std::string& file);
+
+// Adds/overwrites the columns baseline, baseline_images_per_s, speedup, efficiency. Needs the
+// columns status, group_id, strategy, world_size, images_per_s.
+void add_speedup(record::Table& runs);
+
+// Reads every <dir>/runs/*.h5 (or <dir>/*.h5 when there is no runs/ folder), skipping unreadable
+// files with a warning line, and writes the study file to `out` (default <dir>/study.h5).
+StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log);
+
+// Rows of one point (its repetitions), in order of first appearance; ok_rows have status ok.
+struct PointRows {
+  std::string point_id;
+  std::vector<std::size_t> rows, ok_rows;
+};
+std::vector<PointRows> group_points(const record::Table& runs);
+
+// The median over a point's ok rows of a numeric column (NaN when none).
+double point_median(const record::Table& runs, const PointRows& p, const std::string& column);
+
+}  // namespace scalebench::study

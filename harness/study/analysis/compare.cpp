@@ -1,0 +1,194 @@
+// compare.cpp — per-point, per-metric verdicts between two study files (see compare.h).
+#include "harness/study/analysis/compare.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/stats.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::study {
+namespace {
+
+std::string label(const record::Table& t, std::size_t r) {
+  return fmt::format("{} {} N={} b={}", t.str("model", r), t.str("strategy", r), t.integer("world_size", r),
+                     t.integer("batch", r));
+}
+
+std::vector<double> values(const record::Table& t, const PointRows& p, const std::string& col) {
+  std::vector<double> v;
+  for (auto r : p.ok_rows)
+    if (double x = t.num(col, r); !std::isnan(x)) v.push_back(x);
+  return v;
+}
+
+std::string limit_text(const MetricRule& m) {
+  const char sign = m.higher_is_better ? '-' : '+';
+  return m.absolute ? fmt::format("{}{:g}", sign, m.tolerance) : fmt::format("{}{:g}%", sign, 100 * m.tolerance);
+}
+
+}  // namespace
+
+std::vector<MetricRule> default_rules() {
+  return {{"images_per_s", true, 0.10},       {"epoch_time_s", false, 0.10},
+          {"efficiency", true, 0.10},         {"tflops", true, 0.10},
+          {"mfu", true, 0.15},                {"exposed_comm_frac", false, 0.05, true},
+          {"final_val_loss", false, 0.10},    {"final_val_miou", true, 0.05},
+          {"final_val_accuracy", true, 0.05}, {"peak_mem_bytes", false, 0.20}};
+}
+
+void apply_threshold(std::vector<MetricRule>& rules, const std::string& spec) {
+  const auto eq = spec.find('=');
+  SB_REQUIRE(eq != std::string::npos && eq > 0, "--threshold '{}' is not metric=value (e.g. images_per_s=-10%)", spec);
+  const std::string name = spec.substr(0, eq), value = spec.substr(eq + 1);
+  MetricRule* m = nullptr;
+  std::string known;
+  for (auto& r : rules) {
+    if (r.name == name) m = &r;
+    known += (known.empty() ? "" : ", ") + r.name;
+  }
+  SB_REQUIRE(m, "--threshold '{}': unknown metric '{}' (known: {})", spec, name, known);
+  if (value == "off") {
+    m->enabled = false;
+    return;
+  }
+  std::string num = value;
+  const char sign = !num.empty() && (num[0] == '-' || num[0] == '+') ? num[0] : 0;
+  if (sign) num = num.substr(1);
+  const bool pct = !num.empty() && num.back() == '%';
+  if (pct) num.pop_back();
+  double v = 0;
+  const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  SB_REQUIRE(ec == std::errc() && p == num.data() + num.size() && std::isfinite(v) && v >= 0,
+             "--threshold '{}': '{}' is not a tolerance such as -10%, +5% or 0.1 (or off)", spec, value);
+  SB_REQUIRE(!sign || (sign == '-') == m->higher_is_better,
+             "--threshold '{}': {} is better when {}, so its limit is a {}: write {}={}{}", spec, name,
+             m->higher_is_better ? "higher" : "lower", m->higher_is_better ? "drop" : "rise", name,
+             m->higher_is_better ? '-' : '+', num + (pct ? "%" : ""));
+  m->tolerance = pct ? v / 100 : v;
+  m->enabled = true;
+}
+
+CompareResult compare(const StudyFile& base, const StudyFile& now, const CompareOptions& opt) {
+  CompareResult res;
+  const auto bp = group_points(base.runs), np = group_points(now.runs);
+  std::map<std::string, const PointRows*> in_now;
+  for (const auto& p : np) in_now[p.point_id] = &p;
+  std::map<std::string, bool> matched;
+  for (const PointRows& b : bp) {
+    const std::string name = label(base.runs, b.rows[0]);
+    const auto it = in_now.find(b.point_id);
+    if (it == in_now.end()) {
+      res.only_base.push_back(name);
+      continue;
+    }
+    const PointRows& n = *it->second;
+    matched[n.point_id] = true;
+    ++res.matched;
+    MetricVerdict status;
+    status.point = name;
+    status.metric = "status";
+    status.limit = "-";
+    if (b.ok_rows.empty() || n.ok_rows.empty()) {
+      const bool regress = !b.ok_rows.empty();
+      status.verdict = regress ? "FAILED" : !n.ok_rows.empty() ? "fixed" : "not ok in both";
+      if (n.ok_rows.empty()) {  // what NEW says: "failed: <error>", "running"
+        const std::size_t last = n.rows.back();
+        const std::string err = now.runs.str("error", last);
+        status.note = now.runs.str("status", last) + (err.empty() ? "" : ": " + err);
+      }
+      res.regressions += regress;
+      res.rows.push_back(status);
+      continue;
+    }
+    for (const MetricRule& m : opt.rules) {
+      if (!m.enabled) continue;
+      const auto vb = values(base.runs, b, m.name), vn = values(now.runs, n, m.name);
+      if (vb.empty() || vn.empty()) continue;  // not measured for this point (e.g. mIoU of a classifier)
+      MetricVerdict v;
+      v.point = name;
+      v.metric = m.name;
+      v.base = median(vb);
+      v.now = median(vn);
+      v.absolute = m.absolute;
+      v.limit = limit_text(m);
+      v.change = m.absolute ? v.now - v.base
+                 : v.base != 0 ? (v.now - v.base) / std::abs(v.base)
+                 : v.now == v.base ? 0.0
+                                   : std::copysign(INFINITY, v.now);
+      const double worse = m.higher_is_better ? -v.change : v.change;
+      const double eps = 1e-12;  // a change exactly at the limit is within it
+      v.verdict = worse > m.tolerance + eps ? "REGRESSION" : -worse > m.tolerance + eps ? "improved" : "ok";
+      if (vb.size() >= 2 && vn.size() >= 2) {
+        const MannWhitney mw = mann_whitney(vb, vn);
+        v.p = mw.p;
+        if (v.verdict != "ok" && mw.min_p < opt.alpha && mw.p >= opt.alpha) {
+          v.note = fmt::format("{} but not significant (p={:.3g} >= {})", v.verdict == "improved" ? "better" : "worse",
+                               mw.p, opt.alpha);
+          v.verdict = "ok";
+        } else if (v.verdict != "ok" && mw.min_p >= opt.alpha) {
+          v.note = fmt::format("too few repetitions for the U test (smallest possible p {:.3g})", mw.min_p);
+        }
+      }
+      res.regressions += v.verdict == "REGRESSION";
+      res.improvements += v.verdict == "improved";
+      res.rows.push_back(std::move(v));
+    }
+  }
+  for (const PointRows& n : np)
+    if (!matched.count(n.point_id)) res.only_new.push_back(label(now.runs, n.rows[0]));
+  return res;
+}
+
+std::string render_compare(const CompareResult& r, Format f) {
+  const auto change_text = [](const MetricVerdict& v) {
+    if (v.metric == "status") return std::string("-");
+    return v.absolute ? fmt::format("{:+.4g}", v.change) : fmt::format("{:+.1f}%", 100 * v.change);
+  };
+  if (f == Format::json) {
+    std::string out = fmt::format("{{\"matched\": {}, \"regressions\": {}, \"improvements\": {}, \"only_base\": [",
+                                  r.matched, r.regressions, r.improvements);
+    for (std::size_t i = 0; i < r.only_base.size(); ++i) out += (i ? ", " : "") + json_string(r.only_base[i]);
+    out += "], \"only_new\": [";
+    for (std::size_t i = 0; i < r.only_new.size(); ++i) out += (i ? ", " : "") + json_string(r.only_new[i]);
+    out += "], \"rows\": [";
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      const auto& v = r.rows[i];
+      out += fmt::format("{}\n  {{\"point\": {}, \"metric\": {}, \"base\": {}, \"new\": {}, \"change\": {}, "
+                         "\"relative\": {}, \"limit\": {}, \"p\": {}, \"verdict\": {}, \"note\": {}}}",
+                         i ? "," : "", json_string(v.point), json_string(v.metric), json_number(v.base),
+                         json_number(v.now), json_number(v.change), v.absolute ? "false" : "true",
+                         json_string(v.limit), v.p < 0 ? "null" : json_number(v.p), json_string(v.verdict),
+                         json_string(v.note));
+    }
+    return out + "\n]}\n";
+  }
+  TextTable t;
+  t.header = {"point", "metric", "base", "new", "change", "limit", "p", "verdict", "note"};
+  for (const auto& v : r.rows) {
+    const bool st = v.metric == "status";
+    t.rows.push_back({v.point, v.metric, st ? "" : fmt::format("{:.4g}", v.base), st ? "" : fmt::format("{:.4g}", v.now),
+                      change_text(v), v.limit, v.p < 0 ? "-" : fmt::format("{:.3g}", v.p), v.verdict, v.note});
+  }
+  std::string out = render(t, f);
+  out += fmt::format("{}compare: {} points matched: {} regression{}, {} improvement{}\n",
+                     f == Format::markdown ? "\n" : "", r.matched, r.regressions, r.regressions == 1 ? "" : "s",
+                     r.improvements, r.improvements == 1 ? "" : "s");
+  const auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
+  };
+  if (!r.only_base.empty()) out += fmt::format("only in BASE ({}): {}\n", r.only_base.size(), list(r.only_base));
+  if (!r.only_new.empty()) out += fmt::format("only in NEW ({}): {}\n", r.only_new.size(), list(r.only_new));
+  if (r.matched == 0)
+    out += "compare: nothing was compared: BASE and NEW share no point (a point id hashes every result "
+           "field, so the configurations differ, or the ids changed since BASE was recorded)\n";
+  return out;
+}
+
+}  // namespace scalebench::study

@@ -1,0 +1,124 @@
+// report.cpp — study tables per model × strategy (see report.h).
+#include "harness/study/analysis/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/study/analysis/collect.h"
+
+namespace scalebench::study {
+namespace {
+
+const std::vector<std::string> kOrder = {"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync",
+                                         "ps-async"};
+
+struct Group {
+  std::string model, strategy;
+  std::vector<PointRows> points;
+};
+
+std::vector<Group> groups_of(const record::Table& t) {
+  std::vector<Group> gs;
+  for (const PointRows& p : group_points(t)) {
+    const std::size_t r = p.rows.front();
+    const std::string model = t.str("model", r), strategy = t.str("strategy", r);
+    auto it = std::find_if(gs.begin(), gs.end(), [&](const Group& g) { return g.model == model && g.strategy == strategy; });
+    if (it == gs.end()) it = gs.insert(gs.end(), Group{model, strategy, {}});
+    it->points.push_back(p);
+  }
+  const auto rank = [&](const std::string& s) {
+    const auto i = std::find(kOrder.begin(), kOrder.end(), s);
+    return i == kOrder.end() ? kOrder.size() : std::size_t(i - kOrder.begin());
+  };
+  // Models by name (the study table's row order follows run-id hashes, which mean nothing to a
+  // reader), strategies in the order of DESIGN §4.
+  std::stable_sort(gs.begin(), gs.end(), [&](const Group& a, const Group& b) {
+    return std::pair(a.model, rank(a.strategy)) < std::pair(b.model, rank(b.strategy));
+  });
+  for (auto& g : gs)
+    std::stable_sort(g.points.begin(), g.points.end(), [&](const PointRows& a, const PointRows& b) {
+      return std::pair(t.integer("world_size", a.rows[0]), t.integer("global_batch", a.rows[0])) <
+             std::pair(t.integer("world_size", b.rows[0]), t.integer("global_batch", b.rows[0]));
+    });
+  return gs;
+}
+
+// A point's status: "ok", or the last not-ok row's status and error when none is ok.
+std::pair<std::string, std::string> status_of(const record::Table& t, const PointRows& p) {
+  if (!p.ok_rows.empty()) return {"ok", ""};
+  const std::size_t r = p.rows.back();
+  std::string status = t.str("status", r);
+  if (const auto done = t.integer("epochs_done", r); done > 0)
+    status += fmt::format(" ({}/{} epochs)", done, t.integer("epochs", r));  // what a killed run kept
+  return {status, t.str("error", r)};
+}
+
+std::string count(std::int64_t v) { return v > 0 ? std::to_string(v) : "-"; }
+std::string general(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
+
+}  // namespace
+
+std::string report(const StudyFile& f, Format format) {
+  const record::Table& t = f.runs;
+  const auto groups = groups_of(t);
+  const auto med = [&](const PointRows& p, const char* c) { return point_median(t, p, c); };
+  if (format == Format::json) {
+    std::string out = "{\"study\": " + json_string(f.attrs.str("study")) + ", \"tables\": [";
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const Group& gr = groups[g];
+      out += fmt::format("{}\n  {{\"model\": {}, \"strategy\": {}, \"scaling\": {}, \"points\": [", g ? "," : "",
+                         json_string(gr.model), json_string(gr.strategy),
+                         json_string(t.str("scaling", gr.points[0].rows[0])));
+      for (std::size_t i = 0; i < gr.points.size(); ++i) {
+        const PointRows& p = gr.points[i];
+        const std::size_t r = p.rows.front();
+        const auto [status, error] = status_of(t, p);
+        out += fmt::format("{}\n    {{\"devices\": {}, \"global_batch\": {}, \"lr\": {}, \"steps_per_epoch\": {}",
+                           i ? "," : "", t.integer("world_size", r), t.integer("global_batch", r),
+                           json_number(t.num("lr_effective", r)), t.integer("steps_per_epoch", r));
+        for (const char* c : {"epoch_time_s", "images_per_s", "speedup", "efficiency", "tflops", "mfu",
+                              "exposed_comm_frac", "final_val_loss", "final_val_miou", "final_val_accuracy"})
+          out += fmt::format(", \"{}\": {}", c, json_number(med(p, c)));
+        out += fmt::format(", \"runs\": {}, \"runs_ok\": {}, \"status\": {}, \"error\": {}}}", p.rows.size(),
+                           p.ok_rows.size(), json_string(status), json_string(error));
+      }
+      out += "]}";
+    }
+    return out + "\n]}\n";
+  }
+
+  std::string out;
+  std::int64_t ok = 0;
+  for (std::size_t r = 0; r < t.rows(); ++r) ok += t.str("status", r) == "ok";
+  out += fmt::format("{}study {}: {} runs, {} ok\n", format == Format::markdown ? "## " : "", f.attrs.str("study"),
+                     t.rows(), ok);
+  for (const Group& g : groups) {
+    const std::size_t r0 = g.points[0].rows[0];
+    const bool seg = t.str("task", r0) != "classification";
+    out += fmt::format("\n{}{} - {} ({} scaling)\n", format == Format::markdown ? "### " : "== ", g.model, g.strategy,
+                       t.str("scaling", r0));
+    if (format == Format::markdown) out += "\n";
+    TextTable tt;
+    tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "speedup", "efficiency",
+                 "TFLOP/s", "MFU", "comm exposed", "val loss", seg ? "mIoU" : "accuracy", "runs", "status"};
+    for (const PointRows& p : g.points) {
+      const std::size_t r = p.rows.front();
+      auto [status, error] = status_of(t, p);
+      if (!error.empty()) status += ": " + (format == Format::text && error.size() > 90 ? error.substr(0, 87) + "..." : error);
+      tt.rows.push_back({std::to_string(t.integer("world_size", r)), std::to_string(t.integer("global_batch", r)),
+                         general(t.num("lr_effective", r)), count(t.integer("steps_per_epoch", r)),
+                         fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1), fixed(med(p, "speedup"), 2),
+                         percent(med(p, "efficiency"), 1), fixed(med(p, "tflops"), 4), percent(med(p, "mfu"), 1),
+                         percent(med(p, "exposed_comm_frac"), 1), fixed(med(p, "final_val_loss"), 4),
+                         fixed(med(p, seg ? "final_val_miou" : "final_val_accuracy"), 3),
+                         fmt::format("{}/{}", p.ok_rows.size(), p.rows.size()), status});
+    }
+    out += render(tt, format);
+  }
+  return out;
+}
+
+}  // namespace scalebench::study

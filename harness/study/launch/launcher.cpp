@@ -1,0 +1,14 @@
+// launcher.cpp — the one switch from a launcher name to its implementation (see launcher.h).
+#include "harness/study/launch/launcher.h"
+
+namespace scalebench::study {
+
+std::unique_ptr<Launcher> make_launcher(LauncherKind kind) {
+  switch (kind) {
+    case LauncherKind::local: return make_local_launcher();
+    case LauncherKind::slurm: return make_slurm_launcher();
+  }
+  return make_local_launcher();
+}
+
+}  // namespace scalebench::study

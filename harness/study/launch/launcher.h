@@ -1,0 +1,39 @@
+// launcher.h — how a sweep's points get run: a Launcher takes the expanded spec and either runs
+// every point here, one process (or mpirun job) at a time (local.cpp), or writes and submits one
+// sbatch job per point (slurm/launcher.cpp). `scalebench sweep` picks one by name and knows no more.
+// What it deliberately does not do: expand specs (spec/), or read results back (analysis/, status.h).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "harness/study/launch/launcher_kind.h"
+#include "harness/study/spec/spec.h"
+
+namespace scalebench::study {
+
+struct SweepOptions {
+  std::optional<LauncherKind> launcher;  // unset: the spec's
+  bool dry_run = false;      // print the points and their commands (local) / write the scripts (slurm); run nothing
+  std::string exe;           // the scalebench binary for the children ("" = this one)
+  std::string profile;       // slurm: the cluster profile ("" = the spec's [study] profile)
+};
+
+struct SweepOutcome {
+  int points = 0, ok = 0, skipped = 0, failed = 0, preempted = 0;
+  bool submitted = false;    // slurm: jobs were submitted (their outcomes come later: scalebench status)
+};
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  virtual SweepOutcome run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) = 0;
+};
+
+std::unique_ptr<Launcher> make_local_launcher();
+std::unique_ptr<Launcher> make_slurm_launcher();
+std::unique_ptr<Launcher> make_launcher(LauncherKind kind);
+
+}  // namespace scalebench::study

@@ -1,0 +1,104 @@
+// local.cpp — the local launcher: every point of the spec, one after another, each as its own
+// process on this host (launch/command.h), output prefixed "[3/12] unet ring N=4 " (see sweep.h
+// for what a sweep promises: skip ok points, record failures, stop on preemption).
+// What it deliberately does not do: run points concurrently (they would share this host's cores
+// and distort each other's throughput).
+#include "harness/study/launch/launcher.h"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <set>
+
+#include "harness/record/context.h"
+#include "harness/record/recorder.h"
+#include "harness/study/launch/command.h"
+#include "harness/study/launch/dataset_prep.h"
+#include "harness/study/launch/run_point.h"
+#include "harness/study/launch/subprocess.h"
+#include "kernels/common/check.h"
+
+namespace scalebench::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string family(const std::string& model) { return model.substr(0, model.find(':')); }
+
+// "[3/12] unet ring N=4" (+ " rep 2/3"); the full model spec when two models share a family.
+std::string prefix(const SweepSpec& spec, const record::RunConfig& c, std::size_t i, std::size_t n) {
+  std::set<std::string> families;
+  for (const auto& m : spec.models) families.insert(family(m));
+  const std::string model = families.size() == spec.models.size() ? family(c.train.model) : c.train.model;
+  std::string p = fmt::format("[{}/{}] {} {} N={}", i, n, model, name_of(c.train.strategy), c.world_size);
+  if (spec.repetitions > 1) p += fmt::format(" rep {}/{}", c.repetition, spec.repetitions);
+  return p;
+}
+
+class LocalLauncher final : public Launcher {
+ public:
+  SweepOutcome run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) override;
+};
+
+}  // namespace
+
+std::unique_ptr<Launcher> make_local_launcher() { return std::make_unique<LocalLauncher>(); }
+
+SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) {
+  const auto points = expand(spec);
+  const std::string runs = (fs::path(spec.output) / "runs").string();
+  const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
+  out << fmt::format("sweep: {}: {} points ({} models x {} strategies x {} device counts x {} repetitions) -> {}\n",
+                     spec.name, points.size(), spec.models.size(), spec.strategies.size(), spec.devices.size(),
+                     spec.repetitions, runs)
+      << std::flush;
+  prepare_dataset(spec, opt.dry_run, out);
+  if (!opt.dry_run) {
+    std::error_code ec;
+    fs::create_directories(runs, ec);
+    SB_REQUIRE(!ec, "{}: cannot create the folder: {}", runs, ec.message());
+    std::ofstream(fs::path(spec.output) / "study.toml", std::ios::binary) << spec.text;
+  }
+
+  // SIGUSR1 (the allocation is ending) is passed on to the running point, which stops and is
+  // recorded preempted, and the sweep ends after it; one arriving between points is dropped
+  // (subprocess.h) rather than ending this process.
+  if (!opt.dry_run) forward_signal_to_child(SIGUSR1);
+  SweepOutcome r;
+  r.points = int(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const record::RunConfig& c = points[i];
+    const std::string pre = prefix(spec, c, i + 1, points.size());
+    const std::string id = record::run_id(c);
+    const std::string path = (fs::path(runs) / (id + ".h5")).string();
+    const bool done = run_file_ok(path);
+    const auto cmd = launch_command(c, exe, runs);
+    if (done) {
+      ++r.skipped;
+      out << pre << " ok already (" << path << "), skipped\n" << std::flush;
+      continue;
+    }
+    out << pre << " run " << id << ": " << join_command(cmd) << "\n" << std::flush;
+    if (opt.dry_run) continue;
+
+    const PointResult res = run_point(c, cmd, path, pre, out);
+    r.ok += res == PointResult::ok;
+    r.failed += res == PointResult::failed;
+    if (res == PointResult::preempted) {
+      ++r.preempted;
+      out << fmt::format("sweep: point {} was preempted: the allocation is ending, so the {} point(s) after it are "
+                         "not launched; rerun the sweep to finish the study\n", i + 1, points.size() - i - 1);
+      break;
+    }
+  }
+  if (!opt.dry_run)
+    out << fmt::format("sweep: {} points: {} ok, {} skipped (ok before), {} failed{}; next: {} {}\n", r.points, r.ok,
+                       r.skipped, r.failed, r.preempted ? fmt::format(", {} preempted", r.preempted) : "",
+                       r.preempted ? "scalebench sweep" : "scalebench collect",
+                       r.preempted ? spec.source : spec.output)
+        << std::flush;
+  return r;
+}
+
+}  // namespace scalebench::study

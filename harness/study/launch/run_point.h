@@ -1,0 +1,26 @@
+// run_point.h — run one point's command as a child process and settle its outcome: stream the
+// child's lines with a prefix ("[3/12] unet ring N=4 ..."), check the run file it wrote, and when the
+// child failed without recording it (killed, crashed before the recorder started, mpirun error),
+// mark the run file failed with the most telling line of the child's stderr. Shared by the local
+// launcher (sweep.cpp) and the Slurm job step (slurm/point.cpp).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/record/run_config.h"
+
+namespace scalebench::study {
+
+// preempted: the child exited 75 (SIGUSR1, harness/train/preemption.h) and its run file says
+// preempted — not marked failed; a rerun of the sweep (or a requeued job) runs the point again.
+enum class PointResult { ok, failed, preempted };
+
+// True when `run_file` exists, is readable and says status ok (a point to skip).
+bool run_file_ok(const std::string& run_file);
+
+PointResult run_point(const record::RunConfig& c, const std::vector<std::string>& cmd, const std::string& run_file,
+                      const std::string& prefix, std::ostream& out);
+
+}  // namespace scalebench::study

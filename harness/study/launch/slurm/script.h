@@ -1,0 +1,67 @@
+// slurm/script.h — the Slurm launcher's pure part: points grouped into jobs (one job per point; the
+// repetitions of a point form a job array, since an array cannot vary its size), the resources each
+// job asks for, the command its step runs, and the text of the sbatch scripts. Pure functions of
+// (points, profile, paths): no files, no processes — slurm/submit.h writes and submits them.
+// Every value that reaches a script passes slurm/safe.h first.
+//
+// Resources per point (R = ranks; T = profile tasks_per_node; G = profile gpus_per_node):
+//   single                      1 task, cpus_per_task
+//   mirrored N                  1 task, cpus_per_task × N cpus, N GPUs (cuda) on one node
+//   multiworker/ring/hierarchical  R = N tasks on ceil(R/T) nodes, at most T per node
+//   ps-sync/ps-async            R = N + 1 (one server rank) likewise
+//   GPUs per node (cuda points only): min(G, tasks on a node).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/record/run_config.h"
+#include "harness/study/launch/slurm/profile.h"
+
+namespace scalebench::study::slurm {
+
+struct PointGroup {
+  int index = 0;                         // 1-based, in run order of the first repetition
+  std::string label;                     // "unet:depth=3,base=8 ring N=2"
+  std::vector<record::RunConfig> reps;   // the repetitions, repetition 1 first
+};
+
+// Groups the expanded points (study::expand) by everything but the repetition.
+std::vector<PointGroup> group_points(const std::vector<record::RunConfig>& points);
+
+struct Resources {
+  int nodes = 1, ntasks = 1, tasks_per_node = 1, cpus_per_task = 1, gpus_per_node = 0;
+};
+// Throws naming the point and the profile key when the profile cannot hold the point.
+Resources resources_for(const record::RunConfig& c, const Profile& p);
+
+// The command of the point's training step inside its allocation:
+//   MPI strategies, launcher srun:   srun --mpi=<srun_mpi> --ntasks=R --kill-on-bad-exit=1 <srun_args> exe train …
+//   MPI strategies, launcher mpirun: mpirun -np R <mpirun_args> exe train …
+//   single, mirrored:                srun --ntasks=1 <srun_args> exe train …
+// srun steps carry SCALEBENCH_LAUNCHER=srun so the ranks check SLURM_PROCID/SLURM_NTASKS against MPI.
+std::vector<std::string> step_command(const record::RunConfig& c, const Profile& p, const std::string& exe,
+                                      const std::string& runs_dir);
+
+struct ScriptPaths {
+  std::string study_dir;   // the study folder as the sweep names it (relative to workdir or absolute)
+  std::string workdir;     // absolute: #SBATCH --chdir, where the sweep was submitted from
+  std::string exe;         // scalebench on the compute nodes
+  std::string source_dir;  // the scalebench source tree (plots/make_all.py)
+};
+
+// The script of one point group. `reps` lists the repetitions this submission runs (a subset when
+// some finished before): one repetition of a one-repetition study is a plain job, otherwise a job
+// array whose task ids are the repetition numbers.
+std::string point_script(const std::string& study, const PointGroup& g, const std::vector<int>& reps,
+                         const Profile& p, const ScriptPaths& paths);
+
+// The collect + plot + report job, run after every point job ends (afterany: failed points are
+// recorded as failed and still collected).
+std::string collect_script(const std::string& study, const std::vector<std::string>& after_jobs, const Profile& p,
+                           const ScriptPaths& paths);
+
+// Script file names inside <study>/slurm/: "03-unet-ring-n2.sbatch", "collect.sbatch".
+std::string point_script_name(const PointGroup& g);
+
+}  // namespace scalebench::study::slurm

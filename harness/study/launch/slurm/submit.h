@@ -1,0 +1,40 @@
+// slurm/submit.h — `scalebench sweep spec.toml --launcher slurm`: writes the study folder
+// (study.toml, slurm/profile.toml, one sbatch script per point group, collect.sbatch), then — unless
+// dry_run — submits each script with `sbatch --parsable <script>` (an argument vector, never a shell)
+// and appends every job id to <study>/slurm/jobs.tsv as soon as sbatch answers, so a failure halfway
+// loses no record of what was submitted. Repetitions whose run file already says ok are not
+// submitted again (a resubmission finishes an interrupted study).
+// Not here: what runs inside a job (slurm/point.h), job states (status.h).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/study/launch/slurm/profile.h"
+#include "harness/study/spec/spec.h"
+
+namespace scalebench::study::slurm {
+
+struct SubmitOptions {
+  bool dry_run = false;
+  std::string exe;         // scalebench for the jobs ("" = the profile's, else this binary)
+  std::string sbatch = "sbatch";
+};
+
+struct SubmitOutcome {
+  int groups = 0;          // point groups in the study
+  int jobs = 0;            // point jobs submitted (an array counts once)
+  int repetitions_ok = 0;  // repetitions skipped because their run file says ok
+  std::vector<std::string> job_ids;  // point jobs, then the collect job
+};
+
+SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const SubmitOptions& opt, std::ostream& out);
+
+// One row of <study>/slurm/jobs.tsv (tab-separated, a header line, appended per submission).
+struct JobRecord {
+  std::string submitted_utc, group, job_id, repetitions, script, label;  // group: "3" or "collect"
+};
+std::vector<JobRecord> read_jobs(const std::string& study_dir);  // empty when there is no jobs.tsv
+
+}  // namespace scalebench::study::slurm

@@ -1,0 +1,144 @@
+// spec.cpp — sweep spec parsing and validation with toml++ (see spec.h). Every error names the
+// file, the line:column of the offending value (or of its section when the value is missing) and
+// the field as section.key.
+#include "harness/study/spec/spec.h"
+
+#include "harness/study/spec/config_toml.h"
+#include "harness/study/spec/toml_section.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "kernels/common/check.h"
+#include "models/spec.h"
+
+namespace scalebench::study {
+namespace {
+
+void read_dataset(const Section& s, SweepSpec& spec) {
+  s.check_known({"path", "task", "n", "size", "seed"});
+  const bool recipe = s.has("task") || s.has("n") || s.has("size") || s.has("seed");
+  if (auto p = s.str("path")) {
+    if (recipe) s.fail("path", "give either path or a recipe (task, n, size, seed), not both");
+    if (p->empty()) s.fail("path", "must not be empty");
+    spec.data = *p;
+    const auto& at = s.node("path")->source().begin;
+    spec.data_where = fmt::format("{}:{}:{}", spec.source, at.line, at.column);
+    return;
+  }
+  if (!recipe) s.fail("path", "required: a dataset path, or a recipe (task, n, size, seed) to generate one");
+  data::GenConfig g;
+  const std::string task = s.one_of("task", "segmentation", {"segmentation", "classification"});
+  g.task = task == "segmentation" ? data::Task::segmentation : data::Task::classification;
+  g.n = s.integer("n", 1, 10'000'000).value_or(g.n);
+  g.size = int(s.integer("size", 16, 4096).value_or(g.size));
+  g.seed = std::uint64_t(s.integer("seed", 0, INT64_MAX).value_or(std::int64_t(g.seed)));
+  spec.generate = g;
+  spec.data = fmt::format("{}/data/{}-n{}-s{}-seed{}.h5", spec.output, task, g.n, g.size, g.seed);
+}
+
+void read_sweep(const Section& s, SweepSpec& spec) {
+  s.check_known({"models", "strategies", "devices", "scaling", "batch", "global_batch"});
+  spec.models = s.strings("models");
+  const toml::array* models = s.node("models")->as_array();
+  for (std::size_t i = 0; i < spec.models.size(); ++i) try {
+      parse_model_spec(spec.models[i]);
+    } catch (const Error& e) {
+      s.fail_at(models ? (*models)[i].source() : s.node("models")->source(), "sweep.models", e.what());
+    }
+  const std::vector<std::string> strategies = s.strings("strategies");
+  const toml::array* listed = s.node("strategies")->as_array();
+  for (std::size_t i = 0; i < strategies.size(); ++i) {
+    const auto where = listed ? (*listed)[i].source() : s.node("strategies")->source();
+    const auto kind = find_enum<StrategyKind>(strategies[i]);
+    if (!kind) s.fail_at(where, "sweep.strategies", enum_problem<StrategyKind>(strategies[i]));
+    if (std::count(strategies.begin(), strategies.end(), strategies[i]) > 1)
+      s.fail_at(where, "sweep.strategies", fmt::format("'{}' is listed twice", strategies[i]));
+    spec.strategies.push_back(*kind);
+  }
+  const toml::node* d = s.node("devices");
+  if (!d) s.fail("devices", "required: a list such as [1, 2, 4] or a range such as \"1:8:*2\"");
+  if (d->is_string()) {
+    try {
+      spec.devices = parse_device_range(*d->value<std::string>());
+    } catch (const Error& e) {
+      s.fail("devices", e.what());
+    }
+  } else if (const toml::array* a = d->as_array(); a && !a->empty()) {
+    for (const toml::node& e : *a) {
+      if (!e.is_integer() || *e.value<std::int64_t>() < 1 || *e.value<std::int64_t>() > 65536)
+        s.fail_at(e.source(), "sweep.devices", "each device count must be an integer in [1, 65536]");
+      spec.devices.push_back(int(*e.value<std::int64_t>()));
+    }
+  } else {
+    s.fail("devices", "expected a non-empty list of integers or a range string such as \"1:8:*2\"");
+  }
+  std::sort(spec.devices.begin(), spec.devices.end());
+  if (std::adjacent_find(spec.devices.begin(), spec.devices.end()) != spec.devices.end())
+    s.fail("devices", "a device count is listed twice");
+  spec.scaling = parse_enum<record::Scaling>(s.one_of("scaling", "weak", {"weak", "strong"}), "sweep.scaling");
+  if (spec.scaling == record::Scaling::weak) {
+    if (s.has("global_batch")) s.fail("global_batch", "only for scaling = \"strong\" (weak scaling fixes batch per device)");
+    spec.batch = int(s.integer("batch", 1, 1 << 20).value_or(0));
+    if (!spec.batch) s.fail("batch", "required: the batch per device (weak scaling)");
+  } else {
+    if (s.has("batch")) s.fail("batch", "not for scaling = \"strong\": give global_batch (per device = global_batch / N)");
+    spec.global_batch = int(s.integer("global_batch", 1, 1 << 24).value_or(0));
+    if (!spec.global_batch) s.fail("global_batch", "required for strong scaling");
+    for (int n : spec.devices)
+      if (spec.global_batch % n != 0)
+        s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)",
+                                           spec.global_batch, n));
+  }
+}
+
+}  // namespace
+
+SweepSpec parse_spec(std::string_view text, const std::string& source) {
+  const toml::table root = parse_toml(text, source);
+  SweepSpec spec;
+  spec.source = source;
+  spec.text = std::string(text);
+  for (auto&& [k, v] : root)
+    if (k.str() != "study" && k.str() != "dataset" && k.str() != "sweep" && k.str() != "train")
+      Section(source, &root, "", k.source())
+          .fail_at(k.source(), std::string(k.str()), "unknown section (known: [study], [dataset], [sweep], [train])");
+
+  const Section st = section(source, root, "study");
+  st.check_known({"name", "description", "output", "launcher", "profile", "repetitions"});
+  spec.name = st.str("name").value_or("");
+  if (spec.name.empty()) st.fail("name", "required: the study's name (it names the results folder)");
+  if (spec.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+      std::string::npos)
+    st.fail("name", fmt::format("'{}' may hold only letters, digits, '_', '.' and '-' (it is a folder name)", spec.name));
+  spec.description = st.str("description").value_or("");
+  spec.output = st.str("output").value_or("results/" + spec.name);
+  if (spec.output.empty()) st.fail("output", "must not be empty");
+  if (const auto l = st.str("launcher")) {
+    const auto kind = find_enum<LauncherKind>(*l);
+    if (!kind) st.fail("launcher", enum_problem<LauncherKind>(*l));
+    spec.launcher = *kind;
+  }
+  spec.profile = st.str("profile").value_or("");
+  spec.repetitions = int(st.integer("repetitions", 1, 1000).value_or(1));
+
+  read_dataset(section(source, root, "dataset"), spec);
+  read_sweep(section(source, root, "sweep"), spec);
+  // [train]: every option a point does not get from [sweep] or [dataset] (field.h's in_spec).
+  read_train_table(section(source, root, "train"), spec.train, nullptr,
+                   [](const Field<TrainConfig>& f) { return f.in_spec; });
+  return spec;
+}
+
+SweepSpec load_spec(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  SB_REQUIRE(in, "{}: cannot read the sweep spec", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_spec(ss.str(), path);
+}
+
+}  // namespace scalebench::study

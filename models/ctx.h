@@ -1,7 +1,8 @@
 // ctx.h — what a layer needs to run on its device: the backend, whether to use the reference
 // kernels (the specification) instead of the fast path, and the RNG state for dropout.
 // Passed explicitly to every forward/backward: no global mode, no singletons. GPU handles
-// (stream, cuDNN/cuBLAS, workspace) join this struct with the CUDA backend.
+// (stream, cuDNN/cuBLAS, workspace) are not here: each GPU layer holds the GpuContext it was made
+// with (models/gpu_context.h, registry.h).
 #pragma once
 
 #include <cstdint>

@@ -42,7 +42,7 @@ struct Caps {
   bool native_allreduce = false;  // allreduce_sum() is a transport collective (not emulated)
   bool native_broadcast = false;
   bool concurrent_comms = false;  // different Communicators may be driven from different threads at once
-  bool device_buffers = false;    // buffers may live on a GPU (nccl later); false: host memory only
+  bool device_buffers = false;    // buffers live on a GPU (the nccl transport); false: host memory only
 };
 
 // Non-blocking operation handle. Move-only. Wait (or test to true) every Request before its buffer

@@ -1,7 +1,8 @@
 // check.h — the one error type of scalebench and the macros that raise it.
 // Every failure that reaches a user goes through scalebench::Error so the CLI can print one clear
-// line and exit non-zero. CUDA/cuDNN/NCCL/MPI checks are added beside SB_CHECK by the backends that
-// need them; this header deliberately pulls in no GPU or MPI headers.
+// line and exit non-zero. The library checks live with the code that needs them, so that this header
+// pulls in no GPU or MPI headers: CUDA_CHECK/CUBLAS_CHECK in kernels/cuda/cuda_check.h, CUDNN_CHECK in
+// kernels/cudnn/cudnn_check.h, NCCL_CHECK and MPI_CHECK in harness/comm/{nccl,mpi}_check.h.
 #pragma once
 
 #include <stdexcept>

@@ -185,7 +185,7 @@ Attrs capture_context(const std::vector<std::string>& argv) {
   a.set("git_dirty", dirty);
   std::array<char, 256> host{};
   ::gethostname(host.data(), host.size() - 1);
-  a.set("hostnames", std::string(host.data()));  // rank 0's; multi-node runs add the others
+  a.set("hostnames", std::string(host.data()));  // rank 0's host only (other ranks' hosts are not recorded)
   a.set("cpu_model", cpu_model());
   a.set("cpu_threads", int(std::thread::hardware_concurrency()));
   a.set("gpu_names", gpu_names());

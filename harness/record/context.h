@@ -24,8 +24,9 @@ Attrs capture_context(const std::vector<std::string>& argv);
 
 // World size given by an MPI launcher (Open MPI's mpirun, or a PMI-1/2 launcher such as MPICH's
 // or srun --mpi=pmi2), or 0 when the process was started directly. The rank also honours
-// SLURM_PROCID (so that only task 0 of an srun step records), else -1. A stand-in until the
-// strategies report their communicator's size and rank.
+// SLURM_PROCID (so that only task 0 of an srun step records), else -1. Read from the launcher's
+// environment because the run's world size (part of its id) and the recording rank are needed
+// before any communicator exists.
 int launcher_world_size();
 int launcher_rank();
 

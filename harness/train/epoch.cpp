@@ -1,0 +1,113 @@
+// epoch.cpp — one epoch's steps and its close (see epoch.h).
+#include "harness/train/epoch.h"
+
+#include <cmath>
+#include <ostream>
+
+#include "harness/train/evaluate.h"
+#include "harness/train/preemption.h"
+
+namespace scalebench {
+namespace {
+
+std::string format_iou(const std::vector<double>& iou, const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t c = 1; c < iou.size(); ++c)
+    s += fmt::format("{} {:.3f}  ", c < names.size() ? names[c] : std::to_string(c), iou[c]);
+  return s;
+}
+
+}  // namespace
+
+std::string format_quality(const EpochResult& er, const data::DatasetInfo& info) {
+  return info.task == data::Task::segmentation
+             ? fmt::format("IoU {}mIoU {:.3f}", format_iou(er.val_iou, info.class_names), er.val_miou)
+             : fmt::format("accuracy {:.3f}", er.val_accuracy);
+}
+
+std::string format_final(const EpochResult& last, const data::DatasetInfo& info) {
+  return info.task == data::Task::segmentation
+             ? fmt::format("final: held-out mean non-background IoU {:.3f} ({})", last.val_miou,
+                           format_iou(last.val_iou, info.class_names))
+             : fmt::format("final: held-out accuracy {:.3f}", last.val_accuracy);
+}
+
+EpochRunner::EpochRunner(RankState& st, std::ostream& log)
+    : st_(st),
+      log_(log),
+      loader_(st.cfg.data, st.shard, st.cfg.batch),
+      ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .seed = st.cfg.seed, .step = 0,
+           .sample_offset = st.worker, .sample_stride = st.workers},
+      agree_every_step_(preemption_armed() || st.strategy->agree_stop_is_free()) {}
+
+EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
+  const TrainConfig& cfg = st_.cfg;
+  const auto& info = st_.info;
+  Outcome o;
+  o.epoch.epoch = epoch;
+  o.epoch.warmup = epoch == 1;
+  loader_.start_epoch(epoch - 1);
+  Stopwatch epoch_clock, progress_clock;
+  for (std::int64_t s = 0; s < st_.steps; ++s) {
+    Stopwatch sw;
+    StepTimes t;
+    SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
+    t.data = sw.lap();
+    const Tensor x = Tensor::view(batch_.images.data(), {batch_.size, info.channels, info.height, info.width});
+    const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
+    const auto y = labels_for_logits(batch_.labels, x.shape(), logits.shape(), info);
+    const double loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
+    SB_REQUIRE(std::isfinite(loss), "training diverged on rank {}: loss is {} at epoch {} step {} (lower --lr?)",
+               st_.rank, loss, epoch, s + 1);
+    t.fwd = sw.lap();
+    st_.strategy->before_backward(st_.model);
+    st_.model.backward(ctx_, dlogits_);
+    t.bwd = sw.lap();
+    o.epoch.lr = st_.sched.at(ctx_.step);
+    const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr));
+    t.comm_exposed = xch.comm_exposed;
+    t.update = xch.update;
+    ++ctx_.step;
+    o.epoch.time += t;
+    o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
+    o.loss_sum += loss;
+    o.epoch.images += batch_.size;
+    o.steps_done = s + 1;
+    if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < st_.steps) {
+      log_ << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s\n", epoch, cfg.epochs, s + 1,
+                          st_.steps, o.loss_sum / double(s + 1),
+                          double(o.epoch.images * st_.workers) / epoch_clock.elapsed())
+           << std::flush;
+      progress_clock.lap();
+    }
+    // Outside the step's timed phases: all workers stop after the same step or none does.
+    if (agree_every_step_ || s + 1 == st_.steps) o.stop = st_.strategy->agree_stop(preemption_signalled());
+    if (o.stop) break;
+  }
+  o.epoch.wall_s = epoch_clock.elapsed();
+  return o;
+}
+
+void EpochRunner::close(Outcome& o, TrainObserver* observer) {
+  EpochResult& er = o.epoch;
+  // The epoch ends when the slowest worker ends; the loss is the mean over every worker's steps.
+  er.wall_s = st_.strategy->max_over_workers(er.wall_s);
+  er.train_loss = st_.strategy->sum_over_workers(o.loss_sum) / double(st_.steps * st_.workers);
+  er.images *= st_.workers;
+  er.images_per_s = double(er.images) / er.wall_s;
+  if (!st_.reports()) return;
+  const EvalResult ev =
+      evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
+  er.val_loss = ev.loss;
+  er.val_iou = ev.confusion.iou_all();
+  er.val_miou = ev.confusion.mean_iou_non_background();
+  er.val_accuracy = ev.confusion.accuracy();
+  log_ << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s)\n",
+                      er.epoch, st_.cfg.epochs, er.train_loss, er.val_loss, format_quality(er, st_.info),
+                      er.images_per_s, er.lr, er.wall_s)
+       << std::flush;
+  if (observer) observer->on_epoch(er, o.rows);
+  st_.result.epochs.push_back(std::move(er));
+}
+
+}  // namespace scalebench

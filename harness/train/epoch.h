@@ -1,0 +1,50 @@
+// epoch.h — one epoch of one worker rank: its steps (data → forward → loss → backward → exchange
+// + update, timed per phase, a progress line at most every --progress-seconds, and the workers'
+// agreement to stop after a step on preemption), then its close (epoch time = max over workers,
+// loss = mean over every worker's steps, held-out evaluation, the epoch line and the observer, on
+// the reporting rank). What it deliberately does not do: set anything up (rank_state.h) or decide
+// what a run does after a preemption (train_rank.cpp).
+#pragma once
+
+#include <iosfwd>
+#include <vector>
+
+#include "harness/data/loader.h"
+#include "harness/train/rank_state.h"
+
+namespace scalebench {
+
+// What the steps of every epoch share: the loader, the layer context (its step counter runs over
+// the whole run), the step's buffers.
+class EpochRunner {
+ public:
+  EpochRunner(RankState& st, std::ostream& log);
+
+  struct Outcome {
+    EpochResult epoch;              // times, images, loss sum so far (not yet reduced over workers)
+    double loss_sum = 0;            // this worker's steps
+    std::int64_t steps_done = 0;
+    bool stop = false;              // the workers agreed to stop after the last step done
+    std::vector<StepRow> rows;      // this epoch's steps, for the observer
+  };
+  // Runs the epoch's steps; stops early when the workers agree to (preemption).
+  Outcome run_steps(int epoch);
+  // After a complete epoch: reduces it over the workers and, on the reporting rank, evaluates,
+  // logs and observes it and appends it to the result.
+  void close(Outcome& o, TrainObserver* observer);
+
+ private:
+  RankState& st_;
+  std::ostream& log_;
+  data::DataLoader loader_;
+  Ctx ctx_;
+  Tensor dlogits_;
+  data::Batch batch_;
+  bool agree_every_step_;
+};
+
+// "IoU shower 0.512  track 0.301  mIoU 0.406" or "accuracy 0.870"; the run's last line.
+std::string format_quality(const EpochResult& er, const data::DatasetInfo& info);
+std::string format_final(const EpochResult& last, const data::DatasetInfo& info);
+
+}  // namespace scalebench

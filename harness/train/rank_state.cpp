@@ -1,0 +1,83 @@
+// rank_state.cpp — the set-up of one rank (see rank_state.h).
+#include "harness/train/rank_state.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/train/evaluate.h"
+#if SCALEBENCH_HAVE_CUDA
+#include "harness/comm/nccl_comm.h"
+#endif
+
+namespace scalebench {
+namespace {
+
+// cuda: the rank's GPU is its NCCL communicator's (one process per GPU, or one thread per GPU).
+int device_of(comm::Communicator* comm) {
+#if SCALEBENCH_HAVE_CUDA
+  if (comm && std::string(comm->transport()) == "nccl") return comm::nccl_device(*comm);
+#endif
+  return 0;
+}
+
+std::int64_t held_out(const TrainConfig& cfg, const data::DatasetInfo& info) {
+  return std::max<std::int64_t>(1, std::llround(double(info.n) * cfg.val_fraction));
+}
+
+// Sizes the model's buffers for the batch; returns its parameter count (what the strategy's
+// buckets and the optimizer's state are sized by).
+std::int64_t set_up_model(Model& m, const TrainConfig& cfg, const data::DatasetInfo& info) {
+  m.setup({cfg.batch, info.channels, info.height, info.width});
+  return m.param_count();
+}
+
+std::int64_t steps_per_epoch(const TrainConfig& cfg, const data::SamplerConfig& shard) {
+  const std::int64_t full = data::ShardedSampler(shard).per_rank() / cfg.batch;
+  return cfg.max_steps ? std::min(cfg.max_steps, full) : full;
+}
+
+}  // namespace
+
+RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
+    : cfg(c),
+      rank(comm ? comm->rank() : 0),
+      ds(c.data),
+      info(ds.info()),
+      n_val(held_out(c, info)),
+      n_train(info.n - n_val),
+      spec(parse_model_spec(c.model)),
+      io(c, device_of(comm)),
+      model(build_model_graph(spec, {info.channels, info.height, info.width, info.classes}), io.backend(), c.seed,
+            io.gpu()),
+      strategy(make_strategy({.kind = c.strategy, .bucket_mb = c.bucket_mb, .overlap = !c.no_overlap,
+                              .ranks_per_node = c.ranks_per_node, .staleness = c.staleness,
+                              .compression = c.compression},
+                             comm, set_up_model(model, c, info))),
+      workers(strategy->workers()),
+      worker(strategy->worker_index()),
+      shard{.begin = 0, .end = n_train, .world = workers, .rank = std::max(worker, 0), .seed = c.seed},
+      steps(steps_per_epoch(c, shard)),
+      sched{.base_lr = c.lr, .scaling = c.lr_scaling, .world = workers, .warmup_epochs = c.warmup_epochs,
+            .decay = c.lr_decay, .steps_per_epoch = steps, .epochs = c.epochs},
+      opt({.kind = c.optimizer, .momentum = float(c.momentum), .weight_decay = float(c.weight_decay)},
+          model.param_count(), io.gpu()),
+      class_weights(resolve_class_weights(c.class_weights, ds, n_train)) {
+  SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,
+             "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {})", cfg.data,
+             n_train, n_val, workers, cfg.batch);
+  sched.validate();
+  result.task = data::to_string(info.task);
+  result.class_names = info.class_names;
+  result.canonical_model = canonical_spec(spec, {info.channels, info.height, info.width, info.classes});
+  result.params = model.param_count();
+  result.train_flops_per_image = model.train_flops_per_image();
+  result.world = comm ? comm->size() : 1;
+  result.workers = workers;
+  result.global_batch = std::int64_t(cfg.batch) * workers;
+  result.comm_bytes_per_step = strategy->bytes_per_step();
+  result.steps_per_epoch = data::ShardedSampler(shard).per_rank() / cfg.batch;
+  result.epoch_steps = steps;
+  result.peak_lr = sched.peak_lr();
+}
+
+}  // namespace scalebench

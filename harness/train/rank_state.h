@@ -1,0 +1,49 @@
+// rank_state.h — everything one rank holds while it trains, built once from the configuration:
+// the dataset and its split, the backend's step I/O, the model, the strategy, the LR schedule,
+// the optimizer, the loss's class weights, this rank's data shard, and the result so far.
+// Building it is the set-up half of train_rank(); the epochs (epoch.h) and the strategy's
+// exchange read and update it. What it deliberately does not do: run steps or log.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "harness/comm/communicator.h"
+#include "harness/data/dataset.h"
+#include "harness/data/sampler.h"
+#include "harness/strategy/strategy.h"
+#include "harness/train/step_io.h"
+#include "harness/train/trainer.h"
+#include "models/model.h"
+#include "models/spec.h"
+
+namespace scalebench {
+
+struct RankState {
+  // Throws scalebench::Error naming the option or file when the data cannot train this model with
+  // this many workers (fewer samples than one global batch, say).
+  RankState(const TrainConfig& cfg, comm::Communicator* comm);
+
+  bool is_server() const { return worker < 0; }    // a parameter-server rank serves instead of training
+  bool reports() const { return rank == 0; }       // logs, evaluates, observes
+
+  const TrainConfig& cfg;
+  const int rank;
+  data::Dataset ds;
+  const data::DatasetInfo& info;
+  const std::int64_t n_val, n_train;       // held out: the last n_val samples
+  const ModelSpec spec;
+  StepIO io;
+  Model model;
+  std::unique_ptr<Strategy> strategy;
+  const int workers, worker;               // worker: this rank's replica index, -1 on a server
+  const data::SamplerConfig shard;
+  const std::int64_t steps;                // per epoch: the shard's batches, capped by --max-steps
+  const LrSchedule sched;
+  Optimizer opt;
+  const std::vector<float> class_weights;
+  TrainResult result;                      // the set-up fields are filled here; epochs append
+};
+
+}  // namespace scalebench

@@ -39,6 +39,7 @@ class Recorder : public TrainObserver {
   // Status failed with a one-line error, keeping the epochs so far. Never throws: it runs while
   // another error is being reported; returns false when the file could not be written.
   bool fail(const std::string& error) noexcept;
+  void on_fail(const std::string& error) noexcept override { fail(error); }
 
  private:
   RunConfig cfg_;

@@ -44,14 +44,21 @@ class AllreduceStrategy final : public Strategy {
   }
   void before_backward(Model&) override { buckets_->begin_step(); }
 
-  StepExchange after_backward(Model& model, Optimizer& opt, float lr) override {
-    StepExchange x;
+  StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     auto t0 = std::chrono::steady_clock::now();
     buckets_->finish();
-    x.comm_exposed = seconds_since(t0);
+    // Every worker learns whether any worker's own step was bad, and what it found: the highest
+    // such rank and its issue, packed in one scalar (0: none).
+    constexpr int kIssues = 8;
+    const int code = int(allreduce_scalar_max(comm_, health.bad ? (comm_.rank() + 1) * kIssues + int(health.issue) : 0));
+    const int bad_rank = code / kIssues - 1;
+    const auto issue = StepHealth::Issue(code % kIssues);
+    const double comm_exposed = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
-    opt.step(model.params().f32(), model.grads().f32(), lr);
+    StepExchange x = check_gradient(model, bad_rank == comm_.rank() ? health : StepHealth{}, bad_rank, issue);
+    if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
+    x.comm_exposed = comm_exposed;
     x.update = seconds_since(t0);
     return x;
   }

@@ -8,8 +8,8 @@
 //   the staleness of an update is how many updates the server applied since that worker last pulled.
 //   Bounded staleness (SSP): a worker more than `staleness` pushes ahead of the slowest unfinished
 //   worker gets its reply deferred until the slowest catches up.
-// Preemption (Strategy::agree_stop): each push carries a header {version, stop wanted} and each
-// reply {version, stop after}. A worker's SIGUSR1 rides on its next push (the server's own is
+// Preemption (Strategy::agree_stop): each push carries a header {version, stop wanted (the signal)}
+// and each reply {version, stop after, signal}. A worker's signal rides on its next push (the server's own is
 // polled between updates); the server then fixes the push count T every worker stops after — the
 // round it is in for ps-sync; for ps-async the furthest any worker will have got when it next
 // hears from the server (a worker already computing its next step counts that step) — and sends T
@@ -19,6 +19,7 @@
 // last step is none. With no signal every message and every update is as before.
 // One server rank only (no sharding of the arena across servers).
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -49,27 +50,34 @@ class ParameterServer final : public Strategy {
     for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
   }
 
-  StepExchange after_backward(Model& model, Optimizer&, float) override {
+  StepExchange after_backward(Model& model, Optimizer&, float, const StepHealth& health) override {
     const auto t0 = std::chrono::steady_clock::now();
-    const Header push{version_, stop_wanted_ ? 1 : 0};
+    const Header push{version_, stop_wanted_, health.bad ? comm_.rank() : -1, kOk, std::int64_t(health.issue)};
     comm_.send(&push, sizeof push, server_, kTagVersion);
     comm_.send(model.grads().f32(), bytes(), server_, kTagGrad);
     Header reply;
     comm_.recv(&reply, sizeof reply, server_, kTagVersion);
     comm_.recv(model.params().f32(), bytes(), server_, kTagWeights);
-    version_ = reply.version, stop_after_ = reply.stop, ++pushes_;
-    return {since(t0), 0.0};  // the update happens on the server, inside this wait
+    version_ = reply.version, stop_after_ = reply.stop, stop_signal_ = int(reply.signal), ++pushes_;
+    StepExchange x{.comm_exposed = since(t0)};  // the update happens on the server, inside this wait
+    if (reply.action == kOk) return x;
+    x.nonfinite = true;
+    x.bad_rank = int(reply.bad_rank);
+    x.where = reply.bad_rank == comm_.rank() ? health.where : StepHealth::describe(StepHealth::Issue(reply.issue));
+    x.skipped = reply.action == kSkipped;
+    if (!x.skipped) fail_input(nonfinite_message(reply.bad_rank, pushes_, x.where));
+    return x;
   }
 
-  bool agree_stop(bool local) override {
-    stop_wanted_ = stop_wanted_ || local;  // told to the server with the next push
-    return stop_after_ >= 0 && pushes_ >= stop_after_;
+  int agree_stop(int local) override {
+    if (!stop_wanted_) stop_wanted_ = local;  // told to the server with the next push
+    return stop_after_ >= 0 && pushes_ >= stop_after_ ? stop_signal_ : 0;
   }
   bool agree_stop_is_free() const override { return true; }
 
   void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps,
-             const std::function<bool()>& stop_requested) override {
-    stop_requested_ = stop_requested;
+             const std::function<int()>& stop_signal) override {
+    server_signal_ = stop_signal;
     async_ ? serve_async(model, opt, sched, steps) : serve_sync(model, opt, sched, steps);
     for (int w = 0; w < workers(); ++w) {
       comm_.send(&version_, sizeof version_, w, kTagVersion);
@@ -81,6 +89,8 @@ class ParameterServer final : public Strategy {
     if (comm_.rank() != server_) {
       comm_.recv(&version_, sizeof version_, server_, kTagVersion);
       comm_.recv(model.params().f32(), bytes(), server_, kTagFinal);
+      // The server failed on another worker's non-finite push after this one's last step.
+      SB_REQUIRE(version_ >= 0, "{}", nonfinite_message(-version_ - 1, pushes_, ""));
     }
     const auto all = comm_.allgather(comm_.rank() == server_ ? stats_ : std::string());
     summary_ = all[std::size_t(server_)];
@@ -93,12 +103,36 @@ class ParameterServer final : public Strategy {
   std::string summary() const override { return summary_; }
 
  private:
-  // A push's header: {version the gradient is based on, stop wanted: 0 | 1}; a reply's: {the new
-  // version, the push count every worker stops after, or -1}.
+  // A push's header: {version the gradient is based on, stop wanted (a signal number or 0), this worker's rank if
+  // its own step was not finite (loss, input) else -1, -}; a reply's: {the new version, the push
+  // count every worker stops after or -1, the worker whose push was not finite or -1, what the
+  // server did with the step: applied, skipped (--on-nonfinite skip), or failed (the run ends)}.
+  static constexpr std::int64_t kOk = 0, kSkipped = 1, kFailed = 2;
   struct Header {
-    std::int64_t version = 0, stop = -1;
+    // push: stop = the signal this worker got (0: none); reply: stop = the push count every worker
+    // stops after (-1: none) and signal = the signal that stop is for. issue: StepHealth::Issue.
+    std::int64_t version = 0, stop = -1, bad_rank = -1, action = kOk, issue = 0, signal = 0;
   };
-  bool server_stop_requested() const { return stop_requested_ && stop_requested_(); }
+  static std::string nonfinite_message(std::int64_t bad_rank, std::int64_t push, const std::string& where) {
+    return fmt::format("non-finite training at push {}: rank {}{} (--on-nonfinite fail, or skip after too many in a row)",
+                       push, bad_rank, where.empty() ? "" : " (" + where + ")");
+  }
+  // Server: a push (or the round's sum) is bad when the worker said so or its gradient holds a
+  // NaN/Inf. Returns the action for it: skipped while the policy allows, else failed.
+  std::int64_t judge(bool bad) {
+    if (!bad) {
+      consecutive_bad_ = 0;
+      return kOk;
+    }
+    ++skipped_total_;
+    return opts_.skip_nonfinite && ++consecutive_bad_ <= opts_.max_nonfinite_skips ? kSkipped : kFailed;
+  }
+  static bool finite(const std::vector<float>& g) {
+    for (float v : g)
+      if (!std::isfinite(v)) return false;
+    return true;
+  }
+  int server_stop_signal() const { return server_signal_ ? server_signal_() : 0; }
 
   double reduce(double x, bool take_max) {
     const int w = workers();
@@ -130,37 +164,40 @@ class ParameterServer final : public Strategy {
         reqs.push_back(comm_.irecv(grads[std::size_t(r)].data(), bytes(), r, kTagGrad));
       }
       comm::wait_all(reqs);
-      bool stop = server_stop_requested();
-      for (const Header& h : seen) stop = stop || h.stop != 0;
-      if (stop && s + 1 < steps) limit = s + 1;  // every worker is waiting for this round's reply
+      if (!stop_signal_) stop_signal_ = server_stop_signal();
+      for (const Header& h : seen) stop_signal_ = std::max(stop_signal_, int(h.stop));
+      if (stop_signal_ && limit == steps && s + 1 < steps) limit = s + 1;  // every worker awaits this round's reply
       // Worker order, then / w: the same arithmetic as the allreduce strategies' mean.
       std::copy(grads[0].begin(), grads[0].end(), sum.begin());
       for (int r = 1; r < w; ++r)
         for (std::int64_t i = 0; i < count_; ++i) sum[std::size_t(i)] += grads[std::size_t(r)][std::size_t(i)];
       const float inv = 1.0f / float(w);
       for (auto& g : sum) g *= inv;
-      opt.step(model.params().f32(), sum.data(), float(sched.at(s)));
-      ++version_;
-      const Header reply{version_, limit < steps ? limit : -1};
+      std::int64_t bad_rank = -1, issue = 0;
+      for (const Header& h : seen)
+        if (h.bad_rank > bad_rank) bad_rank = h.bad_rank, issue = h.issue;
+      if (bad_rank < 0 && !finite(sum)) issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
+      const std::int64_t action = judge(bad_rank >= 0 || !finite(sum));
+      if (action == kOk) {
+        opt.step(model.params().f32(), sum.data(), float(sched.at(s)));
+        ++version_;
+      }
+      const Header reply{version_, limit < steps ? limit : -1, bad_rank, action, issue, stop_signal_};
       for (int r = 0; r < w; ++r) {
         comm_.send(&reply, sizeof reply, r, kTagVersion);
         comm_.send(model.params().f32(), bytes(), r, kTagWeights);
       }
+      if (action == kFailed)
+        fail_input(fmt::format("server: {}", nonfinite_message(bad_rank, s + 1, StepHealth::describe(StepHealth::Issue(issue)))));
     }
     stats_ = fmt::format("ps-sync: {} updates of {} worker gradients each", version_, w);
+    if (skipped_total_) stats_ += fmt::format(", {} non-finite rounds skipped", skipped_total_);
     if (limit < steps) stats_ += fmt::format(" (stopped after {} of {}: preempted)", limit, steps);
   }
 
   void serve_async(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps) {
     const int w = workers();
-    struct Worker {
-      std::vector<float> grad, snapshot;
-      Header got, sent;  // the last push's header; the reply in flight
-      std::int64_t pushes = 0;
-      comm::Request version_req, grad_req, reply_v, reply_w;
-      bool deferred = false;
-    };
-    std::vector<Worker> ws(static_cast<std::size_t>(w));
+    std::vector<AsyncWorker> ws(static_cast<std::size_t>(w));
     std::int64_t limit = steps;  // pushes per worker: steps, or fewer once a stop was asked for
     auto post = [&](int r) {
       auto& k = ws[std::size_t(r)];
@@ -172,7 +209,7 @@ class ParameterServer final : public Strategy {
       k.reply_v.wait();
       k.reply_w.wait();
       std::memcpy(k.snapshot.data(), model.params().f32(), bytes());  // weights change while in flight
-      k.sent = {version_, limit < steps ? limit : -1};
+      k.sent = {version_, limit < steps ? limit : -1, k.got.bad_rank, k.action, k.got.issue, stop_signal_};
       k.reply_v = comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
       k.reply_w = comm_.isend(k.snapshot.data(), bytes(), r, kTagWeights);
       k.deferred = false;
@@ -184,31 +221,37 @@ class ParameterServer final : public Strategy {
       post(r);
     }
     std::int64_t applied = 0, stale_sum = 0, stale_max = 0, deferrals = 0;
-    bool stop = false;
     while (applied < limit * w) {
       bool progressed = false;
       for (int r = 0; r < w; ++r) {
         auto& k = ws[std::size_t(r)];
         if (k.pushes >= limit || k.deferred || !k.grad_req.valid() || !k.version_req.test() || !k.grad_req.test())
           continue;
-        stop = stop || k.got.stop != 0;
+        stop_signal_ = std::max(stop_signal_, int(k.got.stop));
+        if (k.got.bad_rank < 0 && !finite(k.grad))
+          k.got.bad_rank = r, k.got.issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
+        k.action = judge(k.got.bad_rank >= 0);
+        if (k.action == kFailed) fail_everyone(ws, r, limit, model);  // throws
         const std::int64_t staleness = version_ - k.got.version;
         stale_sum += staleness, stale_max = std::max(stale_max, staleness);
         // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
         // moves the weights as far as one synchronous step of the mean gradient would.
-        opt.step(model.params().f32(), k.grad.data(), float(sched.at(version_ / w) / w));
-        ++version_, ++applied, ++k.pushes;
+        if (k.action == kOk) {
+          opt.step(model.params().f32(), k.grad.data(), float(sched.at(version_ / w) / w));
+          ++version_;
+        }
+        ++applied, ++k.pushes;
         k.deferred = true;
         progressed = true;
       }
       // A stop: every worker ends at the furthest push count any of them reaches before its next
       // reply (which carries the count): a worker awaiting a reply is at `pushes`, one computing
       // its next step will push once more.
-      if (limit == steps && (stop || server_stop_requested())) {
+      if (!stop_signal_) stop_signal_ = server_stop_signal();
+      if (limit == steps && stop_signal_) {
         std::int64_t at = 0;
         for (const auto& k : ws) at = std::max(at, k.deferred || k.pushes >= steps ? k.pushes : k.pushes + 1);
         limit = std::min(at, steps);
-        stop = true;
       }
       // Replies: a worker may run ahead of the slowest unfinished one by at most `staleness` pushes.
       std::int64_t slowest = limit;
@@ -227,7 +270,47 @@ class ParameterServer final : public Strategy {
     for (auto& k : ws) k.reply_v.wait(), k.reply_w.wait();
     stats_ = fmt::format("ps-async: {} updates, staleness mean {:.2f} max {} (bound {}), {} deferred polls", applied,
                          applied ? double(stale_sum) / double(applied) : 0.0, stale_max, opts_.staleness, deferrals);
+    if (skipped_total_) stats_ += fmt::format(", {} non-finite pushes skipped", skipped_total_);
     if (limit < steps) stats_ += fmt::format(" (stopped after {} of {} pushes each: preempted)", limit, steps);
+  }
+
+  // ps-async: what the server tracks per worker.
+  struct AsyncWorker {
+    std::vector<float> grad, snapshot;
+    Header got, sent;  // the last push's header; the reply in flight
+    std::int64_t action = kOk;  // what the server did with the last push
+    std::int64_t pushes = 0;
+    comm::Request version_req, grad_req, reply_v, reply_w;
+    bool deferred = false;
+  };
+
+  // ps-async, --on-nonfinite fail (or too many skips): worker `bad`'s push just failed. Tell every
+  // worker once, where it waits — for its reply (it pushed, or is computing a push we wait for),
+  // or for the final weights (it has pushed its last step) — then end this rank with the error.
+  [[noreturn]] void fail_everyone(std::vector<AsyncWorker>& ws, int bad, std::int64_t limit, Model& model) {
+    const std::int64_t bad_rank = ws[std::size_t(bad)].got.bad_rank;
+    for (int r = 0; r < int(ws.size()); ++r) {
+      auto& k = ws[std::size_t(r)];
+      k.reply_v.wait();
+      k.reply_w.wait();
+      bool awaits_reply = k.deferred || r == bad;
+      if (!awaits_reply && k.pushes < limit && k.grad_req.valid()) {
+        k.version_req.wait();
+        k.grad_req.wait();
+        awaits_reply = true;
+      }
+      if (awaits_reply) {
+        k.sent = {version_, -1, bad_rank, kFailed, ws[std::size_t(bad)].got.issue};
+        comm_.send(&k.sent, sizeof k.sent, r, kTagVersion);
+        comm_.send(model.params().f32(), bytes(), r, kTagWeights);
+      } else {
+        const std::int64_t failed = -bad_rank - 1;  // a negative final version: the run failed
+        comm_.send(&failed, sizeof failed, r, kTagVersion);
+        comm_.send(model.params().f32(), bytes(), r, kTagFinal);
+      }
+    }
+    fail_input(fmt::format("server: {}", nonfinite_message(bad_rank, ws[std::size_t(bad)].pushes + 1,
+                                                           StepHealth::describe(StepHealth::Issue(ws[std::size_t(bad)].got.issue)))));
   }
 
   StrategyOptions opts_;
@@ -240,8 +323,12 @@ class ParameterServer final : public Strategy {
   // Preemption: workers' pushes so far, the stop the server announced (-1: none) and whether this
   // worker wants one; the server's own probe.
   std::int64_t pushes_ = 0, stop_after_ = -1;
-  bool stop_wanted_ = false;
-  std::function<bool()> stop_requested_;
+  int stop_wanted_ = 0;   // the signal this worker got (0: none)
+  int stop_signal_ = 0;   // the signal the stop is for (workers: from the replies; server: the first seen)
+  // Non-finite pushes (server): in a row, and in all.
+  int consecutive_bad_ = 0;
+  std::int64_t skipped_total_ = 0;
+  std::function<int()> server_signal_;
 };
 
 }  // namespace

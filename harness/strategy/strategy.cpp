@@ -3,6 +3,7 @@
 #include "harness/strategy/strategy.h"
 
 #include <chrono>
+#include <cmath>
 
 #include "harness/strategy/strategy_impl.h"
 
@@ -15,10 +16,12 @@ class SingleStrategy final : public Strategy {
   int workers() const override { return 1; }
   int worker_index() const override { return 0; }
   void start(Model&) override {}
-  StepExchange after_backward(Model& model, Optimizer& opt, float lr) override {
+  StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     const auto t0 = std::chrono::steady_clock::now();
-    opt.step(model.params().f32(), model.grads().f32(), lr);
-    return {0.0, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+    StepExchange x = check_gradient(model, health, health.bad ? 0 : -1, health.issue);
+    if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
+    x.update = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return x;
   }
   std::int64_t bytes_per_step() const override { return 0; }
   double sum_over_workers(double x) override { return x; }
@@ -26,6 +29,36 @@ class SingleStrategy final : public Strategy {
   bool agree_stop_is_free() const override { return true; }
 };
 }  // namespace
+
+const char* StepHealth::describe(Issue i) {
+  switch (i) {
+    case Issue::none: return "";
+    case Issue::loss_not_finite: return "loss not finite";
+    case Issue::loss_diverged: return "loss above --max-loss";
+    case Issue::input_not_finite: return "input batch not finite";
+    case Issue::gradient_not_finite: return "gradient not finite";
+  }
+  return "";
+}
+
+StepExchange check_gradient(Model& model, const StepHealth& health, int bad_rank, StepHealth::Issue issue) {
+  StepExchange x;
+  if (bad_rank >= 0) {
+    x.nonfinite = true;
+    x.bad_rank = bad_rank;
+    x.where = health.bad ? health.where : StepHealth::describe(issue);
+    return x;
+  }
+  if (model.backend() != Backend::cpu) return x;  // cuda: the loss and input checks only (docs/strategies.md)
+  const float* g = model.grads().f32();
+  for (std::int64_t i = 0, n = model.param_count(); i < n; ++i)
+    if (!std::isfinite(g[i])) {
+      x.nonfinite = true;
+      x.where = fmt::format("gradient element {} is {}", i, g[i]);
+      break;
+    }
+  return x;
+}
 
 std::unique_ptr<Strategy> make_single_strategy() { return std::make_unique<SingleStrategy>(); }
 

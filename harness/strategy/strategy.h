@@ -27,11 +27,34 @@ struct StrategyOptions {
   std::size_t chunk_bytes = std::size_t{128} << 10;  // ring pipeline chunk
   int staleness = 4;            // ps-async: a worker may run at most this many pushes ahead of the slowest
   comm::WireType compression = comm::WireType::f32;  // ring/hierarchical: on the wire; float32 sums
+  // Parameter servers decide about non-finite pushes themselves: skip them (up to this many in a
+  // row) or fail; the synchronous strategies leave the decision to the trainer (StepExchange).
+  bool skip_nonfinite = false;
+  int max_nonfinite_skips = 3;
+};
+
+// What this worker saw of its own step before the exchange: a non-finite or diverged loss, or a
+// non-finite input batch (the trainer checks; `where` says which).
+struct StepHealth {
+  enum class Issue : int { none, loss_not_finite, loss_diverged, input_not_finite, gradient_not_finite };
+  bool bad = false;
+  Issue issue = Issue::none;
+  std::string where;  // this rank's detail: "loss nan", "input batch element 12 is inf", ...
+  static const char* describe(Issue i);  // what other ranks can say of it: "loss not finite", ...
 };
 
 struct StepExchange {
   double comm_exposed = 0;  // s waited for the exchange after backward finished
   double update = 0;        // s in the optimizer / weight copy
+  // Non-finite training (DESIGN: nothing recorded wrong). Set on EVERY worker after the same step
+  // (synchronous strategies agree with one scalar collective; the parameter server tells each
+  // worker in its reply); the update was not applied. bad_rank: the worker that saw it first
+  // (-1: found in the exchanged gradient itself). skipped: the parameter server already skipped it
+  // (its policy); otherwise the trainer applies --on-nonfinite.
+  bool nonfinite = false;
+  int bad_rank = -1;
+  std::string where;                // the bad rank's own detail, or what the others know of it
+  bool skipped = false;
 };
 
 class Strategy {
@@ -43,14 +66,17 @@ class Strategy {
   // Before the first step: make the weights (and batch-norm statistics) equal everywhere.
   virtual void start(Model& model) = 0;
   virtual void before_backward(Model& model) {}
-  // After backward: exchange gradients and update the weights with learning rate `lr`.
-  virtual StepExchange after_backward(Model& model, Optimizer& opt, float lr) = 0;
+  // After backward: exchange gradients and update the weights with learning rate `lr`, unless
+  // some worker's step (or the exchanged gradient) is not finite: then no worker updates and every
+  // worker's result says so (StepExchange::nonfinite).
+  virtual StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) = 0;
   // After the last step: every worker holds the final weights.
   virtual void finish(Model& model) {}
-  // Server ranks: serve pushes until every worker is done (parameter server only). stop_requested
-  // is polled between updates: true (this rank got SIGUSR1) stops the workers as agree_stop() does.
+  // Server ranks: serve pushes until every worker is done (parameter server only). stop_signal is
+  // polled between updates: non-zero (this rank got SIGUSR1/SIGTERM/SIGINT) stops the workers as
+  // agree_stop() does.
   virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker,
-                     const std::function<bool()>& stop_requested) {}
+                     const std::function<int()>& stop_signal) {}
   virtual std::int64_t bytes_per_step() const = 0;  // bytes this worker sends per step
   // Sum / max of a scalar over the workers (collective among all ranks; servers pass 0).
   virtual double sum_over_workers(double x) = 0;
@@ -63,7 +89,9 @@ class Strategy {
   // after the same steps. The parameter servers override it with no message of their own: the
   // flag rides on the next push, the server picks the step every worker stops after and says so
   // in its replies — so there it must be called after every step.
-  virtual bool agree_stop(bool local) { return max_over_workers(local ? 1.0 : 0.0) > 0; }
+  // `local` and the result are signal numbers (0: no stop): every worker learns the same signal
+  // (the highest number any worker got), so the run file can name it whichever rank got it.
+  virtual int agree_stop(int local) { return int(max_over_workers(double(local))); }
   // agree_stop() sends nothing of its own (single, parameter servers): the trainer calls it after
   // every step even on unarmed runs. Otherwise: every step on armed runs, else after each epoch's
   // last step.

@@ -40,6 +40,35 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
            .sample_offset = st.worker, .sample_stride = st.workers},
       agree_every_step_(preemption_armed() || st.strategy->agree_stop_is_free()) {}
 
+StepHealth EpochRunner::check_step(double loss, const Tensor& x) const {
+  using I = StepHealth::Issue;
+  if (!std::isfinite(loss)) return {.bad = true, .issue = I::loss_not_finite, .where = fmt::format("loss {}", loss)};
+  if (loss > st_.cfg.max_loss)
+    return {.bad = true, .issue = I::loss_diverged, .where = fmt::format("loss {:.4g} above --max-loss {}", loss, st_.cfg.max_loss)};
+  if (st_.cfg.check_inputs) {
+    const float* v = x.f32();
+    for (std::int64_t i = 0, n = x.numel(); i < n; ++i)
+      if (!std::isfinite(v[i]))
+        return {.bad = true, .issue = I::input_not_finite, .where = fmt::format("input batch element {} is {}", i, v[i])};
+  }
+  return {};
+}
+
+void EpochRunner::on_nonfinite(const StepExchange& x, int epoch, std::int64_t step) {
+  const std::string what = fmt::format(
+      "non-finite training at epoch {} step {}: {}{}", epoch, step,
+      x.bad_rank >= 0 ? fmt::format("rank {}", x.bad_rank) : std::string("the exchanged gradient"),
+      x.where.empty() ? "" : ": " + x.where);
+  ++st_.result.nonfinite_skipped;
+  if (!x.skipped) {  // the parameter server skips (or fails) on its own; the others decide here
+    SB_REQUIRE(st_.cfg.on_nonfinite == NonFinitePolicy::skip, "{} (--on-nonfinite fail; skip to skip such steps)",
+               what);
+    SB_REQUIRE(++consecutive_skips_ <= st_.cfg.nonfinite_skips,
+               "{}: {} skipped steps in a row (--nonfinite-skips {})", what, consecutive_skips_, st_.cfg.nonfinite_skips);
+  }
+  if (st_.reports()) log_ << "  skipped: " << what << "\n" << std::flush;
+}
+
 EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   const TrainConfig& cfg = st_.cfg;
   const auto& info = st_.info;
@@ -57,20 +86,25 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
     const auto y = labels_for_logits(batch_.labels, x.shape(), logits.shape(), info);
     const double loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
-    SB_REQUIRE(std::isfinite(loss), "training diverged on rank {}: loss is {} at epoch {} step {} (lower --lr?)",
-               st_.rank, loss, epoch, s + 1);
+    const StepHealth health = check_step(loss, x);
     t.fwd = sw.lap();
     st_.strategy->before_backward(st_.model);
     st_.model.backward(ctx_, dlogits_);
     t.bwd = sw.lap();
     o.epoch.lr = st_.sched.at(ctx_.step);
-    const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr));
+    const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr), health);
     t.comm_exposed = xch.comm_exposed;
     t.update = xch.update;
     ++ctx_.step;
     o.epoch.time += t;
     o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
-    o.loss_sum += loss;
+    if (xch.nonfinite) {
+      on_nonfinite(xch, epoch, s + 1);  // throws under --on-nonfinite fail
+    } else {
+      consecutive_skips_ = 0;
+      o.loss_sum += loss;
+      ++o.loss_steps;
+    }
     o.epoch.images += batch_.size;
     o.steps_done = s + 1;
     if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < st_.steps) {
@@ -81,7 +115,8 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       progress_clock.lap();
     }
     // Outside the step's timed phases: all workers stop after the same step or none does.
-    if (agree_every_step_ || s + 1 == st_.steps) o.stop = st_.strategy->agree_stop(preemption_signalled());
+    if (agree_every_step_ || s + 1 == st_.steps) o.stop_signal = st_.strategy->agree_stop(preemption_signal());
+    o.stop = o.stop_signal != 0;
     if (o.stop) break;
   }
   o.epoch.wall_s = epoch_clock.elapsed();
@@ -92,7 +127,8 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   EpochResult& er = o.epoch;
   // The epoch ends when the slowest worker ends; the loss is the mean over every worker's steps.
   er.wall_s = st_.strategy->max_over_workers(er.wall_s);
-  er.train_loss = st_.strategy->sum_over_workers(o.loss_sum) / double(st_.steps * st_.workers);
+  // Skipped (non-finite) steps have no loss to average.
+  er.train_loss = st_.strategy->sum_over_workers(o.loss_sum) / st_.strategy->sum_over_workers(double(o.loss_steps));
   er.images *= st_.workers;
   er.images_per_s = double(er.images) / er.wall_s;
   if (!st_.reports()) return;

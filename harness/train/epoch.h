@@ -22,9 +22,11 @@ class EpochRunner {
 
   struct Outcome {
     EpochResult epoch;              // times, images, loss sum so far (not yet reduced over workers)
-    double loss_sum = 0;            // this worker's steps
+    double loss_sum = 0;            // this worker's steps (skipped non-finite steps left out)
+    std::int64_t loss_steps = 0;    // the steps loss_sum sums
     std::int64_t steps_done = 0;
     bool stop = false;              // the workers agreed to stop after the last step done
+    int stop_signal = 0;            // ... because of this signal (preemption.h)
     std::vector<StepRow> rows;      // this epoch's steps, for the observer
   };
   // Runs the epoch's steps; stops early when the workers agree to (preemption).
@@ -34,6 +36,11 @@ class EpochRunner {
   void close(Outcome& o, TrainObserver* observer);
 
  private:
+  // This worker's own check of its step (loss, input batch), before the exchange.
+  StepHealth check_step(double loss, const Tensor& x) const;
+  // Every worker, after the same step: fail (throws) or count and log the skip.
+  void on_nonfinite(const StepExchange& x, int epoch, std::int64_t step);
+
   RankState& st_;
   std::ostream& log_;
   data::DataLoader loader_;
@@ -41,6 +48,7 @@ class EpochRunner {
   Tensor dlogits_;
   data::Batch batch_;
   bool agree_every_step_;
+  int consecutive_skips_ = 0;
 };
 
 // "IoU shower 0.512  track 0.301  mIoU 0.406" or "accuracy 0.870"; the run's last line.

@@ -1,7 +1,10 @@
-// preemption.h — SIGUSR1 as "the allocation is ending": a run finishes its current step, every
-// worker leaves the loop after the same step, rank 0 records the run file with status preempted
-// and the process exits kExitPreempted (75, EX_TEMPFAIL). Slurm jobs get the signal from
-// `#SBATCH --signal=B:USR1@<seconds>` through their batch script; a requeued job reruns the point.
+// preemption.h — SIGUSR1 ("the allocation is ending"), SIGTERM (Slurm's time limit, scancel, a
+// sweep told to stop) and SIGINT (Ctrl-C) all stop a run the same way: it finishes its current
+// step, every worker leaves the loop after the same step, rank 0 records the run file with status
+// preempted (naming the signal) and the process exits kExitPreempted (75, EX_TEMPFAIL), so a rerun
+// or requeue continues the point. A second SIGTERM or SIGINT kills the process at once (the run
+// file's heartbeat then shows it dead). Slurm jobs get SIGUSR1 from `#SBATCH --signal=B:USR1@<s>`
+// through their batch script; a requeued job reruns the point.
 //
 // What this room chose:
 //   - The handler is installed by every training process (install_preemption_handler(), called by
@@ -26,10 +29,13 @@ namespace scalebench {
 
 inline constexpr int kExitPreempted = 75;  // EX_TEMPFAIL: "try again" (Slurm --requeue, sweep reruns)
 
-// Installs the SIGUSR1 handler (idempotent; installing again after MPI_Init keeps it ours).
+// Installs the SIGUSR1/SIGTERM/SIGINT handler (idempotent; installing again after MPI_Init keeps
+// it ours: Open MPI installs its own).
 void install_preemption_handler();
-// True once SIGUSR1 arrived in this process (since the last clear_preemption_signal()).
+// True once one of them arrived in this process (since the last clear_preemption_signal()).
 bool preemption_signalled();
+int preemption_signal();                // the first one's number, 0 before any
+const char* signal_name(int sig);       // "SIGTERM", "SIGUSR1", "SIGINT"; "a stop request" otherwise
 void clear_preemption_signal();  // tests
 
 // --preemptible: arm this process (the environment variable arms it too).

@@ -31,6 +31,14 @@ struct ClassWeights {
   bool operator==(const ClassWeights& o) const { return text == o.text; }
 };
 
+// --on-nonfinite: what a step whose loss, input or gradient is not finite does.
+enum class NonFinitePolicy { fail, skip };
+template <>
+struct EnumNames<NonFinitePolicy> {
+  static constexpr std::array<EnumEntry<NonFinitePolicy>, 2> entries{
+      {{NonFinitePolicy::fail, "fail"}, {NonFinitePolicy::skip, "skip"}}};
+};
+
 struct TrainConfig {
   std::string model = "unet:depth=4,base=8";  // model spec (models/spec.h), parsed by the model room
   std::string data;                  // HDF5 dataset (docs/data-format.md)
@@ -70,6 +78,14 @@ struct TrainConfig {
   int staleness = 4;
   comm::WireType compression = comm::WireType::f32;  // ring/hierarchical gradient wire type
   double comm_timeout_s = 300.0;
+  // Non-finite training (harness/train/epoch.cpp): every worker checks its loss (and, with
+  // check_inputs, its input batch); a loss above max_loss counts as diverged. The workers agree,
+  // then fail — every rank, naming the rank, step and where — or skip the step (no update anywhere),
+  // failing after nonfinite_skips skipped steps in a row.
+  NonFinitePolicy on_nonfinite = NonFinitePolicy::fail;
+  int nonfinite_skips = 3;
+  double max_loss = 1e4;
+  bool check_inputs = false;
   std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)
 
   const StrategyTraits& strategy_traits() const { return traits(strategy); }

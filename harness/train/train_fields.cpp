@@ -105,6 +105,16 @@ std::vector<Field<T>> make_table() {
                          kLater));
   f.push_back(make_field("comm_timeout", &T::comm_timeout_s, "Seconds a rank waits for a peer before the job ends",
                          kLocal, above(0.0)));
+  f.push_back(make_field("on_nonfinite", &T::on_nonfinite,
+                         "A step whose loss, input or gradient is not finite" + choices<NonFinitePolicy>() +
+                             ": fail (every rank stops, naming rank, step and where) or skip (no worker updates)",
+                         kLater));
+  f.push_back(make_field("nonfinite_skips", &T::nonfinite_skips,
+                         "--on-nonfinite skip: fail after this many skipped steps in a row", kLater, in_range(1, 1000000)));
+  f.push_back(make_field("max_loss", &T::max_loss, "A training loss above this counts as diverged (non-finite)", kLater,
+                         above(0.0)));
+  f.push_back(make_field("check_inputs", &T::check_inputs,
+                         "Also check every input batch for NaN/Inf (one pass over the batch per step)", kLater));
   f.push_back(make_field("dump_weights", &T::dump_weights,
                          "Write the final weights (raw f32) to PATH.rank<r> (tests)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,

@@ -5,7 +5,9 @@
 // the agreement is free, else after each epoch's last step) and leave together.
 #include "harness/train/train_rank.h"
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <ostream>
 
 #include "harness/comm/consistency.h"
@@ -44,7 +46,7 @@ void log_setup(const RankState& st, std::ostream& log) {
 
 // A parameter-server rank: apply the workers' pushes until they are done (or preempted).
 TrainResult serve(RankState& st) {
-  st.strategy->serve(st.model, st.opt, st.sched, st.steps * st.cfg.epochs, [] { return preemption_signalled(); });
+  st.strategy->serve(st.model, st.opt, st.sched, st.steps * st.cfg.epochs, [] { return preemption_signal(); });
   st.strategy->finish(st.model);
   return std::move(st.result);
 }
@@ -58,7 +60,7 @@ void train_epochs(RankState& st, std::ostream& log, TrainObserver* observer) {
     const bool last = epoch == st.cfg.epochs && o.steps_done == st.steps;
     if (o.stop && !last) {  // on the run's very last step a stop is just the end
       TrainResult& r = st.result;
-      r.preempted = true, r.preempted_epoch = epoch, r.preempted_step = o.steps_done;
+      r.preempted = true, r.preempted_signal = o.stop_signal, r.preempted_epoch = epoch, r.preempted_step = o.steps_done;
     }
     if (o.stop && o.steps_done < st.steps) {  // mid-epoch: no epoch row, the steps are kept
       if (st.reports()) st.result.partial_steps = std::move(o.rows);
@@ -67,6 +69,18 @@ void train_epochs(RankState& st, std::ostream& log, TrainObserver* observer) {
     runner.close(o, observer);
     if (o.stop) return;
   }
+}
+
+// An error after training started, in a job of several processes: a peer may be blocked on this
+// rank for good (a parameter server polls without a deadline), and unwinding into MPI_Finalize
+// would wait for it. So the job ends here: rank 0 records the error, every rank prints its line,
+// and the job is aborted — rank 0 first; the others give it a moment to record. Threads (mirrored)
+// collapse on their own (threads_world.cpp) and single has no peers: they rethrow.
+void end_job_on_error(const RankState& st, comm::Communicator* comm, const std::exception& e, TrainObserver* observer) {
+  if (!comm || comm->size() <= 1 || std::string(comm->transport()) == "threads") return;
+  if (st.reports() && observer) observer->on_fail(e.what());
+  if (!st.reports()) std::this_thread::sleep_for(std::chrono::seconds(2));
+  comm->abort(e.what());
 }
 
 void log_final(const RankState& st, std::ostream& log) {
@@ -84,10 +98,15 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   log_setup(st, log);
   if (observer) observer->on_start(st.result);
   st.strategy->start(st.model);
-  if (st.is_server()) return serve(st);
-  dump_weights(st, ".init");
-  train_epochs(st, log, observer);
-  st.strategy->finish(st.model);
+  try {
+    if (st.is_server()) return serve(st);
+    dump_weights(st, ".init");
+    train_epochs(st, log, observer);
+    st.strategy->finish(st.model);
+  } catch (const std::exception& e) {
+    end_job_on_error(st, comm, e, observer);
+    throw;
+  }
   st.result.strategy_summary = st.strategy->summary();
   dump_weights(st, "");
   log_final(st, log);

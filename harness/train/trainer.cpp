@@ -37,7 +37,7 @@ int blas_threads_for(const TrainConfig& cfg, int ranks_on_host) {
 }  // namespace
 
 std::string describe_preemption(const TrainResult& r) {
-  return fmt::format("SIGUSR1 at epoch {} step {} of {}{}", r.preempted_epoch, r.preempted_step, r.epoch_steps,
+  return fmt::format("{} at epoch {} step {} of {}{}", signal_name(r.preempted_signal), r.preempted_epoch, r.preempted_step, r.epoch_steps,
                      r.preempted_step == r.epoch_steps ? " (epoch complete)" : "");
 }
 

@@ -53,12 +53,14 @@ struct TrainResult {
   int workers = 1;                          // data-parallel replicas: the device count of scaling
   std::int64_t global_batch = 0;
   std::string strategy_summary;             // e.g. the staleness ps-async saw
+  std::int64_t nonfinite_skipped = 0;       // steps this worker skipped (--on-nonfinite skip)
   std::vector<EpochResult> epochs;
   // Stopped by SIGUSR1 before its last step (preemption.h). The epoch it stopped in and the last
   // step it finished there, of epoch_steps (steps_per_epoch capped by --max-steps). When that was
   // the epoch's last step the epoch is complete (validated, in `epochs`); otherwise its steps are
   // in partial_steps (rank 0) and it has no EpochResult.
   bool preempted = false;
+  int preempted_signal = 0;                 // the signal the workers agreed on (preemption.h)
   int preempted_epoch = 0;
   std::int64_t preempted_step = 0;
   std::int64_t epoch_steps = 0;
@@ -77,6 +79,9 @@ class TrainObserver {
   virtual void on_start(const TrainResult& meta) {}
   // After each epoch's validation, with that epoch's steps.
   virtual void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {}
+  // A multi-process run failed mid-run and is about to end the whole job (MPI_Abort): the last
+  // chance to record the error, since no exception will reach the caller.
+  virtual void on_fail(const std::string& error) noexcept {}
 };
 
 // Returns rank 0's result on rank 0; other ranks return theirs with empty epochs. The observer and

@@ -6,6 +6,12 @@
 #   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
 #   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
+#   nonfinite_fail      : a diverging run (lr 1e30) under every strategy ends within 30 s (no hang:
+#                         the parameter servers used to wait forever) with a line naming the rank,
+#                         step and what was not finite, and a failed run file (not ok).
+#   nonfinite_skip      : a dataset with one NaN image: --on-nonfinite skip --check-inputs skips the
+#                         steps that hold it on every worker (no update anywhere) and the run ends ok
+#                         with the same weights on every worker; the default (fail) stops the run.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
@@ -81,6 +87,60 @@ case $what in
     "$sb" train --strategy multiworker --compression bf16 --data "$tmp/data.h5" >"$tmp/log" 2>&1 \
       && fail "multiworker accepted --compression"
     grep -q "needs --strategy ring or hierarchical" "$tmp/log" || { cat "$tmp/log"; fail "unclear error"; }
+    ;;
+  nonfinite_fail)
+    data_for unet
+    common=(--model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 2 --batch 4 --lr 1e30 --threads 1
+            --comm-timeout 20 --progress-seconds 1000)
+    for s in single mirrored multiworker ring hierarchical ps-sync ps-async; do
+      case $s in
+        single) launch=("$sb") ;;
+        mirrored) launch=("$sb") ; extra=(--devices 2) ;;
+        ps-*) launch=("${mpi[@]}" -np 3 "$sb") ;;
+        *) launch=("${mpi[@]}" -np 2 "$sb") ;;
+      esac
+      [ "$s" = mirrored ] || extra=()
+      rm -rf "$tmp/runs"
+      start=$(date +%s)
+      timeout 60 "${launch[@]}" train --strategy "$s" "${common[@]}" "${extra[@]}" -o "$tmp/runs" >"$tmp/log" 2>&1
+      rc=$?
+      took=$(( $(date +%s) - start ))
+      [ $rc -ne 0 ] || { cat "$tmp/log"; fail "$s: a diverged run exited 0"; }
+      [ $rc -ne 124 ] || { cat "$tmp/log"; fail "$s: hung (killed by timeout after 60 s)"; }
+      [ $took -le 30 ] || fail "$s: took $took s to end"
+      grep -E "scalebench: error: .*non-finite training at (epoch [0-9]+ step|push) [0-9]+: rank [0-9]+" "$tmp/log" >/dev/null \
+        || { cat "$tmp/log"; fail "$s: no line naming rank, step and where"; }
+      /usr/bin/python3 - "$tmp/runs" "$s" <<'PY' || fail "$s: run file not marked failed"
+import sys, glob, h5py
+files = glob.glob(sys.argv[1] + "/*.h5")
+assert len(files) == 1, files
+with h5py.File(files[0]) as f:
+    st, err = f.attrs["status"], f.attrs["error"]
+    assert st == "failed" and "non-finite" in err, (st, err)
+print(f"ok: {sys.argv[2]}: run file failed: {err}")
+PY
+      echo "ok: $s ended in ${took}s: $(grep -m1 'non-finite' "$tmp/log")"
+    done
+    ;;
+  nonfinite_skip)
+    data_for unet
+    /usr/bin/python3 - "$tmp/data.h5" <<'PY' || fail "could not poison the dataset"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    img = f["images"][5]; img[0, 3, 3] = np.nan; f["images"][5] = img
+PY
+    common=(--model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 2 --batch 4 --lr 0.05 --threads 1
+            --class-weights none --progress-seconds 1000 --check-inputs)
+    "${mpi[@]}" -np 2 "$sb" train --strategy ring "${common[@]}" --on-nonfinite skip --dump-weights "$tmp/skip" \
+      >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ring --on-nonfinite skip failed"; }
+    n=$(grep -c "skipped: non-finite training at epoch [12] step [0-9]*: rank [01]: input batch" "$tmp/log")
+    [ "$n" -eq 2 ] || { cat "$tmp/log"; fail "expected the NaN image's step skipped once per epoch, saw $n"; }
+    grep -q "^final:" "$tmp/log" || { cat "$tmp/log"; fail "the run did not finish"; }
+    cmp_py identical "$tmp/skip.rank0" "$tmp/skip.rank1" || fail "workers disagree after skipped steps"
+    "${mpi[@]}" -np 2 "$sb" train --strategy ring "${common[@]}" >"$tmp/log" 2>&1 \
+      && { cat "$tmp/log"; fail "a NaN input trained on under --on-nonfinite fail"; }
+    grep -q "input batch element" "$tmp/log" || { cat "$tmp/log"; fail "the failure does not say where"; }
+    echo "ok: skipped $n steps, workers agree; fail policy stops on the NaN input"
     ;;
   mismatch)
     data_for unet

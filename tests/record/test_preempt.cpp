@@ -3,6 +3,8 @@
 // (nothing lost), no /summary; and a collect over it treats it as not ok.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include <cmath>
 
 #include "harness/record/recorder.h"
@@ -49,6 +51,7 @@ TEST(Recorder, PreemptKeepsEpochsAndPartialSteps) {
 
   TrainResult r = meta;
   r.preempted = true;
+  r.preempted_signal = SIGUSR1;
   r.preempted_epoch = 2;
   r.preempted_step = 3;
   r.epoch_steps = 5;

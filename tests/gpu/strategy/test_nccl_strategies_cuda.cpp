@@ -64,7 +64,7 @@ std::vector<float> train(const Case& c, const std::string& name, comm::Communica
     loss(logits, labels.data(), {}, &dl);
     strategy->before_backward(m);
     m.backward(ctx, dl);
-    strategy->after_backward(m, opt, 0.02f);
+    strategy->after_backward(m, opt, 0.02f, {});
     ++ctx.step;
   }
   strategy->finish(m);

@@ -19,7 +19,7 @@
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
 #ifdef SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #endif
 
 namespace scalebench::comm {

@@ -2,7 +2,7 @@
 #include "harness/train/step_io.h"
 
 #include "kernels/common/precision.h"
-#include "models/gpu_train.h"
+#include "models/cuda/train.h"
 #include "models/loss.h"
 #if SCALEBENCH_HAVE_CUDA
 #include "kernels/cudnn/handle.h"

@@ -16,7 +16,7 @@
 #include "harness/train/preemption.h"
 #include "harness/train/step_io.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #endif
 #include "kernels/cpu/blas_threads.h"
 #include "models/loss.h"

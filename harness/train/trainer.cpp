@@ -10,7 +10,7 @@
 
 #include "harness/comm/mpi_comm.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #endif
 #include "harness/comm/threads_comm.h"
 #include "harness/strategy/strategy.h"

@@ -6,7 +6,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/concat_crop.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {

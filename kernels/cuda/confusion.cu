@@ -7,7 +7,7 @@
 
 #include "kernels/cuda/argmax.cuh"
 #include "kernels/cuda/confusion.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {

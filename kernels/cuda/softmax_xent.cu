@@ -12,7 +12,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/argmax.cuh"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/softmax_xent.h"
 
 namespace scalebench::cuda {

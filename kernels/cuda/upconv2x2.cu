@@ -15,7 +15,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/bias_grad.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/upconv2x2.h"
 
 namespace scalebench::cuda {

@@ -3,7 +3,7 @@
 // cap, cached per ConvKey in an explicit ConvAlgoCache the owner passes around (no global state).
 // Deterministic keys accept only results cuDNN reports as CUDNN_DETERMINISTIC; when no result fits,
 // the error names the key, the cap and why each algorithm was refused.
-// Not here: running convolutions (conv2d_cudnn.h), heuristics-only choice, persistence to disk.
+// Not here: running convolutions (conv2d.h), heuristics-only choice, persistence to disk.
 // Not thread-safe: one cache per device/handle.
 #pragma once
 

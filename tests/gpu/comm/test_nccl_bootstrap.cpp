@@ -11,7 +11,7 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
 

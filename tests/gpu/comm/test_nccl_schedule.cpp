@@ -11,7 +11,7 @@
 
 
 #include "harness/comm/allreduce.h"
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "harness/comm/schedule.h"
 #include "harness/comm/threads_comm.h"
 #include "tests/comm/schedule_test_util.h"

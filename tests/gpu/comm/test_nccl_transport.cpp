@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "harness/comm/allreduce.h"
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "kernels/common/check.h"
 
 using namespace scalebench;

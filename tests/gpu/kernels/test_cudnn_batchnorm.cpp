@@ -1,4 +1,4 @@
-// test_cudnn_batchnorm.cpp — cuDNN spatial batch norm (kernels/cudnn/batchnorm_cudnn.h) against the
+// test_cudnn_batchnorm.cpp — cuDNN spatial batch norm (kernels/cudnn/batchnorm.h) against the
 // CPU reference (kernels/cpu/batchnorm.h): training forward (y, saved mean / inverse std, running
 // mean and the running variance's unbiased convention), eval forward and backward, NCHW and NHWC,
 // f32 and bf16 data (statistics and parameters are f32 in both).
@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "kernels/cpu/batchnorm.h"
-#include "kernels/cudnn/batchnorm_cudnn.h"
+#include "kernels/cudnn/batchnorm.h"
 #include "test_cudnn_util.h"
 
 namespace scalebench::cudnn::test {

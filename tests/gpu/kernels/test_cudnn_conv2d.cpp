@@ -1,4 +1,4 @@
-// test_cudnn_conv2d.cpp — cuDNN convolution (kernels/cudnn/conv2d_cudnn.h) against the CPU
+// test_cudnn_conv2d.cpp — cuDNN convolution (kernels/cudnn/conv2d.h) against the CPU
 // reference (kernels/cpu/conv2d.h) on odd shapes, for NCHW and NHWC (compared after transposing
 // back) at fp32 (FMA math), tf32 and bf16; plus the algorithm cache (a second call does not run
 // Find again), deterministic mode (two backward-filter runs bit-identical) and the workspace cap.
@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "kernels/cpu/conv2d.h"
-#include "kernels/cudnn/conv2d_cudnn.h"
+#include "kernels/cudnn/conv2d.h"
 #include "test_cudnn_util.h"
 
 namespace scalebench::cudnn::test {

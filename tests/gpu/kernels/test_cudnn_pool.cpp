@@ -1,4 +1,4 @@
-// test_cudnn_pool.cpp — cuDNN 2×2 stride-2 max pooling (kernels/cudnn/pooling_cudnn.h) against the
+// test_cudnn_pool.cpp — cuDNN 2×2 stride-2 max pooling (kernels/cudnn/pooling.h) against the
 // CPU reference (kernels/cpu/maxpool2x2.h) on odd planes (floor: last row/column dropped, its
 // gradient 0) and even ones, NCHW and NHWC, f32 and bf16. Max pooling moves values without
 // arithmetic, so results must be exact; inputs have distinct values in every window (no ties,
@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "kernels/cpu/maxpool2x2.h"
-#include "kernels/cudnn/pooling_cudnn.h"
+#include "kernels/cudnn/pooling.h"
 #include "test_cudnn_util.h"
 
 namespace scalebench::cudnn::test {

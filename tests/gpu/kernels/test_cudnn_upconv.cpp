@@ -1,4 +1,4 @@
-// test_cudnn_upconv.cpp — the cuDNN 2×2 stride-2 up-convolution (kernels/cudnn/upconv2x2_cudnn.h,
+// test_cudnn_upconv.cpp — the cuDNN 2×2 stride-2 up-convolution (kernels/cudnn/upconv2x2.h,
 // built on convolution backward-data) against the CPU reference (kernels/cpu/upconv2x2.h), weight
 // [c_in, c_out, 2, 2] with no transpose, forward + bias, backward data, backward filter + bias, in
 // NCHW and NHWC (NHWC weight stored [c_in, 2, 2, c_out]) at fp32, tf32 and bf16.
@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "kernels/cpu/upconv2x2.h"
-#include "kernels/cudnn/upconv2x2_cudnn.h"
+#include "kernels/cudnn/upconv2x2.h"
 #include "test_cudnn_util.h"
 
 namespace scalebench::cudnn::test {

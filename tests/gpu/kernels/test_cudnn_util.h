@@ -13,7 +13,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cudnn/conv_algo.h"
 #include "kernels/cudnn/handle.h"

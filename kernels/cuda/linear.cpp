@@ -14,34 +14,34 @@
 namespace scalebench::cuda {
 namespace {
 
-void validate(const cpu::LinearParams& p) {
+void validate(const LinearParams& p) {
   SB_CHECK(p.n > 0 && p.in > 0 && p.out > 0, "linear: bad sizes n={} in={} out={}", p.n, p.in, p.out);
 }
 
-ChannelParams rows_of(const cpu::LinearParams& p, Precision prec) {
+ChannelParams rows_of(const LinearParams& p, Precision prec) {
   return ChannelParams{p.n, p.out, 1, Layout::NHWC, input_dtype(prec)};
 }
 
 }  // namespace
 
-void linear_forward(const CublasHandle& h, Precision prec, const cpu::LinearParams& p, const void* x, const void* w,
+void linear_forward(const CublasHandle& h, Precision prec, const LinearParams& p, const void* x, const void* w,
                     const float* bias, void* y) {
   validate(p);
   gemm(h, prec, true, false, p.out, p.n, p.in, 1.0f, {w, p.in}, {x, p.in}, 0.0f, input_dtype(prec), y, p.out, 0);
   if (bias) bias_act_forward(rows_of(p, prec), y, bias, Activation::none, y, h.stream());
 }
 
-void linear_backward_data(const CublasHandle& h, Precision prec, const cpu::LinearParams& p, const void* dy,
+void linear_backward_data(const CublasHandle& h, Precision prec, const LinearParams& p, const void* dy,
                           const void* w, void* dx) {
   validate(p);
   gemm(h, prec, false, false, p.in, p.n, p.out, 1.0f, {w, p.in}, {dy, p.out}, 0.0f, input_dtype(prec), dx, p.in, 0);
 }
 
-std::size_t linear_backward_filter_workspace_bytes(const cpu::LinearParams& p, Precision prec) {
+std::size_t linear_backward_filter_workspace_bytes(const LinearParams& p, Precision prec) {
   return bias_grad_workspace_bytes(rows_of(p, prec));
 }
 
-void linear_backward_filter(const CublasHandle& h, Precision prec, const cpu::LinearParams& p, const void* x,
+void linear_backward_filter(const CublasHandle& h, Precision prec, const LinearParams& p, const void* x,
                             const void* dy, float* dw, float* db, Workspace ws) {
   validate(p);
   gemm(h, prec, false, true, p.in, p.out, p.n, 1.0f, {x, p.in}, {dy, p.out}, 0.0f, DType::f32, dw, p.in, 0);

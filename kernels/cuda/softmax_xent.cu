@@ -115,18 +115,18 @@ __global__ void argmax_kernel(std::int64_t pixels, std::int64_t hw, int classes,
   }
 }
 
-void validate(const cpu::SoftmaxXentParams& p, const char* what) {
+void validate(const SoftmaxXentParams& p, const char* what) {
   SB_CHECK(p.n > 0 && p.classes > 0 && p.hw > 0, "{}: bad sizes n={} classes={} hw={}", what, p.n, p.classes, p.hw);
 }
 
 }  // namespace
 
-std::size_t softmax_xent_workspace_bytes(const cpu::SoftmaxXentParams& p) {
+std::size_t softmax_xent_workspace_bytes(const SoftmaxXentParams& p) {
   const int blocks = reduce_blocks(std::int64_t(p.n) * p.hw);
   return align256(sizeof(Result)) + 2 * align256(sizeof(double) * blocks);
 }
 
-double softmax_xent(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
                     const float* class_weights, void* dlogits, Workspace ws, cudaStream_t stream) {
   validate(p, "softmax_xent");
   const std::size_t need = softmax_xent_workspace_bytes(p);
@@ -165,7 +165,7 @@ double softmax_xent(const cpu::SoftmaxXentParams& p, DType dtype, const void* lo
   return r.loss_sum / r.weight_sum;
 }
 
-void argmax_classes(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
+void argmax_classes(const SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
                     cudaStream_t stream) {
   validate(p, "argmax_classes");
   const std::int64_t pixels = std::int64_t(p.n) * p.hw;

@@ -56,28 +56,28 @@ __global__ void image_to_taps(I count, I h, I w, const T* img, T* taps) {
   }
 }
 
-void validate(const cpu::UpConvParams& p) {
+void validate(const UpConvParams& p) {
   SB_CHECK(p.n > 0 && p.c_in > 0 && p.c_out > 0 && p.h_in > 0 && p.w_in > 0,
            "upconv2x2: bad sizes n={} c_in={} c_out={} h_in={} w_in={}", p.n, p.c_in, p.c_out, p.h_in, p.w_in);
   SB_CHECK(std::int64_t(p.h_in) * p.w_in * 4 * p.c_out <= INT32_MAX && std::int64_t(p.h_in) * p.w_in * p.c_in <= INT32_MAX,
            "upconv2x2: one image exceeds cuBLAS's 32-bit sizes");
 }
 
-std::int64_t image_elems(const cpu::UpConvParams& p) { return std::int64_t(p.n) * 4 * p.c_out * p.h_in * p.w_in; }
+std::int64_t image_elems(const UpConvParams& p) { return std::int64_t(p.n) * 4 * p.c_out * p.h_in * p.w_in; }
 
-ChannelParams dy_channels(const cpu::UpConvParams& p, Precision prec) {
+ChannelParams dy_channels(const UpConvParams& p, Precision prec) {
   return ChannelParams{p.n, p.c_out, 4 * std::int64_t(p.h_in) * p.w_in, Layout::NCHW, input_dtype(prec)};
 }
 
-std::size_t taps_bytes(const cpu::UpConvParams& p) { return align256(sizeof(float) * image_elems(p)); }
+std::size_t taps_bytes(const UpConvParams& p) { return align256(sizeof(float) * image_elems(p)); }
 
-void check_workspace(const cpu::UpConvParams& p, Precision prec, const Workspace& ws) {
+void check_workspace(const UpConvParams& p, Precision prec, const Workspace& ws) {
   const std::size_t need = upconv2x2_workspace_bytes(p, prec);
   SB_CHECK(ws.data && ws.bytes >= need, "upconv2x2: workspace {} bytes, needs {}", ws.bytes, need);
 }
 
 // dy [n, c_out, 2h, 2w] -> taps [n, 4·c_out, hw], both of dtype `dtype`.
-void gather_taps(const cpu::UpConvParams& p, DType dtype, const void* dy, void* taps, cudaStream_t stream) {
+void gather_taps(const UpConvParams& p, DType dtype, const void* dy, void* taps, cudaStream_t stream) {
   const std::int64_t count = image_elems(p);
   dispatch_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -94,11 +94,11 @@ void gather_taps(const cpu::UpConvParams& p, DType dtype, const void* dy, void* 
 
 }  // namespace
 
-std::size_t upconv2x2_workspace_bytes(const cpu::UpConvParams& p, Precision prec) {
+std::size_t upconv2x2_workspace_bytes(const UpConvParams& p, Precision prec) {
   return taps_bytes(p) + bias_grad_workspace_bytes(dy_channels(p, prec));
 }
 
-void upconv2x2_forward(const CublasHandle& h, Precision prec, const cpu::UpConvParams& p, const void* x,
+void upconv2x2_forward(const CublasHandle& h, Precision prec, const UpConvParams& p, const void* x,
                        const void* w, const float* bias, void* y, Workspace ws) {
   validate(p);
   check_workspace(p, prec, ws);
@@ -120,7 +120,7 @@ void upconv2x2_forward(const CublasHandle& h, Precision prec, const cpu::UpConvP
   CUDA_CHECK(cudaGetLastError());
 }
 
-void upconv2x2_backward_data(const CublasHandle& h, Precision prec, const cpu::UpConvParams& p, const void* dy,
+void upconv2x2_backward_data(const CublasHandle& h, Precision prec, const UpConvParams& p, const void* dy,
                              const void* w, void* dx, Workspace ws) {
   validate(p);
   check_workspace(p, prec, ws);
@@ -130,7 +130,7 @@ void upconv2x2_backward_data(const CublasHandle& h, Precision prec, const cpu::U
        input_dtype(prec), dx, hw, std::int64_t(p.c_in) * hw, p.n);
 }
 
-void upconv2x2_backward_filter(const CublasHandle& h, Precision prec, const cpu::UpConvParams& p, const void* x,
+void upconv2x2_backward_filter(const CublasHandle& h, Precision prec, const UpConvParams& p, const void* x,
                                const void* dy, float* dw, float* db, Workspace ws) {
   validate(p);
   check_workspace(p, prec, ws);

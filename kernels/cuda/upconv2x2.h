@@ -9,23 +9,23 @@
 
 #include <cstddef>
 
-#include "kernels/cpu/upconv2x2.h"
+#include "kernels/common/upconv2x2_params.h"
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
 
 namespace scalebench::cuda {
 
 // Workspace any of the three directions needs (the tap matrix, plus the bias-gradient scratch).
-std::size_t upconv2x2_workspace_bytes(const cpu::UpConvParams& p, Precision prec);
+std::size_t upconv2x2_workspace_bytes(const UpConvParams& p, Precision prec);
 
 // y = upconv(x, w) + bias (bias nullable). Overwrites y.
-void upconv2x2_forward(const CublasHandle& h, Precision prec, const cpu::UpConvParams& p, const void* x,
+void upconv2x2_forward(const CublasHandle& h, Precision prec, const UpConvParams& p, const void* x,
                        const void* w, const float* bias, void* y, Workspace ws);
 // dx [n, c_in, h, w]. Overwrites.
-void upconv2x2_backward_data(const CublasHandle& h, Precision prec, const cpu::UpConvParams& p, const void* dy,
+void upconv2x2_backward_data(const CublasHandle& h, Precision prec, const UpConvParams& p, const void* dy,
                              const void* w, void* dx, Workspace ws);
 // dw [c_in, c_out, 2, 2], db [c_out] (nullable; deterministic). Overwrites both.
-void upconv2x2_backward_filter(const CublasHandle& h, Precision prec, const cpu::UpConvParams& p, const void* x,
+void upconv2x2_backward_filter(const CublasHandle& h, Precision prec, const UpConvParams& p, const void* x,
                                const void* dy, float* dw, float* db, Workspace ws);
 
 }  // namespace scalebench::cuda

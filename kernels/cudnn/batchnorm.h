@@ -12,14 +12,14 @@
 // Not here: per-activation mode, fused activation/add, sync BN.
 #pragma once
 
+#include "kernels/common/batchnorm_params.h"
 #include "kernels/common/tensor.h"
-#include "kernels/cpu/batchnorm.h"
 #include "kernels/cudnn/handle.h"
 
 namespace scalebench::cudnn {
 
 struct BatchNormSpec {
-  cpu::BatchNormParams p;  // x [n, c, hw] (hw = h·w: the plane), eps, momentum
+  BatchNormParams p;  // x [n, c, hw] (hw = h·w: the plane), eps, momentum
   DType dtype = DType::f32;
   Layout layout = Layout::NCHW;  // NHWC stores x as [n, hw, c]
   bool deterministic = false;  // NHWC training uses cuDNN's persistent kernels unless set

@@ -15,7 +15,7 @@ constexpr float kOne = 1.0f, kZero = 0.0f;
 }  // namespace
 
 ConvKey conv_key(const Conv2dSpec& s) {
-  const cpu::Conv2dParams& p = s.p;
+  const Conv2dParams& p = s.p;
   SB_CHECK(p.k_h > 0 && p.k_w > 0, "conv2d (cuDNN): bad kernel {}x{}", p.k_h, p.k_w);
   ConvKey k;
   k.n = p.n, k.c = p.c_in, k.h = p.h_in, k.w = p.w_in;

@@ -7,15 +7,15 @@
 // Not here: dilation, groups, fused activation; descriptors are rebuilt per call (host-side, µs).
 #pragma once
 
+#include "kernels/common/conv2d_params.h"
 #include "kernels/common/tensor.h"
-#include "kernels/cpu/conv2d.h"
 #include "kernels/cudnn/conv_algo.h"
 #include "kernels/cudnn/types.h"
 
 namespace scalebench::cudnn {
 
 struct Conv2dSpec {
-  cpu::Conv2dParams p;  // sizes, k_h/k_w, stride, pad (as the CPU reference)
+  Conv2dParams p;  // sizes, k_h/k_w, stride, pad (as the CPU reference)
   DType dtype = DType::f32;  // data, weights and bias; must match precision (f32 for fp32/tf32, bf16 for bf16)
   Layout layout = Layout::NCHW;
   Precision precision = Precision::fp32;

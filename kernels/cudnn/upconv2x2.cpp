@@ -13,7 +13,7 @@ constexpr float kOne = 1.0f, kZero = 0.0f;
 }  // namespace
 
 ConvKey upconv_key(const UpConv2x2Spec& s) {
-  const cpu::UpConvParams& p = s.p;
+  const UpConvParams& p = s.p;
   SB_CHECK(p.n > 0 && p.c_in > 0 && p.c_out > 0 && p.h_in > 0 && p.w_in > 0,
            "upconv2x2 (cuDNN): bad sizes n={} c_in={} c_out={} h_in={} w_in={}", p.n, p.c_in, p.c_out, p.h_in,
            p.w_in);

@@ -11,15 +11,15 @@
 // Outputs are overwritten. Not here: other kernel sizes, strides or output padding.
 #pragma once
 
+#include "kernels/common/upconv2x2_params.h"
 #include "kernels/common/tensor.h"
-#include "kernels/cpu/upconv2x2.h"
 #include "kernels/cudnn/conv_algo.h"
 #include "kernels/cudnn/types.h"
 
 namespace scalebench::cudnn {
 
 struct UpConv2x2Spec {
-  cpu::UpConvParams p;  // n, c_in, h_in, w_in, c_out
+  UpConvParams p;  // n, c_in, h_in, w_in, c_out
   DType dtype = DType::f32;  // must match precision, as for conv2d
   Layout layout = Layout::NCHW;
   Precision precision = Precision::fp32;

@@ -27,7 +27,7 @@ class ConcatCropCuda final : public GpuLayer {
   }
 
  private:
-  cpu::ConcatCropParams p_;
+  ConcatCropParams p_;
 };
 
 }  // namespace

@@ -53,7 +53,7 @@ class LinearCuda final : public GpuLayer {
     return x_nchw_.raw();
   }
 
-  cpu::LinearParams p_;
+  LinearParams p_;
   GpuWeight wcast_;
   Tensor w_, b_, dw_, db_;
   Tensor x_nchw_, dx_nchw_;  // NHWC inputs flattened in NCHW order, and the gradient on its way back

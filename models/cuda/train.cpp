@@ -15,11 +15,11 @@ struct GpuLoss::Buffers {
 };
 
 namespace {
-cpu::SoftmaxXentParams xent_params(const Tensor& logits) {
+SoftmaxXentParams xent_params(const Tensor& logits) {
   SB_CHECK(logits.rank() == 4 || logits.rank() == 2, "loss: logits must be [n,C,h,w] or [n,C], got {}",
            to_string(logits.shape()));
   SB_CHECK(logits.layout() == Layout::NCHW || logits.rank() == 2, "loss: device logits must be NCHW");
-  cpu::SoftmaxXentParams p;
+  SoftmaxXentParams p;
   p.n = int(logits.dim(0));
   p.classes = int(logits.dim(1));
   p.hw = int(logits.numel() / (std::int64_t(p.n) * p.classes));

@@ -26,8 +26,8 @@ TEST_P(ConcatCropTest, ForwardAndBackwardMatchCpu) {
   const auto [dt, layout] = GetParam();
   const bool nhwc = layout == Layout::NHWC;
   // Cropped: 13x16 skip -> 7x9 (offsets 3 and 3); uncropped: same size.
-  for (const cpu::ConcatCropParams p : {cpu::ConcatCropParams{3, 5, 13, 16, 4, 7, 9},
-                                        cpu::ConcatCropParams{3, 5, 7, 9, 4, 7, 9}}) {
+  for (const ConcatCropParams p : {ConcatCropParams{3, 5, 13, 16, 4, 7, 9},
+                                        ConcatCropParams{3, 5, 7, 9, 4, 7, 9}}) {
     const int c_out = p.c_skip + p.c_up;
     const std::int64_t skip_hw = plane(p.h_skip, p.w_skip), hw = plane(p.h, p.w);
     const std::vector<float> skip = rounded(random_floats(p.n * p.c_skip * skip_hw, 21), dt);

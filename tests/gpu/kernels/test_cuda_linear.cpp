@@ -29,7 +29,7 @@ double tolerance(Precision prec) {
 TEST_P(LinearTest, AllDirectionsMatchTheReference) {
   const Precision prec = GetParam();
   const DType dt = input_dtype(prec);
-  const cpu::LinearParams p{3, 37, 11};  // x [3, 37], W [11, 37], y [3, 11]
+  const LinearParams p{3, 37, 11};  // x [3, 37], W [11, 37], y [3, 11]
   const std::vector<float> x = rounded(random_floats(std::size_t(p.n) * p.in, 101), dt);
   const std::vector<float> w = rounded(random_floats(std::size_t(p.out) * p.in, 102), dt);
   const std::vector<float> dy = rounded(random_floats(std::size_t(p.n) * p.out, 103), dt);

@@ -18,7 +18,7 @@ namespace {
 class SoftmaxXentTest : public CudaTest, public ::testing::WithParamInterface<DType> {
  protected:
   // Runs the GPU op on (logits, labels, weights) and returns {loss, dlogits as float}.
-  std::pair<double, std::vector<float>> run(const cpu::SoftmaxXentParams& p, DType dt, const std::vector<float>& logits,
+  std::pair<double, std::vector<float>> run(const SoftmaxXentParams& p, DType dt, const std::vector<float>& logits,
                                             const std::vector<std::int32_t>& labels, const std::vector<float>* weights) {
     DeviceBuffer x = to_device(logits, dt, s()), y = upload(labels, s());
     DeviceBuffer w = weights ? upload(*weights, s()) : DeviceBuffer();
@@ -32,7 +32,7 @@ class SoftmaxXentTest : public CudaTest, public ::testing::WithParamInterface<DT
 
 TEST_P(SoftmaxXentTest, MatchesCpuWithAndWithoutWeights) {
   const DType dt = GetParam();
-  const cpu::SoftmaxXentParams p{3, 3, 7 * 9};
+  const SoftmaxXentParams p{3, 3, 7 * 9};
   const std::vector<float> logits = rounded(random_floats(std::size_t(p.n) * p.classes * p.hw, 11, -4.0f, 4.0f), dt);
   const std::vector<std::int32_t> labels = random_labels(std::size_t(p.n) * p.hw, p.classes, 12);
   const std::vector<float> weights{0.2f, 1.5f, 3.0f};
@@ -47,7 +47,7 @@ TEST_P(SoftmaxXentTest, MatchesCpuWithAndWithoutWeights) {
 
 TEST_P(SoftmaxXentTest, ManyPixelsAndClassesMatchCpuAndRepeat) {
   const DType dt = GetParam();
-  const cpu::SoftmaxXentParams p{2, 13, 301 * 47};  // > one block per reduction, classes not a power of 2
+  const SoftmaxXentParams p{2, 13, 301 * 47};  // > one block per reduction, classes not a power of 2
   const std::vector<float> logits = rounded(random_floats(std::size_t(p.n) * p.classes * p.hw, 13, -6.0f, 6.0f), dt);
   const std::vector<std::int32_t> labels = random_labels(std::size_t(p.n) * p.hw, p.classes, 14);
   std::vector<float> want_d(logits.size());
@@ -62,7 +62,7 @@ TEST_P(SoftmaxXentTest, ManyPixelsAndClassesMatchCpuAndRepeat) {
 
 TEST_P(SoftmaxXentTest, ZeroTotalWeightGivesZeroLossAndGradient) {
   const DType dt = GetParam();
-  const cpu::SoftmaxXentParams p{3, 3, 5};
+  const SoftmaxXentParams p{3, 3, 5};
   const std::vector<float> logits = rounded(random_floats(std::size_t(p.n) * p.classes * p.hw, 15), dt);
   const std::vector<std::int32_t> labels(std::size_t(p.n) * p.hw, 1);  // every pixel class 1 ...
   const std::vector<float> weights{1.0f, 0.0f, 2.0f};                  // ... whose weight is 0
@@ -73,7 +73,7 @@ TEST_P(SoftmaxXentTest, ZeroTotalWeightGivesZeroLossAndGradient) {
 
 TEST_P(SoftmaxXentTest, BadLabelIsAnError) {
   const DType dt = GetParam();
-  const cpu::SoftmaxXentParams p{3, 3, 7};
+  const SoftmaxXentParams p{3, 3, 7};
   const std::vector<float> logits = random_floats(std::size_t(p.n) * p.classes * p.hw, 16);
   std::vector<std::int32_t> labels = random_labels(std::size_t(p.n) * p.hw, p.classes, 17);
   labels[12] = 3;   // sample 1, pixel 5: the first bad one
@@ -89,7 +89,7 @@ TEST_P(SoftmaxXentTest, BadLabelIsAnError) {
 
 TEST_P(SoftmaxXentTest, ArgmaxMatchesCpuAndBreaksTiesLow) {
   const DType dt = GetParam();
-  const cpu::SoftmaxXentParams p{3, 5, 7 * 9};
+  const SoftmaxXentParams p{3, 5, 7 * 9};
   std::vector<float> logits = rounded(random_floats(std::size_t(p.n) * p.classes * p.hw, 18), dt);
   // Pixel 4 of image 1: classes 1 and 3 tie for the max -> 1. Pixel 0 of image 0: all equal -> 0.
   for (int c = 0; c < p.classes; ++c) logits[std::size_t(c) * p.hw] = 0.25f;

@@ -30,7 +30,7 @@ double tolerance(Precision prec) {
 TEST_P(UpConvTest, AllDirectionsMatchTheReference) {
   const Precision prec = GetParam();
   const DType dt = input_dtype(prec);
-  const cpu::UpConvParams p{3, 5, 7, 9, 6};  // x [3, 5, 7, 9] -> y [3, 6, 14, 18]
+  const UpConvParams p{3, 5, 7, 9, 6};  // x [3, 5, 7, 9] -> y [3, 6, 14, 18]
   const std::size_t nx = std::size_t(p.n) * p.c_in * p.h_in * p.w_in;
   const std::size_t ny = std::size_t(p.n) * p.c_out * 4 * p.h_in * p.w_in;
   const std::size_t nw = std::size_t(p.c_in) * p.c_out * 4;

@@ -27,7 +27,7 @@ class CudnnBatchNorm : public ::testing::TestWithParam<Param> {};
 TEST_P(CudnnBatchNorm, MatchesCpuReference) {
   const auto [layout, dt] = GetParam();
   const int n = 3, c = 5, h = 7, w = 9;
-  cpu::BatchNormParams p;
+  BatchNormParams p;
   p.n = n, p.c = c, p.hw = h * w, p.eps = 1e-5f, p.momentum = 0.1f;
   const BatchNormSpec spec{p, dt, layout};
   const std::size_t nx = std::size_t(n) * c * h * w;
@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(All, CudnnBatchNorm,
 // The convention check on its own, where biased and unbiased differ by 4/3: momentum 1 makes the
 // running variance the batch's variance, and four values per channel make count/(count − 1) = 4/3.
 TEST(CudnnBatchNormConvention, RunningVarianceIsUnbiasedAndMomentumIsTheNewWeight) {
-  cpu::BatchNormParams p;
+  BatchNormParams p;
   p.n = 2, p.c = 2, p.hw = 2, p.eps = 1e-5f, p.momentum = 1.0f;
   // channel 0: {1, 2, 3, 4} (mean 2.5, biased var 1.25, unbiased 5/3); channel 1: {0, 0, 2, 2}.
   const std::vector<float> x = {1, 2, 0, 0, 3, 4, 2, 2};  // [n=2, c=2, hw=2]

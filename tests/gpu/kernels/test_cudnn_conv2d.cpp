@@ -16,7 +16,7 @@ namespace {
 
 struct Shape {
   const char* name;
-  cpu::Conv2dParams p;
+  Conv2dParams p;
 };
 // n=3, c_in=5, 7×9, c_out=6, 3×3 pad 1 (the brief's odd shape); and a strided one with odd sizes.
 const Shape kShapes[] = {
@@ -30,7 +30,7 @@ class CudnnConv2d : public ::testing::TestWithParam<Param> {};
 
 TEST_P(CudnnConv2d, MatchesCpuReference) {
   const auto [si, layout, prec] = GetParam();
-  const cpu::Conv2dParams p = kShapes[si].p;
+  const Conv2dParams p = kShapes[si].p;
   const DType dt = data_dtype(prec);
   const Conv2dSpec spec{p, dt, layout, prec, false};
   const int ho = p.h_out(), wo = p.w_out();
@@ -76,10 +76,10 @@ INSTANTIATE_TEST_SUITE_P(All, CudnnConv2d,
 
 // A small fp32 problem on the device, for the cache and determinism tests.
 struct Problem {
-  cpu::Conv2dParams p;
+  Conv2dParams p;
   Conv2dSpec spec;
   DevBuf x, w, y, dy;
-  Problem(CudnnEnv& env, cpu::Conv2dParams pp, bool deterministic, Precision prec = Precision::fp32)
+  Problem(CudnnEnv& env, Conv2dParams pp, bool deterministic, Precision prec = Precision::fp32)
       : p(pp),
         spec{pp, data_dtype(prec), Layout::NCHW, prec, deterministic},
         x(random_vec(std::size_t(pp.n) * pp.c_in * pp.h_in * pp.w_in, 11), data_dtype(prec), env.s()),
@@ -154,7 +154,7 @@ TEST(CudnnWorkspace, GrowsOnDemandAndNamesTheCap) {
 // must respect the cap and still compute the right answer.
 TEST(CudnnWorkspace, ZeroCapStillConvolvesCorrectly) {
   CudnnEnv env(0);
-  const cpu::Conv2dParams p{3, 5, 7, 9, 6, 3, 3, 1, 1};
+  const Conv2dParams p{3, 5, 7, 9, 6, 3, 3, 1, 1};
   Problem pr(env, p, false);
   conv2d_forward(env.ctx(), pr.spec, pr.x.get(), pr.w.get(), nullptr, pr.y.get());
   const auto choice = env.algos.lookup(ConvDir::forward, conv_key(pr.spec));

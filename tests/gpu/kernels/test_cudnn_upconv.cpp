@@ -20,7 +20,7 @@ class CudnnUpConv : public ::testing::TestWithParam<Param> {};
 
 TEST_P(CudnnUpConv, MatchesCpuReference) {
   const auto [layout, prec] = GetParam();
-  const cpu::UpConvParams p{3, 5, 7, 9, 6};  // x [3, 5, 7, 9] → y [3, 6, 14, 18]
+  const UpConvParams p{3, 5, 7, 9, 6};  // x [3, 5, 7, 9] → y [3, 6, 14, 18]
   const DType dt = data_dtype(prec);
   const UpConv2x2Spec spec{p, dt, layout, prec, false};
   const int ho = 2 * p.h_in, wo = 2 * p.w_in;

@@ -1,11 +1,9 @@
-// conv2d.cpp — cuDNN convolution forward/backward and the bias helpers (see conv2d.h).
+// conv2d.cpp — cuDNN convolution forward/backward (see conv2d.h).
 // Each call: descriptors for the key, the cached (or freshly found) algorithm, its workspace from
 // ctx.workspace, then one cuDNN call with alpha = 1, beta = 0 (fp32 scaling factors, as cuDNN wants
 // for f32/bf16/f16 data).
 #include "kernels/cudnn/conv2d.h"
 
-#include "kernels/cuda/bias_grad.h"
-#include "kernels/cuda/cast.h"
 #include "kernels/cudnn/check.h"
 #include "kernels/cudnn/descriptors.h"
 
@@ -26,8 +24,7 @@ ConvKey conv_key(const Conv2dSpec& s) {
   return k;
 }
 
-void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, const void* w, const void* bias,
-                    void* y) {
+void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, const void* w, void* y) {
   SB_CHECK(x && w && y, "conv2d_forward (cuDNN): null operand");
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.forward(ctx.handle, ctx.workspace, prob, x, w, y);
@@ -35,7 +32,6 @@ void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, 
   CUDNN_CHECK(cudnnConvolutionForward(ctx.handle.get(), &kOne, prob.x.get(), x, prob.w.get(), w, prob.conv.get(),
                                       static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, a.workspace_bytes, &kZero,
                                       prob.y.get(), y));
-  if (bias) add_bias(ctx.handle, s.dtype, s.layout, s.p.n, s.p.c_out, s.p.h_out(), s.p.w_out(), bias, y);
 }
 
 void conv2d_backward_data(const ConvContext& ctx, const Conv2dSpec& s, const void* dy, const void* w, void* dx) {
@@ -48,8 +44,7 @@ void conv2d_backward_data(const ConvContext& ctx, const Conv2dSpec& s, const voi
                                            a.workspace_bytes, &kZero, prob.x.get(), dx));
 }
 
-void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const void* x, const void* dy, void* dw,
-                            void* db) {
+void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const void* x, const void* dy, void* dw) {
   SB_CHECK(x && dy && dw, "conv2d_backward_filter (cuDNN): null operand");
   const ConvProblem prob(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_filter(ctx.handle, ctx.workspace, prob, x, dy, dw);
@@ -57,33 +52,6 @@ void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const v
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.handle.get(), &kOne, prob.x.get(), x, prob.y.get(), dy,
                                              prob.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
                                              ws, a.workspace_bytes, &kZero, prob.w.get(), dw));
-  if (db) bias_backward(ctx.handle, ctx.workspace, s.dtype, s.layout, s.p.n, s.p.c_out, s.p.h_out(), s.p.w_out(), dy, db);
-}
-
-void add_bias(Handle& handle, DType dtype, Layout layout, int n, int c, int h, int w, const void* bias, void* y) {
-  SB_CHECK(bias && y, "add_bias (cuDNN): null operand");
-  const TensorDesc b(dtype, layout, 1, c, 1, 1), yd(dtype, layout, n, c, h, w);
-  CUDNN_CHECK(cudnnAddTensor(handle.get(), &kOne, b.get(), bias, &kOne, yd.get(), y));
-}
-
-void bias_backward(Handle& handle, Workspace& workspace, DType dtype, Layout layout, int n, int c, int h, int w,
-                   const void* dy, void* db) {
-  SB_CHECK(dy && db, "bias_backward (cuDNN): null operand");
-  if (dtype == DType::f32) {
-    const TensorDesc dyd(dtype, layout, n, c, h, w), b(dtype, layout, 1, c, 1, 1);
-    CUDNN_CHECK(cudnnConvolutionBackwardBias(handle.get(), &kOne, dyd.get(), dy, &kZero, b.get(), db));
-    return;
-  }
-  // cudnnConvolutionBackwardBias answers NOT_SUPPORTED for bf16 (seen on cuDNN 9.19, H100): reduce
-  // with our kernel into an f32 sum (fp32 accumulation), then round once to the bias dtype.
-  cuda::ChannelParams p;
-  p.n = n, p.c = c, p.hw = std::int64_t(h) * w, p.layout = layout, p.dtype = dtype;
-  const std::size_t sum_bytes = (std::size_t(c) * sizeof(float) + 255) / 256 * 256;
-  const std::size_t red_bytes = cuda::bias_grad_workspace_bytes(p);
-  auto* base = static_cast<std::byte*>(workspace.get(sum_bytes + red_bytes));
-  auto* sum = reinterpret_cast<float*>(base);
-  cuda::bias_grad(p, dy, sum, {base + sum_bytes, red_bytes}, handle.stream());
-  cuda::cast(c, DType::f32, sum, dtype, db, handle.stream());
 }
 
 }  // namespace scalebench::cudnn

@@ -3,7 +3,6 @@
 // prob.y the up-conv input/dx [n, c_in, h, w], prob.w the weight [c_in, c_out, 2, 2].
 #include "kernels/cudnn/upconv2x2.h"
 
-#include "kernels/cudnn/conv2d.h"
 #include "kernels/cudnn/check.h"
 #include "kernels/cudnn/descriptors.h"
 
@@ -26,8 +25,7 @@ ConvKey upconv_key(const UpConv2x2Spec& s) {
   return k;
 }
 
-void upconv2x2_forward(const ConvContext& ctx, const UpConv2x2Spec& s, const void* x, const void* w,
-                       const void* bias, void* y) {
+void upconv2x2_forward(const ConvContext& ctx, const UpConv2x2Spec& s, const void* x, const void* w, void* y) {
   SB_CHECK(x && w && y, "upconv2x2_forward (cuDNN): null operand");
   const ConvProblem prob(upconv_key(s));
   // C backward-data: dy := x (C's output shape), dx := y (C's input shape).
@@ -36,7 +34,6 @@ void upconv2x2_forward(const ConvContext& ctx, const UpConv2x2Spec& s, const voi
   CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.handle.get(), &kOne, prob.w.get(), w, prob.y.get(), x,
                                            prob.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
                                            a.workspace_bytes, &kZero, prob.x.get(), y));
-  if (bias) add_bias(ctx.handle, s.dtype, s.layout, s.p.n, s.p.c_out, 2 * s.p.h_in, 2 * s.p.w_in, bias, y);
 }
 
 void upconv2x2_backward_data(const ConvContext& ctx, const UpConv2x2Spec& s, const void* dy, const void* w,
@@ -52,7 +49,7 @@ void upconv2x2_backward_data(const ConvContext& ctx, const UpConv2x2Spec& s, con
 }
 
 void upconv2x2_backward_filter(const ConvContext& ctx, const UpConv2x2Spec& s, const void* x, const void* dy,
-                               void* dw, void* db) {
+                               void* dw) {
   SB_CHECK(x && dy && dw, "upconv2x2_backward_filter (cuDNN): null operand");
   const ConvProblem prob(upconv_key(s));
   // C backward-filter: C's input := dy, C's output gradient := x.
@@ -61,7 +58,6 @@ void upconv2x2_backward_filter(const ConvContext& ctx, const UpConv2x2Spec& s, c
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.handle.get(), &kOne, prob.x.get(), dy, prob.y.get(), x,
                                              prob.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
                                              ws, a.workspace_bytes, &kZero, prob.w.get(), dw));
-  if (db) bias_backward(ctx.handle, ctx.workspace, s.dtype, s.layout, s.p.n, s.p.c_out, 2 * s.p.h_in, 2 * s.p.w_in, dy, db);
 }
 
 }  // namespace scalebench::cudnn

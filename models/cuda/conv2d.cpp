@@ -29,12 +29,12 @@ class Conv2dCuda final : public GpuLayer {
   }
 
   void forward(Ctx&, const TensorRefs& in, Tensor& out, bool) override {
-    cudnn::conv2d_forward(g_.conv(), s_, in[0]->raw(), wconv_.forward(w_), nullptr, out.raw());
+    cudnn::conv2d_forward(g_.conv(), s_, in[0]->raw(), wconv_.forward(w_), out.raw());
     if (d_.bias) add_channel_bias(g_, out, b_);
   }
   void backward(Ctx&, const TensorRefs& in, const Tensor&, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
-    cudnn::conv2d_backward_filter(g_.conv(), s_, in[0]->raw(), dout.raw(), wconv_.grad_target(dw_), nullptr);
+    cudnn::conv2d_backward_filter(g_.conv(), s_, in[0]->raw(), dout.raw(), wconv_.grad_target(dw_));
     wconv_.store_grad(dw_);
     if (d_.bias) channel_bias_grad(g_, dout, db_);
     if (din[0]) cudnn::conv2d_backward_data(g_.conv(), s_, dout.raw(), wconv_.current(), din[0]->raw());

@@ -27,12 +27,12 @@ class UpConvCuda final : public GpuLayer {
   }
 
   void forward(Ctx&, const TensorRefs& in, Tensor& out, bool) override {
-    cudnn::upconv2x2_forward(g_.conv(), s_, in[0]->raw(), wconv_.forward(w_), nullptr, out.raw());
+    cudnn::upconv2x2_forward(g_.conv(), s_, in[0]->raw(), wconv_.forward(w_), out.raw());
     add_channel_bias(g_, out, b_);
   }
   void backward(Ctx&, const TensorRefs& in, const Tensor&, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
-    cudnn::upconv2x2_backward_filter(g_.conv(), s_, in[0]->raw(), dout.raw(), wconv_.grad_target(dw_), nullptr);
+    cudnn::upconv2x2_backward_filter(g_.conv(), s_, in[0]->raw(), dout.raw(), wconv_.grad_target(dw_));
     wconv_.store_grad(dw_);
     channel_bias_grad(g_, dout, db_);
     if (din[0]) cudnn::upconv2x2_backward_data(g_.conv(), s_, dout.raw(), wconv_.current(), din[0]->raw());

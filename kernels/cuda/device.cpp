@@ -1,4 +1,4 @@
-// device.cpp — device_availability / device_description (see device.h).
+// device.cpp — device_availability, device_description and DeviceGuard (see device.h).
 #include "kernels/cuda/device.h"
 
 #include "kernels/cuda/check.h"
@@ -24,6 +24,21 @@ std::string device_description(int k) {
   CUDA_CHECK(cudaGetDeviceProperties(&p, k));
   return fmt::format("{} (sm_{}{}, {:.1f} GiB)", p.name, p.major, p.minor,
                      double(p.totalGlobalMem) / double(1ull << 30));
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  if (cudaGetDevice(&prev_) != cudaSuccess) {
+    (void)cudaGetLastError();
+    prev_ = -1;
+  }
+  if (prev_ != device) {
+    CUDA_CHECK(cudaSetDevice(device));
+    changed_ = true;
+  }
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (changed_ && prev_ >= 0) (void)cudaSetDevice(prev_);
 }
 
 }  // namespace scalebench::cuda

@@ -42,7 +42,7 @@ std::size_t linear_backward_filter_workspace_bytes(const LinearParams& p, Precis
 }
 
 void linear_backward_filter(const CublasHandle& h, Precision prec, const LinearParams& p, const void* x,
-                            const void* dy, float* dw, float* db, Workspace ws) {
+                            const void* dy, float* dw, float* db, Workspace& ws) {
   validate(p);
   gemm(h, prec, false, true, p.in, p.out, p.n, 1.0f, {x, p.in}, {dy, p.out}, 0.0f, DType::f32, dw, p.in, 0);
   if (db) bias_grad(rows_of(p, prec), dy, db, ws, h.stream());

@@ -9,7 +9,7 @@
 
 #include "kernels/common/linear_params.h"
 #include "kernels/cuda/cublas_handle.h"
-#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/workspace.h"
 
 namespace scalebench::cuda {
 
@@ -21,8 +21,8 @@ void linear_backward_data(const CublasHandle& h, Precision prec, const LinearPar
                           const void* w, void* dx);
 
 std::size_t linear_backward_filter_workspace_bytes(const LinearParams& p, Precision prec);
-// dW [out, in] = dyᵀ·x, db [out] = Σ_n dy (nullable; deterministic). Overwrites both.
+// dW [out, in] = dyᵀ·x, db [out] = Σ_n dy (nullable; deterministic; scratch from ws). Overwrites both.
 void linear_backward_filter(const CublasHandle& h, Precision prec, const LinearParams& p, const void* x,
-                            const void* dy, float* dw, float* db, Workspace ws);
+                            const void* dy, float* dw, float* db, Workspace& ws);
 
 }  // namespace scalebench::cuda

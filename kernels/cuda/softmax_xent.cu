@@ -13,6 +13,7 @@
 
 #include "kernels/cuda/argmax.cuh"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/softmax_xent.h"
 
 namespace scalebench::cuda {
@@ -41,8 +42,8 @@ struct Carved {  // the workspace, cut into its parts
   double* partial_loss;
 };
 
-Carved carve(const Workspace& ws, int blocks) {
-  auto* base = static_cast<char*>(ws.data);
+Carved carve(void* scratch, int blocks) {
+  auto* base = static_cast<char*>(scratch);
   const std::size_t partial_bytes = align256(sizeof(double) * blocks);
   return {reinterpret_cast<Result*>(base), reinterpret_cast<double*>(base + align256(sizeof(Result))),
           reinterpret_cast<double*>(base + align256(sizeof(Result)) + partial_bytes)};
@@ -127,13 +128,11 @@ std::size_t softmax_xent_workspace_bytes(const SoftmaxXentParams& p) {
 }
 
 double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
-                    const float* class_weights, void* dlogits, Workspace ws, cudaStream_t stream) {
+                    const float* class_weights, void* dlogits, Workspace& ws, cudaStream_t stream) {
   validate(p, "softmax_xent");
-  const std::size_t need = softmax_xent_workspace_bytes(p);
-  SB_CHECK(ws.data && ws.bytes >= need, "softmax_xent: workspace {} bytes, needs {}", ws.bytes, need);
   const std::int64_t pixels = std::int64_t(p.n) * p.hw;
   const int blocks = reduce_blocks(pixels);
-  const Carved w = carve(ws, blocks);
+  const Carved w = carve(ws.get(softmax_xent_workspace_bytes(p)), blocks);
   auto* bad = reinterpret_cast<unsigned long long*>(&w.result->bad_index);
   static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
 

@@ -76,7 +76,7 @@ struct Traits<ConvDir::backward_filter> {
 double mib(std::size_t b) { return double(b) / double(std::size_t(1) << 20); }
 
 template <ConvDir D>
-AlgoChoice find_best(Handle& handle, Workspace& ws, const ConvProblem& p, const Operands& o) {
+AlgoChoice find_best(Handle& handle, cuda::Workspace& ws, const ConvProblem& p, const Operands& o) {
   using T = Traits<D>;
   const ConvKey& key = p.key;
   // Workspace for Find: the largest need among algorithms that support the problem, within the cap.
@@ -141,7 +141,7 @@ namespace {
 // The cached choice for p.key, or Find's on a miss; either way p's descriptor is left set to the
 // choice's math type, so the caller's next cuDNN call runs exactly what Find measured.
 template <ConvDir D>
-AlgoChoice cached(std::map<ConvKey, AlgoChoice>& table, std::size_t& find_calls, Handle& handle, Workspace& ws,
+AlgoChoice cached(std::map<ConvKey, AlgoChoice>& table, std::size_t& find_calls, Handle& handle, cuda::Workspace& ws,
                   const ConvProblem& p, const Operands& o) {
   auto it = table.find(p.key);
   if (it == table.end()) {
@@ -153,18 +153,18 @@ AlgoChoice cached(std::map<ConvKey, AlgoChoice>& table, std::size_t& find_calls,
 }
 }  // namespace
 
-AlgoChoice ConvAlgoCache::forward(Handle& handle, Workspace& ws, const ConvProblem& p, const void* x, const void* w,
-                                  void* y) {
+AlgoChoice ConvAlgoCache::forward(Handle& handle, cuda::Workspace& ws, const ConvProblem& p, const void* x,
+                                  const void* w, void* y) {
   return cached<ConvDir::forward>(table_[int(ConvDir::forward)], find_calls_, handle, ws, p, Operands{x, w, y});
 }
 
-AlgoChoice ConvAlgoCache::backward_data(Handle& handle, Workspace& ws, const ConvProblem& p, const void* w,
+AlgoChoice ConvAlgoCache::backward_data(Handle& handle, cuda::Workspace& ws, const ConvProblem& p, const void* w,
                                         const void* dy, void* dx) {
   return cached<ConvDir::backward_data>(table_[int(ConvDir::backward_data)], find_calls_, handle, ws, p,
                                         Operands{w, dy, dx});
 }
 
-AlgoChoice ConvAlgoCache::backward_filter(Handle& handle, Workspace& ws, const ConvProblem& p, const void* x,
+AlgoChoice ConvAlgoCache::backward_filter(Handle& handle, cuda::Workspace& ws, const ConvProblem& p, const void* x,
                                           const void* dy, void* dw) {
   return cached<ConvDir::backward_filter>(table_[int(ConvDir::backward_filter)], find_calls_, handle, ws, p,
                                           Operands{x, dy, dw});

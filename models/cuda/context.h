@@ -1,6 +1,7 @@
 // context.h — one GPU's working set for a Model on the cuda backend: the device, a non-blocking
-// stream, the cuDNN and cuBLAS handles bound to it, the cuDNN workspace (grown on demand up to a
-// cap), the convolution algorithm cache, and the run's precision, activation layout and determinism.
+// stream, the cuDNN and cuBLAS handles bound to it, the workspace (grown on demand up to a cap) that
+// cuDNN and our own kernels borrow scratch from, the convolution algorithm cache, and the run's
+// precision, activation layout and determinism.
 // Every GPU layer of a Model holds a reference to the same GpuContext; one per device, one thread.
 //
 // The rules the GPU layers share (so a GPU model is comparable with the CPU reference at any time):
@@ -20,6 +21,7 @@
 #include "kernels/common/tensor.h"
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/workspace.h"
 #include "kernels/cudnn/conv_algo.h"
 #include "kernels/cudnn/handle.h"
 
@@ -30,7 +32,7 @@ struct GpuOptions {
   Precision precision = Precision::fp32;
   Layout layout = Layout::NCHW;  // of activations
   bool deterministic = false;    // deterministic cuDNN algorithms only (same losses run to run)
-  std::size_t workspace_cap = cudnn::Workspace::kDefaultCap;
+  std::size_t workspace_cap = cuda::Workspace::kDefaultCap;
 };
 
 class GpuContext {
@@ -49,11 +51,10 @@ class GpuContext {
   cudaStream_t stream() const { return stream_.get(); }
   cudnn::Handle& cudnn() { return cudnn_; }
   cuda::CublasHandle& cublas() { return cublas_; }
-  cudnn::Workspace& workspace() { return workspace_; }
+  // Scratch of every op on this context (cuDNN convolutions, bias gradients, linear, softmax).
+  cuda::Workspace& workspace() { return workspace_; }
   cudnn::ConvAlgoCache& algos() { return algos_; }
   cudnn::ConvContext conv() { return {cudnn_, workspace_, algos_}; }
-  // Scratch for the cuda room's ops (linear, softmax): the same memory as the cuDNN workspace.
-  cuda::Workspace scratch(std::size_t bytes) { return {workspace_.get(bytes), bytes}; }
 
   void synchronize() const { stream_.synchronize(); }
 
@@ -66,7 +67,7 @@ class GpuContext {
   cuda::Stream stream_;
   cudnn::Handle cudnn_;
   cuda::CublasHandle cublas_;
-  cudnn::Workspace workspace_;
+  cuda::Workspace workspace_;
   cudnn::ConvAlgoCache algos_;
 };
 

@@ -29,7 +29,7 @@ void add_channel_bias(GpuContext& g, Tensor& out, const Tensor& bias) {
 
 void channel_bias_grad(GpuContext& g, const Tensor& dout, Tensor& db) {
   const auto p = channel_params(dout);
-  cuda::bias_grad(p, dout.raw(), db.f32(), g.scratch(cuda::bias_grad_workspace_bytes(p)), g.stream());
+  cuda::bias_grad(p, dout.raw(), db.f32(), g.workspace(), g.stream());
 }
 
 Tensor& device_buffer(GpuContext& g, Tensor& buf, const Shape& shape, DType dtype, Layout layout) {

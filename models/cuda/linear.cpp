@@ -32,8 +32,7 @@ class LinearCuda final : public GpuLayer {
                 const std::vector<Tensor*>& din) override {
     const void* x = nhwc(*in[0]) ? x_nchw_.raw() : in[0]->raw();  // the forward's flattening
     cuda::linear_backward_filter(g_.cublas(), g_.precision(), p_, x, dout.raw(), dw_.f32(),
-                                 d_.bias ? db_.f32() : nullptr,
-                                 g_.scratch(cuda::linear_backward_filter_workspace_bytes(p_, g_.precision())));
+                                 d_.bias ? db_.f32() : nullptr, g_.workspace());
     if (!din[0]) return;
     Tensor& dx = *din[0];
     if (!nhwc(dx)) {

@@ -25,8 +25,10 @@ SoftmaxXentParams xent_params(const Tensor& logits) {
   p.hw = int(logits.numel() / (std::int64_t(p.n) * p.classes));
   return p;
 }
-void ensure(cuda::DeviceBuffer& b, std::size_t bytes) {
-  if (b.bytes() < bytes) b = cuda::DeviceBuffer(bytes);
+// Grows b on g's device. Every GpuLoss call ends with a host copy on g's stream, so no queued work
+// still uses the buffer being replaced.
+void ensure(const GpuContext& g, cuda::DeviceBuffer& b, std::size_t bytes) {
+  if (b.bytes() < bytes) b = cuda::DeviceBuffer(bytes, g.device());
 }
 }  // namespace
 
@@ -37,13 +39,13 @@ double GpuLoss::operator()(const Tensor& logits, const std::int32_t* labels_host
                            const std::vector<float>& class_weights, Tensor* dlogits) {
   const auto p = xent_params(logits);
   const std::size_t positions = std::size_t(p.n) * std::size_t(p.hw);
-  ensure(b_->labels, positions * sizeof(std::int32_t));
+  ensure(g_, b_->labels, positions * sizeof(std::int32_t));
   cuda::copy_to_device(b_->labels.data(), labels_host, positions * sizeof(std::int32_t), g_.stream());
   const float* w = nullptr;
   if (!class_weights.empty()) {
     SB_CHECK(int(class_weights.size()) == p.classes, "loss: {} class weights for {} classes", class_weights.size(),
              p.classes);
-    ensure(b_->weights, class_weights.size() * sizeof(float));
+    ensure(g_, b_->weights, class_weights.size() * sizeof(float));
     cuda::copy_to_device(b_->weights.data(), class_weights.data(), class_weights.size() * sizeof(float), g_.stream());
     w = b_->weights.as<float>();
   }
@@ -55,13 +57,13 @@ double GpuLoss::operator()(const Tensor& logits, const std::int32_t* labels_host
     dl = dlogits->raw();
   }
   return cuda::softmax_xent(p, logits.dtype(), logits.raw(), b_->labels.as<std::int32_t>(), w, dl,
-                            g_.scratch(cuda::softmax_xent_workspace_bytes(p)), g_.stream());
+                            g_.workspace(), g_.stream());
 }
 
 std::vector<std::int32_t> GpuLoss::predict(const Tensor& logits) {
   const auto p = xent_params(logits);
   const std::size_t positions = std::size_t(p.n) * std::size_t(p.hw);
-  ensure(b_->pred, positions * sizeof(std::int32_t));
+  ensure(g_, b_->pred, positions * sizeof(std::int32_t));
   cuda::argmax_classes(p, logits.dtype(), logits.raw(), b_->pred.as<std::int32_t>(), g_.stream());
   return cuda::download<std::int32_t>(b_->pred.data(), positions, g_.stream());
 }

@@ -70,7 +70,7 @@ std::unique_ptr<Communicator> NcclComm::dup() {
   const What what = [] { return std::string("dup (ncclCommSplit)"); };
   const char* hint = "a peer rank is dead, stalled or deadlocked, or did not call dup() too";
   c.check_live(what);
-  DeviceGuard g(c.device());
+  cuda::DeviceGuard g(c.device());
   const auto start = Clock::now();
   auto* slot = new ncclComm_t(nullptr);
   ncclConfig_t cfg = nonblocking_config();

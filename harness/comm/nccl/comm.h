@@ -6,7 +6,8 @@
 //   * a device group: one process driving N GPUs (`mirrored` on GPUs), N communicators created
 //     together, one rank thread per device — the same thread-per-rank model as ThreadsWorld, so the
 //     strategies that run on the threads transport run on this one unchanged.
-// Buffers are DEVICE memory on the rank's GPU (cudaMalloc'd, or managed): Caps::device_buffers.
+// Buffers are DEVICE memory on the rank's GPU (cudaMalloc'd, a cuda::DeviceBuffer from
+// kernels/cuda/device_buffer.h, or managed): Caps::device_buffers.
 // Every call is host-synchronous like the other transports: when allreduce_sum / broadcast /
 // barrier / allgather / Request::wait return, the operation has completed on the GPU. The caller's
 // own writes to a buffer must be complete before the call (synchronize the producing stream or
@@ -139,27 +140,5 @@ int cuda_device_count() noexcept;
 
 // The loaded NCCL library's version, e.g. "2.28.9".
 std::string nccl_version();
-
-// A float array in device memory, for benchmarks and tests: allocated on `device`, copies with the
-// host are synchronous. Throws Error on CUDA failures.
-class DeviceBuffer {
- public:
-  DeviceBuffer(std::size_t count, int device);
-  ~DeviceBuffer();
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  float* data() { return ptr_; }
-  std::size_t size() const { return count_; }
-  int device() const { return device_; }
-  void upload(const float* host, std::size_t n, std::size_t offset = 0);
-  void download(float* host, std::size_t n, std::size_t offset = 0) const;
-  void zero(std::size_t n);  // the first n elements
-
- private:
-  float* ptr_ = nullptr;
-  std::size_t count_ = 0;
-  int device_ = 0;
-};
 
 }  // namespace scalebench::comm

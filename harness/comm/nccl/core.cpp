@@ -24,21 +24,6 @@ const char* kCollectiveHint = "a peer rank is dead, stalled or deadlocked, or di
 
 }  // namespace
 
-DeviceGuard::DeviceGuard(int device) {
-  if (cudaGetDevice(&prev_) != cudaSuccess) {
-    (void)cudaGetLastError();
-    prev_ = -1;
-  }
-  if (prev_ != device) {
-    CUDA_CHECK(cudaSetDevice(device));
-    changed_ = true;
-  }
-}
-
-DeviceGuard::~DeviceGuard() {
-  if (changed_ && prev_ >= 0) (void)cudaSetDevice(prev_);
-}
-
 void GroupAbort::raise(int r, const std::string& why) {
   std::lock_guard lk(mu);
   if (raised.load(std::memory_order_relaxed)) return;
@@ -69,7 +54,7 @@ std::string P2pOp::describe() const {
 Core::Core(ncclComm_t comm, int device, int rank, int size, CommOptions opts, std::shared_ptr<GroupAbort> group)
     : comm_(comm), device_(device), rank_(rank), size_(size), opts_(opts), group_(std::move(group)) {
   try {
-    DeviceGuard g(device_);
+    cuda::DeviceGuard g(device_);
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&op_event_, cudaEventDisableTiming));
     ensure_scratch(4096);
@@ -219,7 +204,7 @@ void Core::cuda(cudaError_t e, const char* call, const What& what) {
 
 void Core::run_collective(const std::function<ncclResult_t()>& call, const What& what) {
   check_live(what);
-  DeviceGuard g(device_);
+  cuda::DeviceGuard g(device_);
   const auto start = Clock::now();
   flush(what, start);  // queued point-to-point operations go first, as posted
   enqueue(call, what, start, kCollectiveHint);

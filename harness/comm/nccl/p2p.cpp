@@ -72,7 +72,7 @@ void Core::flush(const What& what, Clock::time_point start) {
 bool Core::test_op(const std::shared_ptr<P2pOp>& op) {
   const What what = [&] { return op->describe(); };
   check_live(what);
-  DeviceGuard g(device_);
+  cuda::DeviceGuard g(device_);
   if (!op->batch) flush(what, Clock::now());
   if (op->batch->done) return true;
   ncclResult_t st = ncclSuccess;
@@ -92,7 +92,7 @@ bool Core::test_op(const std::shared_ptr<P2pOp>& op) {
 void Core::wait_op(const std::shared_ptr<P2pOp>& op) {
   const What what = [&] { return op->describe(); };
   check_live(what);
-  DeviceGuard g(device_);
+  cuda::DeviceGuard g(device_);
   const auto start = Clock::now();
   if (!op->batch) flush(what, start);
   if (op->batch->done) return;
@@ -134,7 +134,7 @@ std::vector<std::string> Core::allgather(const std::string& mine) {
   const What what = [&] { return fmt::format("allgather of {} bytes", mine.size()); };
   const char* hint = "a peer rank is dead, stalled or deadlocked, or did not call the same collective";
   check_live(what);
-  DeviceGuard g(device_);
+  cuda::DeviceGuard g(device_);
   const auto start = Clock::now();
   flush(what, start);
   const auto n = static_cast<std::size_t>(size_), me = static_cast<std::size_t>(rank_);

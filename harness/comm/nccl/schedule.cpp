@@ -132,7 +132,7 @@ void nccl_run_schedule(Communicator& comm, const Schedule& s, float* buf, WireTy
   for (const Round& r : s.rounds)
     for (const Transfer& t : r.transfers) core.check_peer(t.peer, 0, kind_name(t.kind));
 
-  nccl_detail::DeviceGuard g(core.device());
+  cuda::DeviceGuard g(core.device());
   const auto start = Clock::now();
   core.flush(what, start);  // queued point-to-point operations go first, as posted
   GpuOps ops(core, wire, what, start);

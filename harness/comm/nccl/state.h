@@ -18,23 +18,11 @@
 #include <vector>
 
 #include "harness/comm/communicator.h"
+#include "kernels/cuda/device.h"
 
 namespace scalebench::comm::nccl_detail {
 
 using Clock = std::chrono::steady_clock;
-
-// Makes `device` current for the scope and restores the previous device.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device);
-  ~DeviceGuard();
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int prev_ = -1;
-  bool changed_ = false;
-};
 
 // Shared by the communicators of one NcclDeviceGroup and their dups: the first failing rank
 // raises it; every wait of every other rank sees it at its next poll and stops.

@@ -22,7 +22,7 @@ std::string visible_devices_text() {
 
 std::shared_ptr<Core> init_rank(const ncclUniqueId& id, int rank, int size, int device, const CommOptions& opts,
                                 const std::string& label) {
-  DeviceGuard g(device);
+  cuda::DeviceGuard g(device);
   const auto start = Clock::now();
   ncclComm_t comm = nullptr;
   ncclConfig_t cfg = nonblocking_config();

@@ -139,14 +139,14 @@ class DevBuf {
 
 // Everything a cuDNN op needs, owned in destruction-safe order (the stream outlives the handle).
 struct CudnnEnv {
-  explicit CudnnEnv(std::size_t workspace_cap = Workspace::kDefaultCap)
+  explicit CudnnEnv(std::size_t workspace_cap = cuda::Workspace::kDefaultCap)
       : handle(stream.get()), workspace(workspace_cap) {}
   ConvContext ctx() { return ConvContext{handle, workspace, algos}; }
   cudaStream_t s() const { return stream.get(); }
 
   cuda::Stream stream;  // non-blocking
   Handle handle;
-  Workspace workspace;
+  cuda::Workspace workspace;
   ConvAlgoCache algos;
 };
 

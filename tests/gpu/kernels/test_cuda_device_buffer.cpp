@@ -10,7 +10,7 @@
 
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/workspace.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 using DeviceBufferTest = CudaTest;
 
 TEST_F(DeviceBufferTest, RoundTripsThroughTheDevice) {
-  const std::vector<float> host = random_floats(1001, 7);
+  const std::vector<float> host = random_vec(1001, 7);
   DeviceBuffer b = upload(host, s());
   EXPECT_EQ(b.bytes(), host.size() * sizeof(float));
   EXPECT_EQ(download<float>(b.data(), host.size(), s()), host);
@@ -35,7 +35,7 @@ TEST_F(DeviceBufferTest, CopiesOnDeviceAndZeroes) {
 }
 
 TEST_F(DeviceBufferTest, CopiesWithTheHostOnItsDevice) {
-  const std::vector<float> host = random_floats(257, 9);
+  const std::vector<float> host = random_vec(257, 9);
   DeviceBuffer b(host.size() * sizeof(float), 0);
   EXPECT_EQ(b.device(), 0);
   b.upload(host.data(), b.bytes());

@@ -10,7 +10,7 @@
 
 #include "kernels/cpu/batchnorm.h"
 #include "kernels/cudnn/batchnorm.h"
-#include "test_cudnn_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cudnn::test {
 namespace {
@@ -32,8 +32,8 @@ TEST_P(CudnnBatchNorm, MatchesCpuReference) {
   const BatchNormSpec spec{p, dt, layout};
   const std::size_t nx = std::size_t(n) * c * h * w;
   auto x = random_vec(nx, 41, -1.0f, 2.0f);  // a non-zero mean per channel
-  x = representable(dt, x);
-  const auto dy = representable(dt, random_vec(nx, 42));
+  x = rounded(x, dt);
+  const auto dy = rounded(random_vec(nx, 42), dt);
   const auto gamma = random_vec(c, 43, 0.5f, 1.5f), beta = random_vec(c, 44);
   const auto rm0 = random_vec(c, 45), rv0 = random_vec(c, 46, 0.5f, 2.0f);
 

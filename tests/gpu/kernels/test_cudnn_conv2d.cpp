@@ -10,7 +10,7 @@
 
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cudnn/conv2d.h"
-#include "test_cudnn_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cudnn::test {
 namespace {
@@ -39,8 +39,8 @@ TEST_P(CudnnConv2d, MatchesCpuReference) {
   const std::size_t nw = std::size_t(p.c_out) * p.c_in * p.k_h * p.k_w;
   const std::size_t ny = std::size_t(p.n) * p.c_out * ho * wo;
   // The reference sees exactly the values the device buffers hold.
-  const auto x = representable(dt, random_vec(nx, 1)), w = representable(dt, random_vec(nw, 2)),
-             dy = representable(dt, random_vec(ny, 4));
+  const auto x = rounded(random_vec(nx, 1), dt), w = rounded(random_vec(nw, 2), dt),
+             dy = rounded(random_vec(ny, 4), dt);
   std::vector<float> y_ref(ny), dx_ref(nx), dw_ref(nw);
   cpu::conv2d_forward_ref(p, x.data(), w.data(), nullptr, y_ref.data());
   cpu::conv2d_backward_data_ref(p, dy.data(), w.data(), dx_ref.data());

@@ -10,7 +10,7 @@
 
 #include "kernels/cpu/upconv2x2.h"
 #include "kernels/cudnn/upconv2x2.h"
-#include "test_cudnn_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cudnn::test {
 namespace {
@@ -27,8 +27,8 @@ TEST_P(CudnnUpConv, MatchesCpuReference) {
   const int ho = 2 * p.h_in, wo = 2 * p.w_in;
   const std::size_t nx = std::size_t(p.n) * p.c_in * p.h_in * p.w_in, nw = std::size_t(p.c_in) * p.c_out * 4,
                     ny = std::size_t(p.n) * p.c_out * ho * wo;
-  const auto x = representable(dt, random_vec(nx, 21)), w = representable(dt, random_vec(nw, 22)),
-             dy = representable(dt, random_vec(ny, 24));
+  const auto x = rounded(random_vec(nx, 21), dt), w = rounded(random_vec(nw, 22), dt),
+             dy = rounded(random_vec(ny, 24), dt);
   std::vector<float> y_ref(ny), dx_ref(nx), dw_ref(nw);
   cpu::upconv2x2_forward_ref(p, x.data(), w.data(), nullptr, y_ref.data());
   cpu::upconv2x2_backward_data_ref(p, dy.data(), w.data(), dx_ref.data());

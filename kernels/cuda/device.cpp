@@ -1,4 +1,5 @@
 // device.cpp — device_availability, device_description and DeviceGuard (see device.h).
+// Not here: choosing a device for a rank, device memory (device_buffer.h).
 #include "kernels/cuda/device.h"
 
 #include "kernels/cuda/check.h"

@@ -2,6 +2,7 @@
 // Data descriptor [n, c, hw, 1] in the spec's layout (NHWC [n, hw, 1, c] is the same memory as
 // [n, hw, c]); parameter descriptor [1, c, 1, 1] f32 NCHW (for one element per channel NCHW and
 // NHWC are the same memory). Uses the legacy cudnnBatchNormalization* entry points.
+// Not here: per-activation mode, fused activation, sync BN.
 #include "kernels/cudnn/batchnorm.h"
 
 #include "kernels/cudnn/check.h"

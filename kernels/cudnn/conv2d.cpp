@@ -2,6 +2,7 @@
 // Each call: descriptors for the key, the cached (or freshly found) algorithm, its workspace from
 // ctx.workspace, then one cuDNN call with alpha = 1, beta = 0 (fp32 scaling factors, as cuDNN wants
 // for f32/bf16/f16 data).
+// Not here: the bias (kernels/cuda/bias_act.h, bias_grad.h), algorithm choice (conv_algo.cpp).
 #include "kernels/cudnn/conv2d.h"
 
 #include "kernels/cudnn/check.h"

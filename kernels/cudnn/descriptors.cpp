@@ -1,5 +1,6 @@
 // descriptors.cpp — creation, setting and destruction of every cuDNN descriptor the suite
 // uses (see descriptors.h). Destruction lives in the Descriptor base (descriptors.h).
+// Not here: running anything, choosing algorithms.
 #include "kernels/cudnn/descriptors.h"
 
 namespace scalebench::cudnn {

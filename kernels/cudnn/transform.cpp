@@ -1,4 +1,5 @@
 // transform.cpp — NCHW <-> NHWC copies (see transform.h).
+// Not here: dtype conversion (kernels/cuda/cast.h).
 #include "kernels/cudnn/transform.h"
 
 #include <cudnn.h>

@@ -1,6 +1,7 @@
 // upconv2x2.cpp — the 2×2/2 up-convolution as the adjoint convolution C (see upconv2x2.h
 // for the mapping). In ConvProblem terms of C: prob.x is the up-conv output/dy [n, c_out, 2h, 2w],
 // prob.y the up-conv input/dx [n, c_in, h, w], prob.w the weight [c_in, c_out, 2, 2].
+// Not here: the bias (kernels/cuda/bias_act.h, bias_grad.h), algorithm choice (conv_algo.cpp).
 #include "kernels/cudnn/upconv2x2.h"
 
 #include "kernels/cudnn/check.h"

@@ -1,4 +1,5 @@
 // version.cpp — the cuDNN version this process loaded (for run files' /context), e.g. "9.19.0".
+// Not here: the header version checks (tests/gpu/kernels/test_device.cpp compares the two).
 #include "kernels/cudnn/version.h"
 
 #include <cudnn.h>

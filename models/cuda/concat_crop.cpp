@@ -1,5 +1,6 @@
 // concat_crop.cpp — U-Net skip join on the GPU (kernels/cuda/concat_crop.h): out =
 // [crop(skip), up] along channels, in the context's layout and dtype; a pure copy both ways.
+// Not here: shape checks, parameter specs and FLOPs (the CPU twin's, through GpuLayer).
 #include "kernels/cuda/concat_crop.h"
 #include "models/cuda/layer_base.h"
 #include "models/cuda/layers.h"

@@ -1,4 +1,5 @@
 // context.cpp — GpuContext construction (see context.h).
+// Not here: the handles, stream and workspace themselves (kernels/cuda, kernels/cudnn).
 #include "models/cuda/context.h"
 
 #include "kernels/cuda/check.h"

@@ -2,6 +2,7 @@
 // (kernels/cudnn/conv2d.h) on the context's dtype and layout. The bias is added and reduced
 // by our own kernels (bias_act, bias_grad) so it stays f32 in every precision. Filters are
 // converted from the f32 KCRS arena each step when the precision or layout asks (GpuWeight).
+// Not here: shape checks, parameter specs and FLOPs (the CPU twin's, through GpuLayer).
 #include "kernels/cudnn/conv2d.h"
 #include "models/cuda/layer_base.h"
 #include "models/cuda/layers.h"

@@ -1,4 +1,5 @@
 // layer_base.cpp — shared pieces of the cuda layers (see layer_base.h).
+// Not here: any layer's arithmetic.
 #include "models/cuda/layer_base.h"
 
 #include "kernels/cuda/bias_grad.h"

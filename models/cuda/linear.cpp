@@ -2,6 +2,7 @@
 // input [n, ...] is read as [n, features] in NCHW order, as on the CPU: an NHWC [n,c,h,w] input (the
 // flatten after VGG's last pool) is relaid to NCHW first, and its gradient relaid back. Under bf16
 // the f32 weight is cast each step (GpuWeight); dW and db are f32 in every precision.
+// Not here: shape checks, parameter specs and FLOPs (the CPU twin's, through GpuLayer).
 #include "kernels/cuda/linear.h"
 #include "models/cuda/memory.h"
 #include "models/cuda/layer_base.h"

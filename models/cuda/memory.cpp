@@ -1,4 +1,5 @@
 // memory.cpp — device tensors and copies for plain C++ callers (see memory.h).
+// Not here: pinned memory, pools, peer copies between devices.
 #include "models/cuda/memory.h"
 
 #include <cuda_runtime.h>

@@ -1,4 +1,5 @@
 // train.cpp — device loss and optimizer for the cuda backend (see train.h).
+// Not here: loss scaling, gradient clipping, 16-bit optimizer state.
 #include "models/cuda/train.h"
 
 #include "kernels/cuda/add.h"

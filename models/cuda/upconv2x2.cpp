@@ -1,6 +1,7 @@
 // upconv2x2.cpp — U-Net up-convolution on the GPU: cuDNN's adjoint convolution
 // (kernels/cudnn/upconv2x2.h), f32 bias through our bias kernels as in conv2d.cpp.
 // The [c_in, c_out, 2, 2] weight is a filter [k, c, r, s] for GpuWeight (KRSC under NHWC).
+// Not here: shape checks, parameter specs and FLOPs (the CPU twin's, through GpuLayer).
 #include "kernels/cudnn/upconv2x2.h"
 #include "models/cuda/layer_base.h"
 #include "models/cuda/layers.h"

@@ -1,5 +1,6 @@
 // comm.cpp — NcclComm, the Communicator of the nccl transport (comm.h), and its
 // Request: thin wrappers over the Core (state.h), which does the waiting and the failing.
+// Not here: the waiting, deadlines and aborts (core.cpp), point-to-point queuing (p2p.cpp).
 #include <fmt/format.h>
 
 #include <atomic>

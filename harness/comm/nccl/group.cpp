@@ -3,6 +3,7 @@
 // unique id, every ncclCommInitRankConfig inside one ncclGroupStart/End (each with its device
 // current), then each polled against the deadline. Teardown finalises them together (a finalise
 // waits for the other local ranks, so one thread finalising them one by one would deadlock).
+// Not here: one-process-per-GPU job worlds (world.cpp, id_file.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // isend/irecv queue an operation; the first test/wait (or the next collective) launches every
 // queued operation as one ncclGroupStart/End group and records one CUDA event after it, which the
 // group's Requests poll. Also the control-plane allgather (small byte strings over NCCL).
+// Not here: tag matching (NCCL has none; comm.h), the data collectives (core.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -13,8 +13,8 @@
 
 namespace scalebench::cuda {
 
-// Device memory of `bytes` bytes on `device` (-1: the current device), 256-byte aligned; a zero-byte
-// buffer holds no allocation and data() is null. Allocation and free are stream-ordered on the
+// Device memory of `bytes` bytes on `device` (-1: the current device); a zero-byte buffer holds no
+// allocation and data() is null. Allocation and free are stream-ordered on the
 // device's legacy default stream (cudaMallocAsync, then a wait for the allocation; cudaFreeAsync):
 // unlike cudaFree, dropping a buffer never synchronises the device, so it cannot hang behind work
 // that waits on another thread (a peer's NCCL collective in a device group). The free is ordered

@@ -59,7 +59,7 @@ class BatchNormCpu final : public Layer {
  private:
   LayerDesc d_;
   int c_ = 0;
-  cpu::BatchNormParams p_;
+  BatchNormParams p_;
   Tensor gamma_, beta_, dgamma_, dbeta_;
   Tensor running_mean_, running_var_;  // [c]
   Tensor save_mean_, save_invstd_;     // [c], from the last training forward

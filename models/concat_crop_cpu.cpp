@@ -28,7 +28,7 @@ class ConcatCropCpu final : public Layer {
   double flops(const std::vector<Shape>&) const override { return 0.0; }
 
  private:
-  cpu::ConcatCropParams p_;
+  ConcatCropParams p_;
 };
 
 }  // namespace

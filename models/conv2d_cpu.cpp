@@ -56,7 +56,7 @@ class Conv2dCpu final : public Layer {
  private:
   LayerDesc d_;
   int c_in_ = 0;
-  cpu::Conv2dParams p_;
+  Conv2dParams p_;
   Tensor w_, b_, dw_, db_;
 };
 

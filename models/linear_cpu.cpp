@@ -46,7 +46,7 @@ class LinearCpu final : public Layer {
  private:
   LayerDesc d_;
   int in_ = 0;
-  cpu::LinearParams p_;
+  LinearParams p_;
   Tensor w_, b_, dw_, db_;
 };
 

@@ -5,7 +5,7 @@
 
 namespace scalebench {
 namespace {
-cpu::SoftmaxXentParams xent_params(const Tensor& logits) {
+SoftmaxXentParams xent_params(const Tensor& logits) {
   SB_CHECK(logits.rank() == 2 || logits.rank() == 4, "logits must be [n,C] or [n,C,h,w], got {}",
            to_string(logits.shape()));
   const int hw = logits.rank() == 4 ? int(logits.dim(2) * logits.dim(3)) : 1;

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "models/gpu_memory.h"
-#include "models/gpu_train.h"
+#include "models/cuda/memory.h"
+#include "models/cuda/train.h"
 #include "models/init.h"
 #include "models/registry.h"
 

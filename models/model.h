@@ -46,7 +46,7 @@ class Model {
   // gradients are f32 device arenas (same order and values as the CPU's); forward() takes x as a
   // device f32 NCHW tensor and returns logits on the device in the context's compute dtype, NCHW;
   // backward() takes dlogits of that shape, dtype and layout. Activations in between follow the
-  // context (models/gpu_context.h).
+  // context (models/cuda/context.h).
   Model(Graph graph, Backend backend, std::uint64_t seed, GpuContext* gpu = nullptr);
   ~Model();
 

@@ -3,7 +3,7 @@
 
 #include "kernels/common/check.h"
 #include "kernels/cpu/optimizers.h"
-#include "models/gpu_train.h"
+#include "models/cuda/train.h"
 
 namespace scalebench {
 

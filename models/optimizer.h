@@ -32,7 +32,7 @@ class GpuOptimizer;
 class Optimizer {
  public:
   // validates cfg. With `gpu` (cuda backend) the state lives on that device and step() takes
-  // device pointers (one fused kernel, models/gpu_train.h); otherwise host pointers.
+  // device pointers (one fused kernel, models/cuda/train.h); otherwise host pointers.
   Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext* gpu = nullptr);
   ~Optimizer();
   void step(float* w, const float* g, float lr);                // w[count], g[count]

@@ -4,7 +4,7 @@
 
 #include "models/cpu_layers.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "models/gpu_layers.h"
+#include "models/cuda/layers.h"
 #endif
 
 namespace scalebench {

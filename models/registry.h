@@ -8,7 +8,7 @@
 
 namespace scalebench {
 
-class GpuContext;  // models/gpu_context.h
+class GpuContext;  // models/cuda/context.h
 
 bool supports(LayerKind kind, Backend backend);
 // Throws scalebench::Error naming the kind and backend when unsupported. `gpu` is required for

@@ -45,7 +45,7 @@ class UpConvCpu final : public Layer {
  private:
   LayerDesc d_;
   int c_in_ = 0;
-  cpu::UpConvParams p_;
+  UpConvParams p_;
   Tensor w_, b_, dw_, db_;
 };
 

@@ -11,7 +11,7 @@
 #include "harness/comm/schedule.h"
 #include "kernels/common/check.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #endif
 
 namespace scalebench::comm {

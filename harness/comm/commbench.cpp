@@ -19,7 +19,8 @@
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
 #ifdef SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
+#include "kernels/cuda/device_buffer.h"
 #endif
 
 namespace scalebench::comm {
@@ -77,14 +78,15 @@ class BenchBuffer {
 #ifdef SCALEBENCH_HAVE_CUDA
 class DeviceBenchBuffer final : public BenchBuffer {
  public:
-  DeviceBenchBuffer(std::vector<float>& host, int device) : BenchBuffer(host), dev_(host.size(), device) {}
-  float* data() override { return dev_.data(); }
-  void set(std::size_t n) override { dev_.upload(host_.data(), n); }
-  void get(std::size_t n) override { dev_.download(host_.data(), n); }
-  void zero(std::size_t n) override { dev_.zero(n); }
+  DeviceBenchBuffer(std::vector<float>& host, int device)
+      : BenchBuffer(host), dev_(std::max<std::size_t>(1, host.size()) * sizeof(float), device) {}
+  float* data() override { return dev_.as<float>(); }
+  void set(std::size_t n) override { dev_.upload(host_.data(), n * sizeof(float)); }
+  void get(std::size_t n) override { dev_.download(host_.data(), n * sizeof(float)); }
+  void zero(std::size_t n) override { dev_.zero(n * sizeof(float)); }
 
  private:
-  DeviceBuffer dev_;
+  cuda::DeviceBuffer dev_;
 };
 #endif
 

@@ -2,8 +2,8 @@
 // transports whose sends and receives cannot be driven chunk by chunk from the host: on nccl a round
 // is one ncclGroupStart/End of ncclSend/ncclRecv and its additions are GPU kernels queued behind it on
 // the same stream, so a whole allreduce is queued at once and waited for once (nccl_run_schedule in
-// nccl_comm.h). ring.cpp and hierarchical.cpp stay the host algorithms: their receive slots are
-// refilled as chunks arrive, a pattern NCCL cannot run (nccl_comm.h, "Point-to-point").
+// nccl/comm.h). ring.cpp and hierarchical.cpp stay the host algorithms: their receive slots are
+// refilled as chunks arrive, a pattern NCCL cannot run (nccl/comm.h, "Point-to-point").
 //
 // A schedule performs exactly the float32 additions of ring_allreduce / hierarchical_allreduce, in
 // the same order, with the same wire rounding, so its result is bit-identical to theirs on every

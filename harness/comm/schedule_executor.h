@@ -7,7 +7,7 @@
 //   3. every transfer of the round posted together and completed (Ops::exchange);
 //   4. what arrived widened to float32 (f32 area) and added into the user buffer, or stored.
 // The additions and roundings are run_schedule_on_host's, in the same order, so both executors give
-// the same bits. Bindings: nccl_schedule_nccl.cpp (CUDA kernels and one NCCL group per round, all on
+// the same bits. Bindings: nccl/schedule.cpp (CUDA kernels and one NCCL group per round, all on
 // one stream, waited for once); tests/comm/test_schedule_executor.cpp (host loops over a
 // Communicator, checked against run_schedule_on_host). What it deliberately does not do: overlap a
 // round's additions with the next round's transfers, or add in 16-bit.

@@ -6,7 +6,7 @@
 
 #include "harness/train/evaluate.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #endif
 
 namespace scalebench {

@@ -2,10 +2,10 @@
 #include "harness/train/step_io.h"
 
 #include "kernels/common/precision.h"
-#include "models/gpu_train.h"
+#include "models/cuda/train.h"
 #include "models/loss.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "kernels/cudnn/handle.h"
+#include "kernels/cuda/workspace.h"
 #endif
 
 namespace scalebench {
@@ -13,7 +13,7 @@ namespace scalebench {
 StepIO::StepIO(const TrainConfig& cfg, int device) : backend_(cfg.backend) {
 #if SCALEBENCH_HAVE_CUDA
   if (backend_ == Backend::cuda) {
-    static_assert(std::size_t(TrainConfig::kDefaultCudnnWorkspaceMib) << 20 == cudnn::Workspace::kDefaultCap,
+    static_assert(std::size_t(TrainConfig::kDefaultCudnnWorkspaceMib) << 20 == cuda::Workspace::kDefaultCap,
                   "train's default cuDNN workspace cap differs from the cudnn room's");
     gpu_ = make_gpu_context(device, cfg.precision, cfg.layout,
                             cfg.deterministic, std::size_t(cfg.cudnn_workspace_mib) << 20);

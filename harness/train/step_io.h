@@ -11,7 +11,7 @@
 
 #include "harness/train/train_config.h"
 #include "kernels/common/tensor.h"
-#include "models/gpu_memory.h"
+#include "models/cuda/memory.h"
 #include "models/model.h"
 
 namespace scalebench {

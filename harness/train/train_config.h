@@ -48,7 +48,7 @@ struct TrainConfig {
   Layout layout = Layout::NCHW;           // cuda activations
   bool deterministic = false;        // cuda: deterministic cuDNN algorithms (same losses run to run)
   // cuda: the cuDNN workspace cap; Find refuses algorithms that need more. The default is
-  // cudnn::Workspace::kDefaultCap (step_io.cpp checks that they agree).
+  // cuda::Workspace::kDefaultCap (step_io.cpp checks that they agree).
   static constexpr int kDefaultCudnnWorkspaceMib = 512;
   static constexpr int kMaxCudnnWorkspaceMib = 1 << 20;  // 1 TiB: a typo guard, not a device limit
   int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;

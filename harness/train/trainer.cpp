@@ -10,7 +10,7 @@
 
 #include "harness/comm/mpi_comm.h"
 #if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #endif
 #include "harness/comm/threads_comm.h"
 #include "harness/strategy/strategy.h"
@@ -46,8 +46,8 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   cfg.validate();
   cfg.require_this_build();
   std::ostream quiet(nullptr);  // other ranks' log: discarded
-  // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL (harness/comm/
-  // nccl_comm.h): mirrored drives one GPU per thread, multiworker one GPU per MPI process.
+  // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL
+  // (harness/comm/nccl/comm.h): mirrored drives one GPU per thread, multiworker one GPU per process.
   const bool cuda = cfg.backend == Backend::cuda;
   const StrategyTraits& st = cfg.strategy_traits();
   if (st.processes == Processes::one && st.multi_device) {

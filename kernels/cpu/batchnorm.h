@@ -4,13 +4,9 @@
 // eval mode uses the running statistics. Statistics accumulate in double.
 #pragma once
 
-namespace scalebench::cpu {
+#include "kernels/common/batchnorm_params.h"
 
-struct BatchNormParams {
-  int n = 1, c = 1, hw = 1;  // x [n, c, hw]
-  float eps = 1e-5f;
-  float momentum = 0.1f;  // running = (1 - momentum)·running + momentum·batch
-};
+namespace scalebench::cpu {
 
 // Saves per-channel mean and inverse std (save_mean, save_invstd [c]) for the backward;
 // updates running_mean/running_var [c] in place.

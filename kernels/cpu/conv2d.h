@@ -4,15 +4,9 @@
 // against it. No dilation, no groups: neither U-Net nor VGG needs them.
 #pragma once
 
-namespace scalebench::cpu {
+#include "kernels/common/conv2d_params.h"
 
-struct Conv2dParams {
-  int n = 1, c_in = 1, h_in = 1, w_in = 1;  // input  x [n, c_in, h_in, w_in]
-  int c_out = 1, k_h = 3, k_w = 3;          // weight w [c_out, c_in, k_h, k_w], bias [c_out]
-  int stride = 1, pad = 0;                  // same in both spatial dims
-  int h_out() const { return (h_in + 2 * pad - k_h) / stride + 1; }
-  int w_out() const { return (w_in + 2 * pad - k_w) / stride + 1; }
-};
+namespace scalebench::cpu {
 
 // y [n, c_out, h_out, w_out] = conv(x, w) + bias; bias may be null. Overwrites y.
 void conv2d_forward_ref(const Conv2dParams& p, const float* x, const float* w, const float* bias, float* y);

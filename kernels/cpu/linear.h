@@ -2,11 +2,9 @@
 // W [out, in] as in PyTorch. *_ref accumulates in double; *_blas calls sgemm.
 #pragma once
 
-namespace scalebench::cpu {
+#include "kernels/common/linear_params.h"
 
-struct LinearParams {
-  int n = 1, in = 1, out = 1;  // x [n, in], y [n, out]
-};
+namespace scalebench::cpu {
 
 void linear_forward_ref(const LinearParams& p, const float* x, const float* w, const float* bias, float* y);
 void linear_forward_blas(const LinearParams& p, const float* x, const float* w, const float* bias, float* y);

@@ -6,11 +6,9 @@
 
 #include <cstdint>
 
-namespace scalebench::cpu {
+#include "kernels/common/softmax_xent_params.h"
 
-struct SoftmaxXentParams {
-  int n = 1, classes = 2, hw = 1;
-};
+namespace scalebench::cpu {
 
 // Returns the loss; writes dlogits (same shape as logits, gradient of the returned loss) when non-null.
 double softmax_xent(const SoftmaxXentParams& p, const float* logits, const std::int32_t* labels,

@@ -4,11 +4,9 @@
 // plus a scatter. *_ref is the direct double-accumulating specification, *_blas the sgemm path.
 #pragma once
 
-namespace scalebench::cpu {
+#include "kernels/common/upconv2x2_params.h"
 
-struct UpConvParams {
-  int n = 1, c_in = 1, h_in = 1, w_in = 1, c_out = 1;  // x [n,c_in,h,w] -> y [n,c_out,2h,2w]
-};
+namespace scalebench::cpu {
 
 void upconv2x2_forward_ref(const UpConvParams& p, const float* x, const float* w, const float* bias, float* y);
 void upconv2x2_forward_blas(const UpConvParams& p, const float* x, const float* w, const float* bias, float* y);

@@ -2,7 +2,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/add.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {

@@ -5,7 +5,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/bias_act.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {

@@ -7,7 +7,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/bias_grad.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {
@@ -81,13 +81,11 @@ std::size_t bias_grad_workspace_bytes(const ChannelParams& p) {
   return s.splits == 1 ? 0 : std::size_t(s.splits) * p.c * sizeof(float);
 }
 
-void bias_grad(const ChannelParams& p, const void* dy, float* db, Workspace ws, cudaStream_t stream) {
+void bias_grad(const ChannelParams& p, const void* dy, float* db, Workspace& ws, cudaStream_t stream) {
   SB_CHECK(p.n > 0 && p.c > 0 && p.hw > 0, "bias_grad: bad sizes n={} c={} hw={}", p.n, p.c, p.hw);
-  const std::size_t need = bias_grad_workspace_bytes(p);
-  SB_CHECK(ws.bytes >= need && (need == 0 || ws.data), "bias_grad: workspace {} bytes, needs {}", ws.bytes, need);
   const Split s = split_of(p);
   const std::int64_t rows = std::int64_t(p.n) * p.hw;
-  float* partial = s.splits == 1 ? db : static_cast<float*>(ws.data);
+  float* partial = s.splits == 1 ? db : static_cast<float*>(ws.get(bias_grad_workspace_bytes(p)));
   dispatch_dtype(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* d = static_cast<const T*>(dy);

@@ -11,14 +11,14 @@
 #include <cstddef>
 
 #include "kernels/cuda/bias_act.h"
-#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/workspace.h"
 
 namespace scalebench::cuda {
 
 // Scratch the reduction needs (0 when one pass suffices).
 std::size_t bias_grad_workspace_bytes(const ChannelParams& p);
 
-// db [c] = Σ dy over every position of channel c. ws must hold bias_grad_workspace_bytes(p).
-void bias_grad(const ChannelParams& p, const void* dy, float* db, Workspace ws, cudaStream_t stream);
+// db [c] = Σ dy over every position of channel c; takes bias_grad_workspace_bytes(p) from ws.
+void bias_grad(const ChannelParams& p, const void* dy, float* db, Workspace& ws, cudaStream_t stream);
 
 }  // namespace scalebench::cuda

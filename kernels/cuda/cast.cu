@@ -4,7 +4,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/cast.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {

@@ -6,7 +6,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/concat_crop.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {
@@ -20,7 +20,7 @@ struct Dims {
 };
 
 template <class I>
-Dims<I> dims_of(const cpu::ConcatCropParams& p) {
+Dims<I> dims_of(const ConcatCropParams& p) {
   return {I(p.c_skip), I(p.c_up),   I(p.c_skip + p.c_up), I(p.h),    I(p.w),
           I(p.h_skip), I(p.w_skip), I(p.off_h()),         I(p.off_w())};
 }
@@ -108,7 +108,7 @@ __global__ void backward_up_kernel(I count, bool nhwc, Dims<I> d, const E* dout,
   }
 }
 
-void validate(const cpu::ConcatCropParams& p) {
+void validate(const ConcatCropParams& p) {
   SB_CHECK(p.n > 0 && p.c_skip > 0 && p.c_up > 0 && p.h > 0 && p.w > 0,
            "concat_crop: bad sizes n={} c_skip={} c_up={} h={} w={}", p.n, p.c_skip, p.c_up, p.h, p.w);
   SB_CHECK(p.h_skip >= p.h && p.w_skip >= p.w, "concat_crop: skip {}x{} smaller than up {}x{}", p.h_skip, p.w_skip,
@@ -116,7 +116,7 @@ void validate(const cpu::ConcatCropParams& p) {
 }
 
 // The largest element count any of the three tensors has.
-std::int64_t largest(const cpu::ConcatCropParams& p) {
+std::int64_t largest(const ConcatCropParams& p) {
   const std::int64_t out = std::int64_t(p.n) * (p.c_skip + p.c_up) * p.h * p.w;
   const std::int64_t skip = std::int64_t(p.n) * p.c_skip * p.h_skip * p.w_skip;
   return std::max(out, skip);
@@ -133,7 +133,7 @@ void dispatch_word(DType t, F&& f) {
 
 }  // namespace
 
-void concat_crop_forward(const cpu::ConcatCropParams& p, Layout layout, DType dtype, const void* skip,
+void concat_crop_forward(const ConcatCropParams& p, Layout layout, DType dtype, const void* skip,
                          const void* up, void* out, cudaStream_t stream) {
   validate(p);
   const bool nhwc = layout == Layout::NHWC;
@@ -153,7 +153,7 @@ void concat_crop_forward(const cpu::ConcatCropParams& p, Layout layout, DType dt
   CUDA_CHECK(cudaGetLastError());
 }
 
-void concat_crop_backward(const cpu::ConcatCropParams& p, Layout layout, DType dtype, const void* dout,
+void concat_crop_backward(const ConcatCropParams& p, Layout layout, DType dtype, const void* dout,
                           void* dskip, void* dup, cudaStream_t stream) {
   validate(p);
   const bool nhwc = layout == Layout::NHWC;

@@ -8,16 +8,16 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/common/concat_crop_params.h"
 #include "kernels/common/tensor.h"
-#include "kernels/cpu/concat_crop.h"
 
 namespace scalebench::cuda {
 
 // NCHW: skip [n, c_skip, h_skip, w_skip], up [n, c_up, h, w], out [n, c_skip + c_up, h, w];
 // NHWC: skip [n, h_skip, w_skip, c_skip], up [n, h, w, c_up], out [n, h, w, c_skip + c_up].
-void concat_crop_forward(const cpu::ConcatCropParams& p, Layout layout, DType dtype, const void* skip,
+void concat_crop_forward(const ConcatCropParams& p, Layout layout, DType dtype, const void* skip,
                          const void* up, void* out, cudaStream_t stream);
-void concat_crop_backward(const cpu::ConcatCropParams& p, Layout layout, DType dtype, const void* dout,
+void concat_crop_backward(const ConcatCropParams& p, Layout layout, DType dtype, const void* dout,
                           void* dskip, void* dup, cudaStream_t stream);
 
 }  // namespace scalebench::cuda

@@ -7,7 +7,7 @@
 
 #include "kernels/cuda/argmax.cuh"
 #include "kernels/cuda/confusion.h"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
 namespace {
@@ -53,7 +53,7 @@ __global__ void confusion_kernel(std::int64_t pixels, std::int64_t hw, int class
 
 }  // namespace
 
-void confusion_counts(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+void confusion_counts(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
                       std::int64_t* counts, std::int64_t* invalid, cudaStream_t stream) {
   SB_CHECK(p.n > 0 && p.classes > 0 && p.hw > 0, "confusion_counts: bad sizes n={} classes={} hw={}", p.n, p.classes,
            p.hw);

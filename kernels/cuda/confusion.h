@@ -10,15 +10,15 @@
 
 #include <cstdint>
 
+#include "kernels/common/softmax_xent_params.h"
 #include "kernels/common/tensor.h"
-#include "kernels/cpu/softmax_xent.h"
 
 namespace scalebench::cuda {
 
 // ADDS into counts [classes, classes] (zero it first for a fresh matrix). Pixels whose label is
 // outside [0, classes) are not counted; their number is added to *invalid when invalid is non-null
 // (softmax_xent on the same batch reports them as an error).
-void confusion_counts(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+void confusion_counts(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
                       std::int64_t* counts, std::int64_t* invalid, cudaStream_t stream);
 
 }  // namespace scalebench::cuda

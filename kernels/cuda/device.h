@@ -1,6 +1,8 @@
 // device.h — what CUDA devices this process can use, asked without throwing: a machine with the
 // toolkit but no driver or no GPU (this build machine, CI) answers 0 with the runtime's reason, so
-// callers can say "skipped: <reason>" instead of failing. Not here: selecting or resetting devices.
+// callers can say "skipped: <reason>" instead of failing; and DeviceGuard, which makes a device
+// current for a scope. Plain C++ (no CUDA header). Not here: choosing a device for a rank (the
+// transports do), resetting devices.
 #pragma once
 
 #include <string>
@@ -16,5 +18,20 @@ DeviceAvailability device_availability() noexcept;
 
 // "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)" for device k; throws scalebench::Error on a bad index.
 std::string device_description(int k);
+
+// Makes `device` current for the scope and restores the previous current device on exit (nothing
+// changes when it is already current). Throws scalebench::Error when `device` cannot be made current;
+// the restore never throws.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int prev_ = -1;
+  bool changed_ = false;
+};
 
 }  // namespace scalebench::cuda

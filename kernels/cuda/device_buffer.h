@@ -1,8 +1,8 @@
-// device_buffer.h — owning CUDA device memory (DeviceBuffer, move-only), a stream that is created
-// and destroyed with its owner (Stream), explicit host<->device copies, and Workspace, the
-// (pointer, bytes) pair the ops of this room take for their scratch memory.
-// Not here: pinned host memory, memory pools, multi-device placement (allocations go to the current
-// device), or any implicit copy. Includable by plain C++ (only cuda_runtime_api.h is pulled in).
+// device_buffer.h — owning CUDA device memory (DeviceBuffer, move-only; the one device buffer of the
+// suite: kernels, models, tests and the nccl transport), a stream that is created and destroyed with
+// its owner (Stream), and explicit host<->device copies.
+// Not here: pinned host memory, pool tuning, peer copies, op scratch (workspace.h), or any implicit
+// copy. Includable by plain C++ (only cuda_runtime_api.h is pulled in).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,12 +13,17 @@
 
 namespace scalebench::cuda {
 
-// Device memory of `bytes` bytes on the current device (cudaMalloc, 256-byte aligned), freed on
-// destruction. A zero-byte buffer holds no allocation and data() is null.
+// Device memory of `bytes` bytes on `device` (-1: the current device); a zero-byte buffer holds no
+// allocation and data() is null. Allocation and free are stream-ordered on the
+// device's legacy default stream (cudaMallocAsync, then a wait for the allocation; cudaFreeAsync):
+// unlike cudaFree, dropping a buffer never synchronises the device, so it cannot hang behind work
+// that waits on another thread (a peer's NCCL collective in a device group). The free is ordered
+// after legacy-stream work only: the owner finishes the work of its non-blocking streams that uses
+// the buffer (a download, a synchronize, a host-synchronous collective) before dropping it.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes);
+  explicit DeviceBuffer(std::size_t bytes, int device = -1);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& o) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
@@ -27,14 +32,23 @@ class DeviceBuffer {
 
   void* data() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
+  int device() const { return device_; }  // -1 for an empty buffer made without a device
   template <class T>
   T* as() const {
     return static_cast<T*>(ptr_);
   }
 
+  // Host copies into / out of the first `bytes` bytes and zeroing them, on this buffer's device and
+  // its legacy default stream; each returns once complete. They never wait for work queued on
+  // non-blocking streams (the nccl transport's, a GpuContext's): order such work yourself.
+  void upload(const void* host, std::size_t bytes);
+  void download(void* host, std::size_t bytes) const;
+  void zero(std::size_t bytes);
+
  private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
+  int device_ = -1;
 };
 
 // A non-blocking CUDA stream (cudaStreamNonBlocking: no implicit sync with the legacy default
@@ -53,12 +67,6 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
-};
-
-// Scratch device memory lent to an op for one call; each op has a *_workspace_bytes query.
-struct Workspace {
-  void* data = nullptr;
-  std::size_t bytes = 0;
 };
 
 // Copies between host and device memory, ordered on `stream`. copy_to_device / copy_to_host return

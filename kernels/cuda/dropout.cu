@@ -5,7 +5,7 @@
 // No Philox/curand: the CPU's SplitMix64 counter is cheap enough and keeps the masks identical.
 #include "kernels/cuda/device_types.cuh"
 
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/dropout.h"
 
 namespace scalebench::cuda {

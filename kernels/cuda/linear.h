@@ -7,22 +7,22 @@
 
 #include <cstddef>
 
-#include "kernels/cpu/linear.h"
+#include "kernels/common/linear_params.h"
 #include "kernels/cuda/cublas_handle.h"
-#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/workspace.h"
 
 namespace scalebench::cuda {
 
 // y = x·Wᵀ + bias (bias nullable). Overwrites y.
-void linear_forward(const CublasHandle& h, Precision prec, const cpu::LinearParams& p, const void* x, const void* w,
+void linear_forward(const CublasHandle& h, Precision prec, const LinearParams& p, const void* x, const void* w,
                     const float* bias, void* y);
 // dx [n, in] = dy·W. Overwrites dx.
-void linear_backward_data(const CublasHandle& h, Precision prec, const cpu::LinearParams& p, const void* dy,
+void linear_backward_data(const CublasHandle& h, Precision prec, const LinearParams& p, const void* dy,
                           const void* w, void* dx);
 
-std::size_t linear_backward_filter_workspace_bytes(const cpu::LinearParams& p, Precision prec);
-// dW [out, in] = dyᵀ·x, db [out] = Σ_n dy (nullable; deterministic). Overwrites both.
-void linear_backward_filter(const CublasHandle& h, Precision prec, const cpu::LinearParams& p, const void* x,
-                            const void* dy, float* dw, float* db, Workspace ws);
+std::size_t linear_backward_filter_workspace_bytes(const LinearParams& p, Precision prec);
+// dW [out, in] = dyᵀ·x, db [out] = Σ_n dy (nullable; deterministic; scratch from ws). Overwrites both.
+void linear_backward_filter(const CublasHandle& h, Precision prec, const LinearParams& p, const void* x,
+                            const void* dy, float* dw, float* db, Workspace& ws);
 
 }  // namespace scalebench::cuda

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/optimizers.h"
 
 namespace scalebench::cuda {

@@ -12,7 +12,8 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/argmax.cuh"
-#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/check.h"
+#include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/softmax_xent.h"
 
 namespace scalebench::cuda {
@@ -41,8 +42,8 @@ struct Carved {  // the workspace, cut into its parts
   double* partial_loss;
 };
 
-Carved carve(const Workspace& ws, int blocks) {
-  auto* base = static_cast<char*>(ws.data);
+Carved carve(void* scratch, int blocks) {
+  auto* base = static_cast<char*>(scratch);
   const std::size_t partial_bytes = align256(sizeof(double) * blocks);
   return {reinterpret_cast<Result*>(base), reinterpret_cast<double*>(base + align256(sizeof(Result))),
           reinterpret_cast<double*>(base + align256(sizeof(Result)) + partial_bytes)};
@@ -115,25 +116,23 @@ __global__ void argmax_kernel(std::int64_t pixels, std::int64_t hw, int classes,
   }
 }
 
-void validate(const cpu::SoftmaxXentParams& p, const char* what) {
+void validate(const SoftmaxXentParams& p, const char* what) {
   SB_CHECK(p.n > 0 && p.classes > 0 && p.hw > 0, "{}: bad sizes n={} classes={} hw={}", what, p.n, p.classes, p.hw);
 }
 
 }  // namespace
 
-std::size_t softmax_xent_workspace_bytes(const cpu::SoftmaxXentParams& p) {
+std::size_t softmax_xent_workspace_bytes(const SoftmaxXentParams& p) {
   const int blocks = reduce_blocks(std::int64_t(p.n) * p.hw);
   return align256(sizeof(Result)) + 2 * align256(sizeof(double) * blocks);
 }
 
-double softmax_xent(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
-                    const float* class_weights, void* dlogits, Workspace ws, cudaStream_t stream) {
+double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+                    const float* class_weights, void* dlogits, Workspace& ws, cudaStream_t stream) {
   validate(p, "softmax_xent");
-  const std::size_t need = softmax_xent_workspace_bytes(p);
-  SB_CHECK(ws.data && ws.bytes >= need, "softmax_xent: workspace {} bytes, needs {}", ws.bytes, need);
   const std::int64_t pixels = std::int64_t(p.n) * p.hw;
   const int blocks = reduce_blocks(pixels);
-  const Carved w = carve(ws, blocks);
+  const Carved w = carve(ws.get(softmax_xent_workspace_bytes(p)), blocks);
   auto* bad = reinterpret_cast<unsigned long long*>(&w.result->bad_index);
   static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
 
@@ -165,7 +164,7 @@ double softmax_xent(const cpu::SoftmaxXentParams& p, DType dtype, const void* lo
   return r.loss_sum / r.weight_sum;
 }
 
-void argmax_classes(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
+void argmax_classes(const SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
                     cudaStream_t stream) {
   validate(p, "argmax_classes");
   const std::int64_t pixels = std::int64_t(p.n) * p.hw;

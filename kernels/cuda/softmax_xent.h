@@ -12,24 +12,24 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/softmax_xent_params.h"
 #include "kernels/common/tensor.h"
-#include "kernels/cpu/softmax_xent.h"
-#include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/workspace.h"
 
 namespace scalebench::cuda {
 
-std::size_t softmax_xent_workspace_bytes(const cpu::SoftmaxXentParams& p);
+std::size_t softmax_xent_workspace_bytes(const SoftmaxXentParams& p);
 
 // Returns the loss (the stream is synchronised: the loss and the label check come back to the host).
 // dlogits (same dtype and shape as logits, nullable) receives the gradient of the returned loss.
-// class_weights may be null. ws must hold softmax_xent_workspace_bytes(p). After a bad-label error
+// class_weights may be null. Takes softmax_xent_workspace_bytes(p) from ws. After a bad-label error
 // dlogits holds unspecified values (the CPU version throws before writing).
-double softmax_xent(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
-                    const float* class_weights, void* dlogits, Workspace ws, cudaStream_t stream);
+double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+                    const float* class_weights, void* dlogits, Workspace& ws, cudaStream_t stream);
 
 // pred [n, hw] = argmax over classes: strict x[c] > best as on the CPU, so ties go to the lower
 // class and NaN logits pick the same class there as here.
-void argmax_classes(const cpu::SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
+void argmax_classes(const SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,
                     cudaStream_t stream);
 
 }  // namespace scalebench::cuda

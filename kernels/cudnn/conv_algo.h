@@ -3,7 +3,7 @@
 // cap, cached per ConvKey in an explicit ConvAlgoCache the owner passes around (no global state).
 // Deterministic keys accept only results cuDNN reports as CUDNN_DETERMINISTIC; when no result fits,
 // the error names the key, the cap and why each algorithm was refused.
-// Not here: running convolutions (conv2d_cudnn.h), heuristics-only choice, persistence to disk.
+// Not here: running convolutions (conv2d.h), heuristics-only choice, persistence to disk.
 // Not thread-safe: one cache per device/handle.
 #pragma once
 
@@ -42,11 +42,11 @@ class ConvAlgoCache {
   //   forward:         x [n,c,h,w], w [k,c,r,s]  → y  [n,k,ho,wo]
   //   backward_data:   w [k,c,r,s], dy [n,k,ho,wo] → dx [n,c,h,w]
   //   backward_filter: x [n,c,h,w], dy [n,k,ho,wo] → dw [k,c,r,s]
-  AlgoChoice forward(Handle& handle, Workspace& workspace, const ConvProblem& problem, const void* x,
+  AlgoChoice forward(Handle& handle, cuda::Workspace& workspace, const ConvProblem& problem, const void* x,
                      const void* w, void* y);
-  AlgoChoice backward_data(Handle& handle, Workspace& workspace, const ConvProblem& problem, const void* w,
+  AlgoChoice backward_data(Handle& handle, cuda::Workspace& workspace, const ConvProblem& problem, const void* w,
                            const void* dy, void* dx);
-  AlgoChoice backward_filter(Handle& handle, Workspace& workspace, const ConvProblem& problem, const void* x,
+  AlgoChoice backward_filter(Handle& handle, cuda::Workspace& workspace, const ConvProblem& problem, const void* x,
                              const void* dy, void* dw);
 
   std::optional<AlgoChoice> lookup(ConvDir dir, const ConvKey& key) const;  // never runs Find
@@ -62,7 +62,7 @@ class ConvAlgoCache {
 // What a convolution call needs besides its operands; all three belong to the caller (a layer's Ctx).
 struct ConvContext {
   Handle& handle;
-  Workspace& workspace;
+  cuda::Workspace& workspace;
   ConvAlgoCache& algos;
 };
 

@@ -1,14 +1,14 @@
 // descriptors.h — RAII wrappers of the cuDNN descriptors this suite uses: 4-d tensor, filter,
 // 2-d convolution, pooling and activation, plus ConvProblem (the four descriptors of one ConvKey).
-// This file (with descriptors_cudnn.cpp) is the only place that creates or destroys cuDNN
+// This file (with descriptors.cpp) is the only place that creates or destroys cuDNN
 // descriptors. Internal to kernels/cudnn: it includes cudnn.h, so layers include the op headers
-// (conv2d_cudnn.h, ...) instead. Not here: running anything, choosing algorithms.
+// (conv2d.h, ...) instead. Not here: running anything, choosing algorithms.
 #pragma once
 
 #include <utility>
 
 #include "kernels/common/tensor.h"
-#include "kernels/cudnn/cudnn_check.h"
+#include "kernels/cudnn/check.h"
 #include "kernels/cudnn/types.h"
 
 namespace scalebench::cudnn {

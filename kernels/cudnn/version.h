@@ -1,4 +1,5 @@
 // version.h — the cuDNN library version loaded at run time (may differ from the headers built against).
+// Not here: gating features on the version.
 #pragma once
 
 #include <string>

@@ -11,9 +11,10 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
+#include "kernels/cuda/device_buffer.h"
 
 using namespace scalebench;
 using namespace scalebench::comm;
@@ -64,11 +65,11 @@ TEST(NcclBootstrap, UniqueIdOverABootstrapCommunicator) {
     EXPECT_EQ(c->rank(), boot.rank());
     EXPECT_EQ(c->size(), n);
     EXPECT_EQ(nccl_device(*c), boot.rank());  // local rank on one host
-    DeviceBuffer a(8, nccl_device(*c));
+    cuda::DeviceBuffer a(8 * sizeof(float), nccl_device(*c));
     std::vector<float> h(8, 1.0f);
-    a.upload(h.data(), 8);
-    c->allreduce_sum(a.data(), 8);
-    a.download(h.data(), 8);
+    a.upload(h.data(), 8 * sizeof(float));
+    c->allreduce_sum(a.as<float>(), 8);
+    a.download(h.data(), 8 * sizeof(float));
     EXPECT_EQ(h[7], static_cast<float>(n));
   }, CommOptions{60});
 }

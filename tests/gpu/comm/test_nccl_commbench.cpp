@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "harness/comm/commbench.h"
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "kernels/common/check.h"
 
 using namespace scalebench;

@@ -11,9 +11,10 @@
 
 
 #include "harness/comm/allreduce.h"
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "harness/comm/schedule.h"
 #include "harness/comm/threads_comm.h"
+#include "kernels/cuda/device_buffer.h"
 #include "tests/comm/schedule_test_util.h"
 
 using namespace scalebench;
@@ -39,10 +40,10 @@ TEST(NcclSchedule, EveryExecutorPathOnOneGpuMatchesHost) {
     NcclDeviceGroup::run(
         1,
         [&](Communicator& c) {
-          DeviceBuffer b(count, nccl_device(c));
-          b.upload(input.data(), count);
-          nccl_run_schedule(c, s, b.data(), wire);
-          b.download(got.data(), count);
+          cuda::DeviceBuffer b(count * sizeof(float), nccl_device(c));
+          b.upload(input.data(), count * sizeof(float));
+          nccl_run_schedule(c, s, b.as<float>(), wire);
+          b.download(got.data(), count * sizeof(float));
         },
         {60.0});
     EXPECT_EQ(count_differing(got, want), 0u) << "wire " << to_string(wire);
@@ -76,12 +77,12 @@ TEST(NcclSchedule, RingAndHierarchicalOnEveryGpuMatchHost) {
         }, {120.0});
         NcclDeviceGroup::run(n, [&](Communicator& c) {
           const auto v = random_input(count, 100 + c.rank());
-          DeviceBuffer b(count, nccl_device(c));
-          b.upload(v.data(), count);
-          Allreducer(c, o)(b.data(), count);
+          cuda::DeviceBuffer b(count * sizeof(float), nccl_device(c));
+          b.upload(v.data(), count * sizeof(float));
+          Allreducer(c, o)(b.as<float>(), count);
           auto& out = got[static_cast<std::size_t>(c.rank())];
           out.resize(count);
-          b.download(out.data(), count);
+          b.download(out.data(), count * sizeof(float));
         }, {120.0});
         for (int r = 0; r < n; ++r)
           EXPECT_EQ(count_differing(got[std::size_t(r)], want[std::size_t(r)]), 0u)

@@ -10,8 +10,9 @@
 #include <stdexcept>
 
 #include "harness/comm/allreduce.h"
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "kernels/common/check.h"
+#include "kernels/cuda/device_buffer.h"
 
 using namespace scalebench;
 using namespace scalebench::comm;
@@ -23,9 +24,9 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 CommOptions opts(double timeout_s) { return CommOptions{timeout_s, 50e-6}; }
 
-std::vector<float> download(DeviceBuffer& b, std::size_t n) {
+std::vector<float> download(cuda::DeviceBuffer& b, std::size_t n) {
   std::vector<float> h(n);
-  b.download(h.data(), n);
+  b.download(h.data(), n * sizeof(float));
   return h;
 }
 
@@ -53,11 +54,11 @@ TEST(NcclTransport, CollectivesAndSelfSendRecvOnOneGpu) {
   const std::size_t n = 1000;
   std::vector<float> h(n);
   std::iota(h.begin(), h.end(), 1.0f);
-  DeviceBuffer a(n, 0), b(n, 0);
-  a.upload(h.data(), n);
-  c.allreduce_sum(a.data(), n);  // one rank: the sum is the input
+  cuda::DeviceBuffer a(n * sizeof(float), 0), b(n * sizeof(float), 0);
+  a.upload(h.data(), n * sizeof(float));
+  c.allreduce_sum(a.as<float>(), n);  // one rank: the sum is the input
   EXPECT_EQ(download(a, n), h);
-  c.broadcast(a.data(), n, 0);
+  c.broadcast(a.as<float>(), n, 0);
   EXPECT_EQ(download(a, n), h);
   c.barrier();
   const auto all = c.allgather("host-0");
@@ -66,7 +67,7 @@ TEST(NcclTransport, CollectivesAndSelfSendRecvOnOneGpu) {
   EXPECT_EQ(c.allgather(""), std::vector<std::string>{""});
 
   // Send to self: both halves are queued and launched together by the first wait.
-  b.zero(n);
+  b.zero(n * sizeof(float));
   Request r = c.irecv(b.data(), n * sizeof(float), 0, 3);
   Request s = c.isend(a.data(), n * sizeof(float), 0, 3);
   r.wait();
@@ -78,7 +79,7 @@ TEST(NcclTransport, CollectivesAndSelfSendRecvOnOneGpu) {
 
   // The native Allreducer runs on the transport's collective.
   Allreducer ar(c, AllreduceOptions{});
-  ar(a.data(), n);
+  ar(a.as<float>(), n);
   EXPECT_EQ(download(a, n), h);
 }
 
@@ -87,11 +88,11 @@ TEST(NcclTransport, DupGivesAWorkingCommunicator) {
   auto d = g.comm(0).dup();
   EXPECT_STREQ(d->transport(), "nccl");
   EXPECT_EQ(d->size(), 1);
-  DeviceBuffer a(64, 0);
+  cuda::DeviceBuffer a(64 * sizeof(float), 0);
   std::vector<float> h(64, 2.5f);
-  a.upload(h.data(), 64);
-  d->allreduce_sum(a.data(), 64);
-  g.comm(0).allreduce_sum(a.data(), 64);
+  a.upload(h.data(), 64 * sizeof(float));
+  d->allreduce_sum(a.as<float>(), 64);
+  g.comm(0).allreduce_sum(a.as<float>(), 64);
   EXPECT_EQ(download(a, 64), h);
   d->barrier();
 }
@@ -108,10 +109,10 @@ TEST(NcclTransport, ErrorsNameTheOperation) {
     EXPECT_NE(m.find("allreduce_sum"), std::string::npos) << m;
     EXPECT_NE(m.find("host memory"), std::string::npos) << m;
   }
-  DeviceBuffer a(16, 0);
-  EXPECT_THROW(c.isend(a.data(), 64, 5, 0), Error);       // no rank 5
-  EXPECT_THROW(c.isend(a.data(), 64, 0, -1), Error);      // bad tag
-  EXPECT_THROW(c.broadcast(a.data(), 16, 1), Error);      // no rank 1
+  cuda::DeviceBuffer a(16 * sizeof(float), 0);
+  EXPECT_THROW(c.isend(a.data(), 64, 5, 0), Error);        // no rank 5
+  EXPECT_THROW(c.isend(a.data(), 64, 0, -1), Error);       // bad tag
+  EXPECT_THROW(c.broadcast(a.as<float>(), 16, 1), Error);  // no rank 1
   c.barrier();  // argument errors do not break the communicator
 }
 
@@ -121,7 +122,7 @@ TEST(NcclTransport, RecvWithNoSenderEndsInAnErrorNotAHang) {
   const double timeout = 3.0;
   NcclDeviceGroup g({0}, opts(timeout));
   Communicator& c = g.comm(0);
-  DeviceBuffer b(16, 0);
+  cuda::DeviceBuffer b(16 * sizeof(float), 0);
   const auto t0 = Clock::now();
   std::string msg;
   try {
@@ -153,21 +154,21 @@ TEST(NcclTransport, GroupOfEveryVisibleGpu) {
     const std::size_t count = 4096;
     std::vector<float> h(count);
     for (std::size_t i = 0; i < count; ++i) h[i] = static_cast<float>(i % 13 + me);
-    DeviceBuffer a(count, dev), b(count, dev);
-    a.upload(h.data(), count);
-    c.allreduce_sum(a.data(), count);
+    cuda::DeviceBuffer a(count * sizeof(float), dev), b(count * sizeof(float), dev);
+    a.upload(h.data(), count * sizeof(float));
+    c.allreduce_sum(a.as<float>(), count);
     auto got = download(a, count);
     for (std::size_t i = 0; i < count; ++i) {
       float want = 0;
       for (int r = 0; r < n; ++r) want += static_cast<float>(i % 13 + r);
       ASSERT_EQ(got[i], want) << "element " << i;
     }
-    a.upload(h.data(), count);
-    c.broadcast(a.data(), count, n - 1);
+    a.upload(h.data(), count * sizeof(float));
+    c.broadcast(a.as<float>(), count, n - 1);
     got = download(a, count);
     EXPECT_EQ(got[0], static_cast<float>(n - 1));
     // Ring exchange: isend right, irecv left, wait both (launched as one group).
-    a.upload(h.data(), count);
+    a.upload(h.data(), count * sizeof(float));
     Request s = c.isend(a.data(), count * sizeof(float), right, 1);
     Request r = c.irecv(b.data(), count * sizeof(float), left, 1);
     s.wait();
@@ -190,7 +191,7 @@ TEST(NcclTransport, SilentPeerInAGroupHitsTheDeadline) {
   try {
     NcclDeviceGroup::run(2, [](Communicator& c) {
       if (c.rank() == 1) return;  // never sends
-      DeviceBuffer b(16, nccl_device(c));
+      cuda::DeviceBuffer b(16 * sizeof(float), nccl_device(c));
       c.recv(b.data(), 64, 1, 2);
     }, opts(timeout));
   } catch (const Error& e) {
@@ -211,8 +212,8 @@ TEST(NcclTransport, FailingRankStopsTheRestOfTheGroupPromptly) {
   try {
     NcclDeviceGroup::run(2, [](Communicator& c) {
       if (c.rank() == 1) throw std::runtime_error("boom on rank 1");
-      DeviceBuffer b(16, nccl_device(c));
-      c.allreduce_sum(b.data(), 16);  // rank 1 never comes
+      cuda::DeviceBuffer b(16 * sizeof(float), nccl_device(c));
+      c.allreduce_sum(b.as<float>(), 16);  // rank 1 never comes
     }, opts(timeout));
   } catch (const std::exception& e) {
     msg = e.what();

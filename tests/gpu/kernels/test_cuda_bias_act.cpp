@@ -9,7 +9,7 @@
 #include "kernels/cpu/relu.h"
 #include "kernels/cuda/bias_act.h"
 #include "kernels/cuda/bias_grad.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -52,8 +52,8 @@ TEST_P(BiasActTest, ForwardMatchesCpu) {
   const int n = 3, c = 5;
   const std::int64_t hw = 7 * 9;
   const ChannelParams p{n, c, hw, layout, dtype};
-  const std::vector<float> x = rounded(random_floats(p.count(), 1), dtype);  // NCHW
-  const std::vector<float> b = random_floats(c, 2, -0.5f, 0.5f);
+  const std::vector<float> x = rounded(random_vec(p.count(), 1), dtype);  // NCHW
+  const std::vector<float> b = random_vec(c, 2, -0.5f, 0.5f);
   const bool nhwc = layout == Layout::NHWC;
   DeviceBuffer dx = to_device(nhwc ? nchw_to_nhwc(x, n, c, hw) : x, dtype, s());
   DeviceBuffer db = upload(b, s());
@@ -63,7 +63,7 @@ TEST_P(BiasActTest, ForwardMatchesCpu) {
     std::vector<float> got = to_host(dy.data(), p.count(), dtype, s());
     if (nhwc) got = nhwc_to_nchw(got, n, c, hw);
     const std::vector<float> want = rounded(reference_forward(x, b, n, c, hw, act == Activation::relu), dtype);
-    EXPECT_LE(max_rel_error(got, want), tol_for(dtype)) << "act " << int(act);
+    EXPECT_LE(max_rel_err(got, want), tol_for(dtype)) << "act " << int(act);
   }
   // In place, no bias: plain ReLU.
   bias_act_forward(p, dx.data(), nullptr, Activation::relu, dx.data(), s());
@@ -80,16 +80,16 @@ TEST_P(BiasActTest, BiasGradMatchesCpuAndIsDeterministic) {
   for (const std::int64_t hw : {std::int64_t(7 * 9), std::int64_t(97 * 53)}) {
     const int n = 3, c = 37;
     const ChannelParams p{n, c, hw, layout, dtype};
-    const std::vector<float> dy = rounded(random_floats(p.count(), 3), dtype);  // NCHW
+    const std::vector<float> dy = rounded(random_vec(p.count(), 3), dtype);  // NCHW
     const bool nhwc = layout == Layout::NHWC;
     DeviceBuffer d = to_device(nhwc ? nchw_to_nhwc(dy, n, c, hw) : dy, dtype, s());
-    DeviceBuffer ws(bias_grad_workspace_bytes(p));
+    Workspace ws(bias_grad_workspace_bytes(p));  // capped at what the op declares
     DeviceBuffer db(c * sizeof(float));
-    bias_grad(p, d.data(), db.as<float>(), {ws.data(), ws.bytes()}, s());
+    bias_grad(p, d.data(), db.as<float>(), ws, s());
     const std::vector<float> first = download<float>(db.data(), c, s());
     // Accumulation over ~15k values in fp32: relative to the largest channel sum.
-    EXPECT_LE(max_rel_error(first, reference_bias_grad(dy, n, c, hw)), 1e-5) << "hw " << hw;
-    bias_grad(p, d.data(), db.as<float>(), {ws.data(), ws.bytes()}, s());
+    EXPECT_LE(max_rel_err(first, reference_bias_grad(dy, n, c, hw)), 1e-5) << "hw " << hw;
+    bias_grad(p, d.data(), db.as<float>(), ws, s());
     EXPECT_EQ(download<float>(db.data(), c, s()), first) << "rerun changed bits, hw " << hw;
   }
 }
@@ -97,8 +97,8 @@ TEST_P(BiasActTest, BiasGradMatchesCpuAndIsDeterministic) {
 TEST_P(BiasActTest, ReluBackwardMatchesCpu) {
   const DType dtype = GetParam().dtype;
   const std::int64_t count = 3 * 5 * 7 * 9;
-  const std::vector<float> y = rounded(random_floats(count, 4), dtype);
-  const std::vector<float> dy = rounded(random_floats(count, 5), dtype);
+  const std::vector<float> y = rounded(random_vec(count, 4), dtype);
+  const std::vector<float> dy = rounded(random_vec(count, 5), dtype);
   DeviceBuffer dyb = to_device(y, dtype, s()), ddy = to_device(dy, dtype, s()), ddx(count * dtype_size(dtype));
   relu_backward(count, dtype, dyb.data(), ddy.data(), ddx.data(), s());
   std::vector<float> want(count);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/cuda/cast.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -34,7 +34,7 @@ std::vector<float> cast_inputs() {
                        std::numeric_limits<float>::quiet_NaN(), from_bits(0xff800001u),  // a negative signalling NaN
                        from_bits(0x00000001u), from_bits(0x807fffffu),                    // subnormals
                        65504.0f, 65520.0f, 6.1e-5f, 5.9e-8f, 1e-9f};                      // f16 edges
-  const std::vector<float> r = random_floats(5000, 61);
+  const std::vector<float> r = random_vec(5000, 61);
   for (std::size_t i = 0; i < r.size(); ++i) v.push_back(r[i] * std::ldexp(1.0f, int(i % 60) - 30));
   return v;
 }
@@ -89,7 +89,7 @@ TEST_F(CastTest, WideningIsExactAndSixteenBitTypesConvertThroughF32) {
 }
 
 TEST_F(CastTest, SameDtypeCopies) {
-  const std::vector<float> in = random_floats(77, 62);
+  const std::vector<float> in = random_vec(77, 62);
   DeviceBuffer src = upload(in, s()), dst(in.size() * 4);
   cast(std::int64_t(in.size()), DType::f32, src.data(), DType::f32, dst.data(), s());
   EXPECT_EQ(download<float>(dst.data(), in.size(), s()), in);

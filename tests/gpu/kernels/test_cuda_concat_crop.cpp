@@ -8,7 +8,7 @@
 
 #include "kernels/cpu/concat_crop.h"
 #include "kernels/cuda/concat_crop.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -26,13 +26,13 @@ TEST_P(ConcatCropTest, ForwardAndBackwardMatchCpu) {
   const auto [dt, layout] = GetParam();
   const bool nhwc = layout == Layout::NHWC;
   // Cropped: 13x16 skip -> 7x9 (offsets 3 and 3); uncropped: same size.
-  for (const cpu::ConcatCropParams p : {cpu::ConcatCropParams{3, 5, 13, 16, 4, 7, 9},
-                                        cpu::ConcatCropParams{3, 5, 7, 9, 4, 7, 9}}) {
+  for (const ConcatCropParams p : {ConcatCropParams{3, 5, 13, 16, 4, 7, 9},
+                                        ConcatCropParams{3, 5, 7, 9, 4, 7, 9}}) {
     const int c_out = p.c_skip + p.c_up;
     const std::int64_t skip_hw = plane(p.h_skip, p.w_skip), hw = plane(p.h, p.w);
-    const std::vector<float> skip = rounded(random_floats(p.n * p.c_skip * skip_hw, 21), dt);
-    const std::vector<float> up = rounded(random_floats(p.n * p.c_up * hw, 22), dt);
-    const std::vector<float> dout = rounded(random_floats(p.n * c_out * hw, 23), dt);
+    const std::vector<float> skip = rounded(random_vec(p.n * p.c_skip * skip_hw, 21), dt);
+    const std::vector<float> up = rounded(random_vec(p.n * p.c_up * hw, 22), dt);
+    const std::vector<float> dout = rounded(random_vec(p.n * c_out * hw, 23), dt);
     std::vector<float> want_out(dout.size()), want_dskip(skip.size()), want_dup(up.size());
     cpu::concat_crop_forward(p, skip.data(), up.data(), want_out.data());
     cpu::concat_crop_backward(p, dout.data(), want_dskip.data(), want_dup.data());

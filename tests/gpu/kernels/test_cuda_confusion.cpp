@@ -9,7 +9,7 @@
 
 #include "kernels/cpu/softmax_xent.h"
 #include "kernels/cuda/confusion.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 class ConfusionTest : public CudaTest, public ::testing::WithParamInterface<DType> {};
 
 // counts[label·classes + pred] over pixels with a valid label; returns the number of invalid ones.
-std::int64_t host_counts(const cpu::SoftmaxXentParams& p, const std::vector<float>& logits,
+std::int64_t host_counts(const SoftmaxXentParams& p, const std::vector<float>& logits,
                          const std::vector<std::int32_t>& labels, std::vector<std::int64_t>& counts) {
   std::vector<std::int32_t> pred(labels.size());
   cpu::argmax_classes(p, logits.data(), pred.data());
@@ -35,8 +35,8 @@ std::int64_t host_counts(const cpu::SoftmaxXentParams& p, const std::vector<floa
 TEST_P(ConfusionTest, CountsAreExactAndAccumulate) {
   const DType dt = GetParam();
   for (const int classes : {3, 70}) {  // 70² bins exceed the shared-memory histogram
-    const cpu::SoftmaxXentParams p{3, classes, 7 * 9};
-    const std::vector<float> logits = rounded(random_floats(std::size_t(p.n) * classes * p.hw, 71), dt);
+    const SoftmaxXentParams p{3, classes, 7 * 9};
+    const std::vector<float> logits = rounded(random_vec(std::size_t(p.n) * classes * p.hw, 71), dt);
     std::vector<std::int32_t> labels = random_labels(std::size_t(p.n) * p.hw, classes, 72);
     labels[5] = classes;  // skipped and counted as invalid
     labels[77] = -2;
@@ -57,8 +57,8 @@ TEST_P(ConfusionTest, CountsAreExactAndAccumulate) {
 
 TEST_P(ConfusionTest, ManyPixelsWithoutInvalidCounter) {
   const DType dt = GetParam();
-  const cpu::SoftmaxXentParams p{4, 5, 509 * 511};  // > one grid's worth of threads per block loop
-  const std::vector<float> logits = rounded(random_floats(std::size_t(p.n) * p.classes * p.hw, 73), dt);
+  const SoftmaxXentParams p{4, 5, 509 * 511};  // > one grid's worth of threads per block loop
+  const std::vector<float> logits = rounded(random_vec(std::size_t(p.n) * p.classes * p.hw, 73), dt);
   const std::vector<std::int32_t> labels = random_labels(std::size_t(p.n) * p.hw, p.classes, 74);
   std::vector<std::int64_t> want(std::size_t(p.classes) * p.classes, 0);
   host_counts(p, logits, labels, want);

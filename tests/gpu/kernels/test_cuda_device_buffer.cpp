@@ -1,13 +1,16 @@
-// test_cuda_device_buffer.cpp — DeviceBuffer / Stream / copy helpers: round trips, zeroing, device
-// copies, move semantics and empty buffers.
+// test_cuda_device_buffer.cpp — DeviceBuffer / Stream / copy helpers / Workspace: round trips,
+// zeroing, device copies, the buffer's own host copies on its device, move semantics, empty
+// buffers, and the workspace growing up to its cap.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "kernels/cuda/device_buffer.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "kernels/cuda/workspace.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -15,7 +18,7 @@ namespace {
 using DeviceBufferTest = CudaTest;
 
 TEST_F(DeviceBufferTest, RoundTripsThroughTheDevice) {
-  const std::vector<float> host = random_floats(1001, 7);
+  const std::vector<float> host = random_vec(1001, 7);
   DeviceBuffer b = upload(host, s());
   EXPECT_EQ(b.bytes(), host.size() * sizeof(float));
   EXPECT_EQ(download<float>(b.data(), host.size(), s()), host);
@@ -29,6 +32,21 @@ TEST_F(DeviceBufferTest, CopiesOnDeviceAndZeroes) {
   EXPECT_EQ(download<std::int32_t>(b.data(), host.size(), s()), host);
   zero_on_device(b.as<std::int32_t>() + 2, 3 * sizeof(std::int32_t), s());
   EXPECT_EQ(download<std::int32_t>(b.data(), host.size(), s()), (std::vector<std::int32_t>{1, 2, 0, 0, 0, 6, 7}));
+}
+
+TEST_F(DeviceBufferTest, CopiesWithTheHostOnItsDevice) {
+  const std::vector<float> host = random_vec(257, 9);
+  DeviceBuffer b(host.size() * sizeof(float), 0);
+  EXPECT_EQ(b.device(), 0);
+  b.upload(host.data(), b.bytes());
+  std::vector<float> back(host.size());
+  b.download(back.data(), b.bytes());
+  EXPECT_EQ(back, host);
+  b.zero(4 * sizeof(float));
+  b.download(back.data(), b.bytes());
+  EXPECT_EQ(std::vector<float>(back.begin(), back.begin() + 4), std::vector<float>(4, 0.0f));
+  EXPECT_EQ(back[4], host[4]);
+  EXPECT_THROW(b.upload(host.data(), b.bytes() + 1), Error);
 }
 
 TEST_F(DeviceBufferTest, MovesOwnership) {
@@ -51,6 +69,20 @@ TEST_F(DeviceBufferTest, EmptyBufferHoldsNothing) {
   EXPECT_EQ(e.data(), nullptr);
   copy_to_device(e.data(), nullptr, 0, s());  // zero-byte copies are no-ops
   copy_to_host(nullptr, e.data(), 0, s());
+}
+
+TEST(CudaWorkspace, GrowsOnDemandAndNamesTheCap) {
+  Workspace ws(std::size_t(1) << 20);
+  EXPECT_EQ(ws.size(), 0u);
+  EXPECT_NE(ws.get(1000), nullptr);
+  EXPECT_GE(ws.size(), 1000u);
+  EXPECT_LE(ws.size(), ws.cap());
+  try {
+    ws.get(std::size_t(2) << 20);
+    FAIL() << "a request above the cap did not throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cap of 1.0 MiB"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CudaStream, MovesAndSynchronises) {

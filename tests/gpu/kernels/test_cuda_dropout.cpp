@@ -8,7 +8,7 @@
 
 #include "kernels/cpu/dropout.h"
 #include "kernels/cuda/dropout.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -18,7 +18,7 @@ using DropoutTest = CudaTest;
 constexpr std::int64_t kCount = 3 * 5 * 7 * 9;
 
 TEST_F(DropoutTest, MaskAndOutputAreBitIdenticalToCpu) {
-  const std::vector<float> x = random_floats(kCount, 81);
+  const std::vector<float> x = random_vec(kCount, 81);
   DeviceBuffer dx = upload(x, s()), dy(kCount * 4), dmask(kCount * 4);
   for (const float p : {0.0f, 0.1f, 0.5f, 0.9f})
     for (const std::int64_t offset : {std::int64_t(0), std::int64_t(12345), std::int64_t(1) << 40}) {
@@ -32,7 +32,7 @@ TEST_F(DropoutTest, MaskAndOutputAreBitIdenticalToCpu) {
 }
 
 TEST_F(DropoutTest, OffsetSliceEqualsTheWholeBatchMask) {
-  const std::vector<float> x = random_floats(kCount, 82);
+  const std::vector<float> x = random_vec(kCount, 82);
   DeviceBuffer dx = upload(x, s()), dy(kCount * 4), whole(kCount * 4), part(kCount * 4);
   dropout_forward(kCount, 0.3f, 99, DType::f32, dx.data(), dy.data(), whole.as<float>(), 0, s());
   const std::int64_t k = 100;  // rank holding elements [k, count)
@@ -43,7 +43,7 @@ TEST_F(DropoutTest, OffsetSliceEqualsTheWholeBatchMask) {
 }
 
 TEST_F(DropoutTest, Bf16ActivationsUseTheSameMask) {
-  const std::vector<float> x = rounded(random_floats(kCount, 83), DType::bf16);
+  const std::vector<float> x = rounded(random_vec(kCount, 83), DType::bf16);
   std::vector<float> y(kCount), mask(kCount);
   cpu::dropout_forward(kCount, 0.25f, 7, x.data(), y.data(), mask.data());
   DeviceBuffer dx = to_device(x, DType::bf16, s()), dy(kCount * 2), dmask(kCount * 4);
@@ -53,7 +53,7 @@ TEST_F(DropoutTest, Bf16ActivationsUseTheSameMask) {
 }
 
 TEST_F(DropoutTest, BackwardMatchesCpu) {
-  const std::vector<float> dy = random_floats(kCount, 84);
+  const std::vector<float> dy = random_vec(kCount, 84);
   std::vector<float> x(kCount, 1.0f), y(kCount), mask(kCount), want(kCount);
   cpu::dropout_forward(kCount, 0.4f, 3, x.data(), y.data(), mask.data());
   cpu::dropout_backward(kCount, dy.data(), mask.data(), want.data());

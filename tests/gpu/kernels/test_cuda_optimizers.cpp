@@ -9,7 +9,7 @@
 
 #include "kernels/cpu/optimizers.h"
 #include "kernels/cuda/optimizers.h"
-#include "tests/gpu/kernels/gpu_test_util.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cuda::test {
 namespace {
@@ -25,33 +25,33 @@ std::int64_t differing(const std::vector<float>& a, const std::vector<float>& b)
 }
 
 TEST_F(OptimizerTest, SgdMomentumMatchesCpuIncludingFirstStep) {
-  std::vector<float> w = random_floats(kCount, 31), m(kCount, 0.0f);
+  std::vector<float> w = random_vec(kCount, 31), m(kCount, 0.0f);
   DeviceBuffer dw = upload(w, s()), dm = upload(m, s());
   for (int step = 0; step < 4; ++step) {
-    const std::vector<float> g = random_floats(kCount, 40 + step, -0.1f, 0.1f);
+    const std::vector<float> g = random_vec(kCount, 40 + step, -0.1f, 0.1f);
     DeviceBuffer dg = upload(g, s());
     cpu::sgd_momentum_step(kCount, w.data(), g.data(), m.data(), 0.05f, 0.9f, 1e-4f, step == 0);
     sgd_momentum_step(kCount, dw.as<float>(), dg.as<float>(), dm.as<float>(), 0.05f, 0.9f, 1e-4f, step == 0, s());
     const auto got_w = download<float>(dw.data(), kCount, s()), got_m = download<float>(dm.data(), kCount, s());
-    EXPECT_LE(max_rel_error(got_w, w), 1e-6) << "step " << step << ", " << differing(got_w, w) << " differ";
-    EXPECT_LE(max_rel_error(got_m, m), 1e-6) << "step " << step << ", " << differing(got_m, m) << " differ";
+    EXPECT_LE(max_rel_err(got_w, w), 1e-6) << "step " << step << ", " << differing(got_w, w) << " differ";
+    EXPECT_LE(max_rel_err(got_m, m), 1e-6) << "step " << step << ", " << differing(got_m, m) << " differ";
   }
 }
 
 TEST_F(OptimizerTest, AdamWMatchesCpu) {
-  std::vector<float> w = random_floats(kCount, 32), m(kCount, 0.0f), v(kCount, 0.0f);
+  std::vector<float> w = random_vec(kCount, 32), m(kCount, 0.0f), v(kCount, 0.0f);
   DeviceBuffer dw = upload(w, s()), dm = upload(m, s()), dv = upload(v, s());
   for (std::int64_t t = 1; t <= 4; ++t) {
-    const std::vector<float> g = random_floats(kCount, 50 + int(t), -0.1f, 0.1f);
+    const std::vector<float> g = random_vec(kCount, 50 + int(t), -0.1f, 0.1f);
     DeviceBuffer dg = upload(g, s());
     cpu::adamw_step(kCount, w.data(), g.data(), m.data(), v.data(), 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, t);
     adamw_step(kCount, dw.as<float>(), dg.as<float>(), dm.as<float>(), dv.as<float>(), 1e-3f, 0.9f, 0.999f, 1e-8f,
                0.01f, t, s());
     const auto got_w = download<float>(dw.data(), kCount, s());
     const auto got_m = download<float>(dm.data(), kCount, s()), got_v = download<float>(dv.data(), kCount, s());
-    EXPECT_LE(max_rel_error(got_w, w), 1e-6) << "t " << t << ", " << differing(got_w, w) << " differ";
-    EXPECT_LE(max_rel_error(got_m, m), 1e-6) << "t " << t << ", " << differing(got_m, m) << " differ";
-    EXPECT_LE(max_rel_error(got_v, v), 1e-6) << "t " << t << ", " << differing(got_v, v) << " differ";
+    EXPECT_LE(max_rel_err(got_w, w), 1e-6) << "t " << t << ", " << differing(got_w, w) << " differ";
+    EXPECT_LE(max_rel_err(got_m, m), 1e-6) << "t " << t << ", " << differing(got_m, m) << " differ";
+    EXPECT_LE(max_rel_err(got_v, v), 1e-6) << "t " << t << ", " << differing(got_v, v) << " differ";
   }
 }
 

@@ -1,4 +1,4 @@
-// test_cudnn_batchnorm.cpp — cuDNN spatial batch norm (kernels/cudnn/batchnorm_cudnn.h) against the
+// test_cudnn_batchnorm.cpp — cuDNN spatial batch norm (kernels/cudnn/batchnorm.h) against the
 // CPU reference (kernels/cpu/batchnorm.h): training forward (y, saved mean / inverse std, running
 // mean and the running variance's unbiased convention), eval forward and backward, NCHW and NHWC,
 // f32 and bf16 data (statistics and parameters are f32 in both).
@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "kernels/cpu/batchnorm.h"
-#include "kernels/cudnn/batchnorm_cudnn.h"
-#include "test_cudnn_util.h"
+#include "kernels/cudnn/batchnorm.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cudnn::test {
 namespace {
@@ -27,13 +27,13 @@ class CudnnBatchNorm : public ::testing::TestWithParam<Param> {};
 TEST_P(CudnnBatchNorm, MatchesCpuReference) {
   const auto [layout, dt] = GetParam();
   const int n = 3, c = 5, h = 7, w = 9;
-  cpu::BatchNormParams p;
+  BatchNormParams p;
   p.n = n, p.c = c, p.hw = h * w, p.eps = 1e-5f, p.momentum = 0.1f;
   const BatchNormSpec spec{p, dt, layout};
   const std::size_t nx = std::size_t(n) * c * h * w;
   auto x = random_vec(nx, 41, -1.0f, 2.0f);  // a non-zero mean per channel
-  x = representable(dt, x);
-  const auto dy = representable(dt, random_vec(nx, 42));
+  x = rounded(x, dt);
+  const auto dy = rounded(random_vec(nx, 42), dt);
   const auto gamma = random_vec(c, 43, 0.5f, 1.5f), beta = random_vec(c, 44);
   const auto rm0 = random_vec(c, 45), rv0 = random_vec(c, 46, 0.5f, 2.0f);
 
@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(All, CudnnBatchNorm,
 // The convention check on its own, where biased and unbiased differ by 4/3: momentum 1 makes the
 // running variance the batch's variance, and four values per channel make count/(count − 1) = 4/3.
 TEST(CudnnBatchNormConvention, RunningVarianceIsUnbiasedAndMomentumIsTheNewWeight) {
-  cpu::BatchNormParams p;
+  BatchNormParams p;
   p.n = 2, p.c = 2, p.hw = 2, p.eps = 1e-5f, p.momentum = 1.0f;
   // channel 0: {1, 2, 3, 4} (mean 2.5, biased var 1.25, unbiased 5/3); channel 1: {0, 0, 2, 2}.
   const std::vector<float> x = {1, 2, 0, 0, 3, 4, 2, 2};  // [n=2, c=2, hw=2]

@@ -1,4 +1,4 @@
-// test_cudnn_pool.cpp — cuDNN 2×2 stride-2 max pooling (kernels/cudnn/pooling_cudnn.h) against the
+// test_cudnn_pool.cpp — cuDNN 2×2 stride-2 max pooling (kernels/cudnn/pooling.h) against the
 // CPU reference (kernels/cpu/maxpool2x2.h) on odd planes (floor: last row/column dropped, its
 // gradient 0) and even ones, NCHW and NHWC, f32 and bf16. Max pooling moves values without
 // arithmetic, so results must be exact; inputs have distinct values in every window (no ties,
@@ -12,8 +12,8 @@
 #include <tuple>
 
 #include "kernels/cpu/maxpool2x2.h"
-#include "kernels/cudnn/pooling_cudnn.h"
-#include "test_cudnn_util.h"
+#include "kernels/cudnn/pooling.h"
+#include "tests/common/gpu_test_util.h"
 
 namespace scalebench::cudnn::test {
 namespace {
@@ -50,7 +50,7 @@ TEST_P(CudnnMaxPool, MatchesCpuReferenceExactly) {
   const auto [name, n, c, h, w] = kShapes[si];
   const int ho = h / 2, wo = w / 2;
   const auto x = distinct_windows(n, c, h, w, 31);
-  const auto dy = representable(dt, random_vec(std::size_t(n) * c * ho * wo, 32));
+  const auto dy = rounded(random_vec(std::size_t(n) * c * ho * wo, 32), dt);
   std::vector<float> y_ref(dy.size()), dx_ref(x.size());
   std::vector<std::int32_t> argmax(dy.size());
   cpu::maxpool2x2_forward(n, c, h, w, x.data(), y_ref.data(), argmax.data());

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "models/gpu_context.h"
-#include "models/gpu_memory.h"
+#include "models/cuda/context.h"
+#include "models/cuda/memory.h"
 #include "models/registry.h"
 
 namespace scalebench::gpu_test {

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "models/gpu_context.h"
-#include "models/gpu_memory.h"
-#include "models/gpu_train.h"
+#include "models/cuda/context.h"
+#include "models/cuda/memory.h"
+#include "models/cuda/train.h"
 #include "models/loss.h"
 #include "models/model.h"
 #include "models/optimizer.h"

@@ -16,11 +16,11 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/comm/nccl_comm.h"
+#include "harness/comm/nccl/comm.h"
 #include "harness/strategy/strategy.h"
-#include "models/gpu_context.h"
-#include "models/gpu_memory.h"
-#include "models/gpu_train.h"
+#include "models/cuda/context.h"
+#include "models/cuda/memory.h"
+#include "models/cuda/train.h"
 #include "models/model.h"
 #include "models/optimizer.h"
 #include "models/spec.h"

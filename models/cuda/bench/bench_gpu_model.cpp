@@ -1,0 +1,154 @@
+// bench_gpu_model.cpp — sb_bench_gpu_model: GPU training-step throughput of one model in several
+// precisions, side by side in one process (so ratios are fair on a shared machine), and optionally
+// per-layer forward/backward times with achieved TFLOP/s. Prints markdown tables.
+//   sb_bench_gpu_model --model vgg16 --channels 3 --size 224 --classes 10 --batch 32 --layers
+// A step is what the trainer runs: upload nothing (the batch stays on the device), forward, softmax
+// cross-entropy, backward, SGD-momentum update; timed after warm-up with the stream synchronised.
+// FLOPs are the model's analytic count (3x forward per training image). Not here: data loading,
+// communication (commbench), CPU timings (kernels/bench).
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "models/cuda/context.h"
+#include "models/cuda/memory.h"
+#include "models/cuda/train.h"
+#include "models/model.h"
+#include "models/spec.h"
+
+namespace scalebench {
+namespace {
+
+struct Options {
+  std::string model = "unet";
+  int channels = 1, size = 128, classes = 3, batch = 32;
+  std::vector<std::string> precisions{"fp32", "tf32", "bf16"};
+  std::string layout = "NCHW";
+  int warmup = 5, steps = 20, layer_reps = 10;
+  float lr = 1e-3f;  // VGG16 without batch norm diverges from He init at lr 1e-2 within a few steps
+  bool layers = false, deterministic = false;
+  double workspace_mib = 512;  // cuDNN workspace cap (Find refuses algorithms that need more)
+};
+
+struct StepStats {
+  double ms_per_step = 0, images_per_s = 0, tflops = 0, loss_first = 0, loss_last = 0;
+};
+
+int run(const Options& o) {
+  const DataShape data{o.channels, o.size, o.size, o.classes};
+  const Graph graph = build_model_graph(parse_model_spec(o.model), data);
+  const Layout layout = o.layout == "NHWC" ? Layout::NHWC : Layout::NCHW;
+  SB_REQUIRE(o.layout == "NCHW" || o.layout == "NHWC", "--layout '{}' is unknown (NCHW or NHWC)", o.layout);
+
+  std::mt19937_64 rng(1);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  Tensor host_x = Tensor::zeros({o.batch, o.channels, o.size, o.size});
+  for (std::int64_t i = 0; i < host_x.numel(); ++i) host_x.f32()[i] = nd(rng);
+
+  std::vector<std::pair<std::string, StepStats>> rows;
+  std::string layer_tables;
+  for (const std::string& pname : o.precisions) {
+    GpuOptions go;
+    go.precision = parse_precision(pname);
+    go.layout = layout;
+    go.deterministic = o.deterministic;
+    go.workspace_cap = std::size_t(o.workspace_mib * double(1 << 20));
+    GpuContext g(go);
+    Model m(graph, Backend::cuda, 1, &g);
+    const Shape out = m.setup(host_x.shape());
+    const std::int64_t positions = numel(out) / out[1];
+    std::vector<std::int32_t> labels(static_cast<std::size_t>(positions));
+    for (auto& l : labels) l = std::int32_t(rng() % std::uint64_t(o.classes));
+    Tensor x = gpu_zeros(g, host_x.shape(), DType::f32, Layout::NCHW), dl;
+    gpu_upload(g, host_x, x);
+    GpuLoss loss(g);
+    GpuOptimizer opt(g, {.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count());
+    Ctx ctx{.backend = Backend::cuda, .seed = 1};
+    StepStats st;
+    auto step = [&] {
+      const double l = loss(m.forward(ctx, x, true), labels.data(), {}, &dl);  // syncs for the loss value
+      m.backward(ctx, dl);
+      opt.step(m.params().f32(), m.grads().f32(), o.lr);
+      ++ctx.step;
+      return l;
+    };
+    for (int i = 0; i < o.warmup; ++i) {
+      const double l = step();
+      if (i == 0) st.loss_first = l;
+    }
+    g.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < o.steps; ++i) st.loss_last = step();
+    g.synchronize();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.steps;
+    st.ms_per_step = s * 1e3;
+    st.images_per_s = o.batch / s;
+    st.tflops = m.train_flops_per_image() * st.images_per_s / 1e12;
+    std::printf("%s %s %s batch %d %dx%d, workspace cap %.0f MiB (used %.0f): %.1f images/s (%.2f ms/step), "
+                "%.1f TFLOP/s, loss %.4f (step 1) -> %.4f (last)\n",
+                o.model.c_str(), pname.c_str(), o.layout.c_str(), o.batch, o.size, o.size, o.workspace_mib,
+                double(g.workspace().size()) / double(1 << 20), st.images_per_s,
+                st.ms_per_step, st.tflops, st.loss_first, st.loss_last);
+    std::fflush(stdout);
+    rows.emplace_back(pname, st);
+
+    if (o.layers) {
+      const auto times = m.time_layers(ctx, o.layer_reps);
+      std::string t = fmt::format("\n### {} {} {}, batch {}, {}x{}: per layer\n\n", o.model, pname, o.layout, o.batch,
+                                  o.size, o.size);
+      t += "| layer | kind | fwd ms | bwd ms | fwd TFLOP/s | bwd TFLOP/s |\n|---|---|---:|---:|---:|---:|\n";
+      double f = 0, b = 0;
+      for (const auto& lt : times) {
+        f += lt.forward_s, b += lt.backward_s;
+        const bool has_flops = lt.forward_flops > 0;
+        t += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", lt.name, to_string(lt.kind), lt.forward_s * 1e3,
+                         lt.backward_s * 1e3,
+                         has_flops ? fmt::format("{:.1f}", lt.forward_flops / lt.forward_s / 1e12) : "-",
+                         has_flops ? fmt::format("{:.1f}", 2 * lt.forward_flops / lt.backward_s / 1e12) : "-");
+      }
+      t += fmt::format("| **sum** | | {:.3f} | {:.3f} | | |\n", f * 1e3, b * 1e3);
+      layer_tables += t;
+    }
+  }
+  std::printf("\n| model | precision | layout | batch | image | images/s | ms/step | TFLOP/s |\n"
+              "|---|---|---|---:|---|---:|---:|---:|\n");
+  for (const auto& [p, st] : rows)
+    std::printf("| %s | %s | %s | %d | %dx%d | %.1f | %.2f | %.1f |\n", o.model.c_str(), p.c_str(), o.layout.c_str(),
+                o.batch, o.size, o.size, st.images_per_s, st.ms_per_step, st.tflops);
+  std::printf("%s", layer_tables.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace scalebench
+
+int main(int argc, char** argv) {
+  scalebench::Options o;
+  CLI::App app{"GPU training-step benchmark of one model (markdown tables)"};
+  app.add_option("--model", o.model, "Model spec")->capture_default_str();
+  app.add_option("--channels", o.channels)->capture_default_str();
+  app.add_option("--size", o.size, "Image side")->capture_default_str();
+  app.add_option("--classes", o.classes)->capture_default_str();
+  app.add_option("--batch", o.batch)->capture_default_str();
+  app.add_option("--precisions", o.precisions)->delimiter(',')->capture_default_str();
+  app.add_option("--layout", o.layout)->capture_default_str();
+  app.add_option("--warmup", o.warmup)->capture_default_str();
+  app.add_option("--steps", o.steps)->capture_default_str();
+  app.add_option("--layer-reps", o.layer_reps)->capture_default_str();
+  app.add_option("--lr", o.lr, "SGD learning rate (momentum 0.9)")->capture_default_str();
+  app.add_flag("--layers", o.layers, "Also time every layer alone");
+  app.add_flag("--deterministic", o.deterministic);
+  app.add_option("--workspace-mib", o.workspace_mib, "cuDNN workspace cap in MiB")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return scalebench::run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sb_bench_gpu_model: %s\n", e.what());
+    return 1;
+  }
+}

@@ -195,7 +195,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     const auto outcome = st::run_sweep(st::load_spec(o.spec),
                                        {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
                                        std::cout);
-    return outcome.preempted ? scalebench::kExitPreempted : outcome.failed ? 1 : 0;  // 75: preempted, rerun
+    return outcome.exit_code();  // 75: preempted, rerun; 128 + N: stopped by signal N
   }
   if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);

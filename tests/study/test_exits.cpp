@@ -106,6 +106,15 @@ std::string kill_survivors(const std::string& needle) {
   return list;
 }
 
+// Waits for a sweep's first epoch line; when none comes, kills the sweep and its point and says so.
+bool first_epoch_or_kill(pid_t sweep, const std::string& log, const std::string& dir) {
+  if (wait_for_text(log, " epoch 1/200 ", 300)) return true;
+  ::kill(sweep, SIGKILL);
+  ::waitpid(sweep, nullptr, 0);
+  kill_survivors(dir);
+  return false;
+}
+
 std::string spec_text(const std::string& dir, const std::string& strategy, int devices, int epochs,
                       const std::string& model = "unet:depth=2,base=4") {
   return fmt::format("[study]\nname = \"x\"\noutput = \"{0}/res\"\n[dataset]\npath = \"{0}/seg.h5\"\n"
@@ -132,12 +141,7 @@ void stop_sweep_mid_point(const std::string& strategy, int devices, int sig) {
   const std::string spec = dir / "s.toml", log = dir / "sweep.log";
   std::ofstream(spec) << spec_text(dir.path(), strategy, devices, 200);
   const pid_t sweep = spawn({SB_BINARY, "sweep", spec}, log);
-  if (!wait_for_text(log, " epoch 1/200 ", 300)) {
-    ::kill(sweep, SIGKILL);
-    ::waitpid(sweep, nullptr, 0);
-    kill_survivors(dir.path());
-    FAIL() << slurp(log);
-  }
+  ASSERT_TRUE(first_epoch_or_kill(sweep, log, dir.path())) << slurp(log);
   ::kill(sweep, sig);
   int status = 0;
   const bool ended = wait_exit(sweep, 90, status);
@@ -172,12 +176,7 @@ TEST(Exits, SecondSweepIntoTheFolderIsRefused) {
   const std::string spec = dir / "long.toml", log = dir / "sweep.log";
   std::ofstream(spec) << spec_text(dir.path(), "single", 1, 200);
   const pid_t first = spawn({SB_BINARY, "sweep", spec}, log);
-  if (!wait_for_text(log, " epoch 1/200 ", 300)) {
-    ::kill(first, SIGKILL);
-    ::waitpid(first, nullptr, 0);
-    kill_survivors(dir.path());
-    FAIL() << slurp(log);
-  }
+  ASSERT_TRUE(first_epoch_or_kill(first, log, dir.path())) << slurp(log);
   std::string out;
   // Bounded: without a lock the second sweep would train the same point alongside the first.
   const int rc = sbtest::run("timeout 120 " + std::string(SB_BINARY) + " sweep " + spec, &out);

@@ -101,7 +101,7 @@ void apply_train_config(TrainCli& t) {
 struct StudyOptions {
   std::optional<scalebench::study::LauncherKind> launcher;
   std::string spec, profile, dir, out, file, format = "text", base, now;
-  bool dry_run = false;
+  bool dry_run = false, skip_unreadable = false;
   int group = 0, repetition = 1;  // slurm-point
   std::vector<std::string> thresholds;
   double alpha = 0.05;
@@ -133,6 +133,9 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   auto* collect = app.add_subcommand("collect", "Gather a study's run files into <dir>/study.h5 with speedup/efficiency");
   collect->add_option("dir", o.dir, "Study folder, e.g. results/cpu-demo/")->required();
   collect->add_option("-o,--output", o.out, "Study file to write (default <dir>/study.h5)");
+  collect->add_flag("--skip-unreadable", o.skip_unreadable,
+                    "Collect the readable run files and warn about the others (default: an unreadable run file is an "
+                    "error and nothing is written)");
   auto* report = app.add_subcommand("report", "Tables per model x strategy from a study file");
   report->add_option("study", o.file, "Study file from `scalebench collect`")->required();
   report->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
@@ -192,11 +195,11 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     const auto outcome = st::run_sweep(st::load_spec(o.spec),
                                        {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
                                        std::cout);
-    return outcome.preempted ? scalebench::kExitPreempted : outcome.failed ? 1 : 0;  // 75: preempted, rerun
+    return outcome.exit_code();  // 75: preempted, rerun; 128 + N: stopped by signal N
   }
   if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);
-  if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout);
+  if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout, {.skip_unreadable = o.skip_unreadable});
   if (app.got_subcommand("report")) std::cout << st::report(st::read_study_file(o.file), st::parse_format(o.format));
   if (app.got_subcommand("compare")) {
     st::CompareOptions opt;

@@ -22,7 +22,9 @@ Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std:
   path_ = (std::filesystem::path(runs_dir) / (id_ + ".h5")).string();
   file_.config = config_attrs(cfg);
   file_.context = capture_context(argv);
+  file_.owner = this_process();
   write_run_file(path_, file_);
+  heartbeat_.start(path_, int(file_.owner.heartbeat_s));
 }
 
 void Recorder::on_start(const TrainResult& meta) {
@@ -69,6 +71,7 @@ void Recorder::finish(const TrainResult& result) {
   file_.summary = summarize(file_.epochs, file_.steps, in);
   // What the strategy saw that the tables cannot hold (ps-async: the staleness of its updates).
   if (!result.strategy_summary.empty()) file_.summary.set("strategy_note", result.strategy_summary);
+  heartbeat_.stop();
   file_.status = "ok";
   file_.error.clear();
   write_run_file(path_, file_);
@@ -77,12 +80,14 @@ void Recorder::finish(const TrainResult& result) {
 void Recorder::preempt(const TrainResult& result) {
   SB_CHECK(result.preempted, "Recorder::preempt: the run was not preempted");
   append_steps(file_, result.partial_steps);
+  heartbeat_.stop();
   file_.status = "preempted";
   file_.error = "preempted by " + describe_preemption(result);
   write_run_file(path_, file_);
 }
 
 bool Recorder::fail(const std::string& error) noexcept {
+  heartbeat_.stop();
   try {
     file_.status = "failed";
     file_.error = error;

@@ -3,7 +3,9 @@
 // summary, or failed with the error, or preempted (SIGUSR1, harness/train/preemption.h) with every
 // step it ran. A run killed at any moment (SIGKILL, node loss) leaves a
 // complete file with status running and every epoch it finished — see run_file.h for why each
-// write replaces the whole file atomically instead of flushing an open HDF5 file.
+// write replaces the whole file atomically instead of flushing an open HDF5 file. The file names
+// this process (pid, host, Slurm job) and, while the run goes, a heartbeat thread touches it
+// every 30 s, so readers tell such a dead `running` file from a live one (liveness.h).
 // Only rank 0 records (the caller decides). The trainer sees only the TrainObserver interface.
 #pragma once
 
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "harness/record/cpu_peak.h"
+#include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "harness/train/trainer.h"
@@ -20,7 +23,8 @@ namespace scalebench::record {
 class Recorder : public TrainObserver {
  public:
   // Writes <runs_dir>/<run_id>.h5 with status running (creating runs_dir if needed), so that a run
-  // failing before its first epoch — missing data, a strategy not available — is still recorded.
+  // failing before its first epoch — missing data, a strategy not available — is still recorded;
+  // starts the heartbeat (finish, preempt and fail stop it).
   Recorder(const RunConfig& cfg, const std::string& runs_dir, const std::vector<std::string>& argv);
 
   const std::string& path() const { return path_; }
@@ -47,6 +51,7 @@ class Recorder : public TrainObserver {
   RunFile file_;
   bool segmentation_ = true;
   PeakMeasurement peak_;
+  Heartbeat heartbeat_;
 };
 
 // For launchers, after a child failed: sets status failed and `error` in the run file at `path`,

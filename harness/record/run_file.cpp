@@ -89,6 +89,12 @@ void write_run_file(const std::string& path, RunFile& f) {
     root.set("updated_utc", f.updated_utc);
     root.set("status", f.status);
     root.set("error", f.error);
+    root.set("pid", f.owner.pid);
+    root.set("pid_start", f.owner.pid_start);
+    root.set("host", f.owner.host);
+    root.set("boot_id", f.owner.boot_id);
+    root.set("slurm_job_id", f.owner.slurm_job);
+    root.set("heartbeat_s", f.owner.heartbeat_s);
     h5::write_attrs(file, root, path);
     h5::write_attrs(h5::create_group(file, "config", path).get(), f.config, path + " /config");
     h5::write_attrs(h5::create_group(file, "context", path).get(), f.context, path + " /context");
@@ -123,6 +129,12 @@ RunFile read_run_file(const std::string& path) {
   f.updated_utc = root.str("updated_utc");
   f.status = root.str("status");
   f.error = root.str("error");
+  f.owner.pid = root.integer("pid");
+  f.owner.pid_start = root.integer("pid_start");
+  f.owner.host = root.str("host");
+  f.owner.boot_id = root.str("boot_id");
+  f.owner.slurm_job = root.str("slurm_job_id");
+  f.owner.heartbeat_s = root.integer("heartbeat_s");
   if (auto g = h5::open_group(file.get(), "config", path); g.valid()) f.config = h5::read_attrs(g.get(), path + " /config");
   if (auto g = h5::open_group(file.get(), "context", path); g.valid())
     f.context = h5::read_attrs(g.get(), path + " /context");

@@ -1,6 +1,8 @@
 // run_file.h — the run file of DESIGN §6 (schema_version 1; docs/results-schema.md is the
 // reference): its in-memory image, how an epoch is appended, and whole-file write and read.
-//   /          attrs schema_version, writer, created_utc, updated_utc, status, error
+//   /          attrs schema_version, writer, created_utc, updated_utc, status, error, and the
+//              writer's identity for telling a dead `running` file from a live one (liveness.h):
+//              pid, pid_start, host, boot_id, slurm_job_id, heartbeat_s
 //   /config    attrs: every RunConfig field, ids, config_text; facts known at start (task, model…)
 //   /context   attrs: see context.h
 //   /epochs    table: epoch, warmup, wall_s, images, images_per_s, lr, train_loss, val_loss,
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/record/liveness.h"
 #include "harness/record/table.h"
 #include "harness/train/trainer.h"
 
@@ -30,6 +33,7 @@ struct RunFile {
   std::string created_utc, updated_utc;
   std::string status = "running";  // running | ok | failed | preempted
   std::string error;              // one line: why it failed, or was preempted
+  RunOwner owner;                 // who writes it while it runs (absent in older files: pid 0)
   Attrs config, context, summary;
   Table epochs, steps;            // with the schema's columns (see make_run_file)
   std::vector<std::string> class_names;

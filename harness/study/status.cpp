@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "harness/study/launch/slurm/script.h"
@@ -71,17 +73,50 @@ SlurmView query_slurm(const std::vector<std::string>& job_ids) {
   std::vector<std::string> argv = {"squeue"};
   argv.insert(argv.end(), fmt_args.begin(), fmt_args.end());
   argv.push_back("--jobs=" + ids);
-  if (!query(argv, lines, why)) {
+  v.queue_known = query(argv, lines, why);
+  if (!v.queue_known) {
     lines.clear();
     argv.pop_back();
     argv.push_back("--user=" + std::to_string(::getuid()));
-    if (!query(argv, lines, why)) v.notes.push_back("squeue unavailable (" + why + ")");
+    v.queue_known = query(argv, lines, why);
+    if (!v.queue_known) v.notes.push_back("squeue unavailable (" + why + ")");
   }
   for (const auto& l : lines) {
     const auto c = split(l, '|');
     if (c.size() >= 2) v.jobs[c[0]] = {c[1], c.size() > 2 && c[2] != "None" ? c[2] : ""};
   }
   return v;
+}
+
+bool slurm_queued(const std::string& q) {
+  return q == "PENDING" || q == "REQUEUED" || q == "CONFIGURING" || q == "REQUEUE_HOLD" || q == "REQUEUE_FED" ||
+         q == "RESV_DEL_HOLD" || q == "SUSPENDED";
+}
+bool slurm_live(const std::string& q) {
+  return q == "RUNNING" || q == "COMPLETING" || q == "STAGE_OUT" || q == "SIGNALING";
+}
+
+record::LivenessCheck running_liveness(const record::RunFile& f, const std::string& path, const SlurmView& view) {
+  using record::Liveness;
+  const std::string& job = f.owner.slurm_job;
+  if (!record::on_this_machine(f.owner) && !job.empty()) {
+    if (const auto j = view.jobs.find(job); j != view.jobs.end()) {
+      const std::string& q = j->second.first;
+      if (slurm_queued(q) || slurm_live(q)) return {Liveness::alive, fmt::format("Slurm job {} is {}", job, q)};
+      return {Liveness::dead, fmt::format("Slurm job {} ended {}", job, q)};
+    }
+    if (view.queue_known) return {Liveness::dead, fmt::format("Slurm job {} is no longer queued", job)};
+  }
+  return record::check_liveness(f.owner, path);
+}
+
+std::vector<std::string> running_slurm_jobs(const std::vector<record::RunFile>& files) {
+  std::set<std::string> seen;
+  std::vector<std::string> out;
+  for (const auto& f : files)
+    if (f.status == "running" && !f.owner.slurm_job.empty() && seen.insert(f.owner.slurm_job).second)
+      out.push_back(f.owner.slurm_job);
+  return out;
 }
 
 std::vector<PointState> study_status(const std::string& study_dir, const SlurmView& view) {
@@ -130,9 +165,7 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
       }
       const std::size_t epochs = rf.epochs.rows();
       const std::string& q = s.slurm;
-      const bool queued = q == "PENDING" || q == "REQUEUED" || q == "CONFIGURING" || q == "REQUEUE_HOLD" ||
-                          q == "REQUEUE_FED" || q == "RESV_DEL_HOLD" || q == "SUSPENDED";
-      const bool live = q == "RUNNING" || q == "COMPLETING" || q == "STAGE_OUT" || q == "SIGNALING";
+      const bool queued = slurm_queued(q), live = slurm_live(q);
       if (s.file == "ok") {
         s.state = "ok";
         s.detail = fmt::format("{} epochs", epochs);
@@ -158,9 +191,15 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
         s.detail = fmt::format("job {} is no longer queued and left {}", s.job,
                                s.file.empty() ? "no run file" : fmt::format("a run file saying {} after {} epochs",
                                                                             s.file, epochs));
+      } else if (s.file == "running") {
+        // Not a job of this study that Slurm knows: whoever writes the file (a local sweep, a
+        // `train -o` by hand, a job from an earlier submission) — alive or not.
+        const auto lv = running_liveness(rf, file.string(), view);
+        s.state = lv.state == record::Liveness::dead ? "dead" : "running";
+        s.detail = fmt::format("{} epochs done; {}{}", epochs,
+                               lv.state == record::Liveness::unknown ? "alive? " : "", lv.why);
       } else {
         s.state = latest.empty() ? (s.file.empty() ? "not run" : s.file) : "not submitted";
-        if (s.file == "running") s.detail = fmt::format("{} epochs done", epochs);
       }
       out.push_back(std::move(s));
     }
@@ -172,6 +211,16 @@ std::vector<PointState> print_status(const std::string& study_dir, std::ostream&
   const auto jobs = slurm::read_jobs(study_dir);
   std::vector<std::string> ids;
   for (const auto& j : jobs) ids.push_back(j.job_id);
+  // And the jobs that running files name (a local sweep inside an allocation, an earlier submission).
+  std::vector<record::RunFile> files;
+  if (const fs::path runs = fs::path(study_dir) / "runs"; fs::is_directory(runs))
+    for (const auto& e : fs::directory_iterator(runs))
+      if (e.path().extension() == ".h5") try {
+          files.push_back(record::read_run_file(e.path().string()));
+        } catch (const Error&) {  // study_status reports it
+        }
+  for (auto& j : running_slurm_jobs(files))
+    if (std::find(ids.begin(), ids.end(), j) == ids.end()) ids.push_back(std::move(j));
   const SlurmView view = query_slurm(ids);
   const auto states = study_status(study_dir, view);
 

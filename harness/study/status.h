@@ -1,7 +1,9 @@
 // status.h — `scalebench status results/<study>`: one line per point (and repetition) with its state
-// — pending, running, ok, failed, preempted, not submitted — from the run files and, for a study
-// submitted to Slurm, from squeue (live jobs) and sacct (ended jobs, where the cluster keeps
+// — pending, running, ok, failed, preempted, dead, not submitted — from the run files and, for a
+// study submitted to Slurm, from squeue (live jobs) and sacct (ended jobs, where the cluster keeps
 // accounting; without it, an ended job is judged by its run file alone).
+// dead: a run file that says running, but whose writer is gone (running_liveness below): the pid on
+// its own host, else the Slurm job the file names, else the file's heartbeat (record/liveness.h).
 // Not here: submitting (slurm/submit.h). The Slurm queries go through the argument vectors below.
 #pragma once
 
@@ -9,6 +11,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "harness/record/run_file.h"
 
 namespace scalebench::study {
 
@@ -19,7 +23,7 @@ struct PointState {
   std::string job;          // Slurm job id ("" for local studies / not submitted); "123_2" for array tasks
   std::string slurm;        // the Slurm state seen (PENDING, RUNNING, COMPLETED, FAILED, ...) or ""
   std::string file;         // run file status or "" when there is none
-  std::string state;        // pending | running | ok | failed | preempted | not submitted | not run
+  std::string state;        // pending | running | ok | failed | preempted | dead | not submitted | not run
   std::string detail;       // epochs done, the error, the pending reason
 };
 
@@ -27,8 +31,18 @@ struct PointState {
 struct SlurmView {
   std::map<std::string, std::pair<std::string, std::string>> jobs;  // "123" / "123_2" → {state, reason}
   std::vector<std::string> notes;   // e.g. "sacct unavailable: ..."
+  bool queue_known = false;         // squeue answered: a job it does not list is no longer queued
 };
 SlurmView query_slurm(const std::vector<std::string>& job_ids);
+bool slurm_queued(const std::string& state);  // PENDING, REQUEUED, SUSPENDED, ...
+bool slurm_live(const std::string& state);    // RUNNING, COMPLETING, ...
+
+// A run file that says running, judged: by its pid when it was written on this host; else by the
+// Slurm job it names, when the view knows (queued or live: alive; ended or no longer queued:
+// dead); else by its heartbeat (record/liveness.h).
+record::LivenessCheck running_liveness(const record::RunFile& f, const std::string& path, const SlurmView& view);
+// The Slurm jobs named by `files` that say running (for query_slurm), without repeats.
+std::vector<std::string> running_slurm_jobs(const std::vector<record::RunFile>& files);
 
 std::vector<PointState> study_status(const std::string& study_dir, const SlurmView& view);
 // Prints the table and a summary line; returns the states.

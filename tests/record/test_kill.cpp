@@ -1,8 +1,8 @@
 // test_kill.cpp — a run killed with SIGKILL keeps a readable run file with its finished epochs:
 // spawn `scalebench train -o` on a small generated dataset with many short epochs, read the run
 // file while it is being rewritten (every read must succeed: the writes are atomic), kill -9 once
-// it holds two epochs, and read it back. Then the launcher's mark_failed turns it into a failed
-// record that keeps those epochs.
+// it holds two epochs, and read it back: it still says running, but names a writer that is gone
+// (liveness.h). Then the launcher's mark_failed turns it into a failed record that keeps those epochs.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "harness/record/liveness.h"
 #include "harness/record/recorder.h"
 #include "harness/record/run_file.h"
 #include "kernels/common/check.h"
@@ -66,6 +67,10 @@ TEST(KilledRun, KeepsItsFinishedEpochs) {
 
   const RunFile f = read_run_file(path);
   EXPECT_EQ(f.status, "running");  // nobody was left to say otherwise
+  // ... but the file names its writer, and readers can tell it is gone.
+  EXPECT_EQ(f.owner.pid, pid);
+  const LivenessCheck live = check_liveness(f.owner, path);
+  EXPECT_EQ(live.state, Liveness::dead) << live.why;
   EXPECT_GE(f.epochs.rows(), 2u);
   const std::int64_t spe = f.config.integer("steps_per_epoch");
   EXPECT_GT(spe, 0);

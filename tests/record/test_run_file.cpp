@@ -57,11 +57,18 @@ TEST(RunFile, SchemaRoundTrip) {
   append_epoch(f, epoch(2, 1.0), steps(2, 4), true);
   f.summary.set("images_per_s", 80.0);
   f.status = "ok";
+  f.owner = {.pid = 4242, .pid_start = 987654, .host = "node7", .boot_id = "b", .slurm_job = "12_3", .heartbeat_s = 30};
   write_run_file(path, f);
 
   const RunFile g = read_run_file(path);
   EXPECT_EQ(g.schema_version, 1);
   EXPECT_EQ(g.status, "ok");
+  EXPECT_EQ(g.owner.pid, 4242);
+  EXPECT_EQ(g.owner.pid_start, 987654);
+  EXPECT_EQ(g.owner.host, "node7");
+  EXPECT_EQ(g.owner.boot_id, "b");
+  EXPECT_EQ(g.owner.slurm_job, "12_3");
+  EXPECT_EQ(g.owner.heartbeat_s, 30);
   EXPECT_EQ(g.writer, std::string("scalebench ") + SCALEBENCH_VERSION);
   EXPECT_EQ(g.created_utc.size(), 20u);  // 2025-01-31T12:34:56Z
   EXPECT_EQ(g.config.str("run_id"), run_id(cfg));

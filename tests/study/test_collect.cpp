@@ -1,12 +1,22 @@
 // test_collect.cpp — speedup and efficiency against hand-computed values (groups, medians over
 // repetitions, fallback to the single baseline, failed runs excluded), and `collect` over real run
-// files into a study file that reads back.
+// files into a study file that reads back; an unreadable run file is an error unless skipped, and a
+// dead `running` file is collected as failed.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "harness/study/analysis/collect.h"
@@ -86,8 +96,20 @@ TEST(Collect, RunFilesToStudyFile) {
   write("mirrored", 2, 1, 0, "failed");
   std::ofstream(runs + "/junk.h5") << "not hdf5";
   std::ostringstream log;
-  collect(dir.path(), "", log);
-  EXPECT_NE(log.str().find("skipping"), std::string::npos) << log.str();
+  // An unreadable run file is an error naming it, and nothing is written ...
+  try {
+    collect(dir.path(), "", log);
+    ADD_FAILURE() << "collect accepted an unreadable run file";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("junk.h5"), std::string::npos) << what;
+    EXPECT_NE(what.find("1 of the 4 run files"), std::string::npos) << what;
+    EXPECT_NE(what.find("--skip-unreadable"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "study.h5"));
+  // ... unless asked to skip it.
+  collect(dir.path(), "", log, {.skip_unreadable = true});
+  EXPECT_NE(log.str().find("skipping " + runs + "/junk.h5"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("3 runs (2 ok, 1 not ok)"), std::string::npos) << log.str();
 
   const StudyFile sf = read_study_file(dir / "study.h5");
@@ -126,4 +148,68 @@ TEST(Collect, EmptyOrMissingFolderIsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no run files"), std::string::npos) << e.what();
   }
+}
+
+// A run file that says running: its writer alive (this process) stays running; one whose writer is
+// gone (a pid that exited; another host whose heartbeat stopped) is collected as failed, "dead: ...".
+TEST(Collect, DeadRunningFilesAreFailed) {
+  sbtest::TempDir dir;
+  const std::string runs = dir / "runs";
+  std::filesystem::create_directories(runs);
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  auto write = [&](int rep, const record::RunOwner& owner) {
+    record::RunConfig c;
+    c.train.data = "d.h5";
+    c.repetition = rep;
+    record::RunFile f = record::make_run_file();
+    f.config = record::config_attrs(c);
+    f.owner = owner;
+    const std::string path = runs + "/" + record::run_id(c) + ".h5";
+    record::write_run_file(path, f);
+    return path;
+  };
+  const record::RunOwner me = record::this_process();
+  record::RunOwner dead = me, remote = me;
+  dead.pid = gone;
+  remote.host = "another-host";
+  write(1, me);
+  write(2, dead);
+  const std::string stale = write(3, remote);
+  const timespec old[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};  // an hour without a beat
+  ASSERT_EQ(::utimensat(AT_FDCWD, stale.c_str(), old, 0), 0);
+  std::ostringstream log;
+  const StudyFile sf = collect(dir.path(), "", log);
+  ASSERT_EQ(sf.runs.rows(), 3u);
+  std::map<std::int64_t, std::pair<std::string, std::string>> by_rep;
+  for (std::size_t r = 0; r < 3; ++r) by_rep[sf.runs.integer("repetition", r)] = {sf.runs.str("status", r), sf.runs.str("error", r)};
+  EXPECT_EQ(by_rep[1].first, "running");
+  EXPECT_EQ(by_rep[2].first, "failed");
+  EXPECT_EQ(by_rep[2].second.rfind("dead: pid " + std::to_string(gone) + " on host ", 0), 0u) << by_rep[2].second;
+  EXPECT_EQ(by_rep[3].first, "failed");
+  EXPECT_NE(by_rep[3].second.find("no heartbeat for 60 min"), std::string::npos) << by_rep[3].second;
+  EXPECT_NE(log.str().find("recorded as failed"), std::string::npos) << log.str();
+}
+
+TEST(Collect, CommandExitsNonZeroOnAnUnreadableRunFile) {
+  sbtest::TempDir dir;
+  std::filesystem::create_directories(dir / "runs");
+  record::RunConfig c;
+  c.train.data = "d.h5";
+  record::RunFile f = record::make_run_file();
+  f.config = record::config_attrs(c);
+  f.status = "ok";
+  record::write_run_file(dir / ("runs/" + record::run_id(c) + ".h5"), f);
+  std::ofstream(dir / "runs/torn.h5") << "half a file";
+  const std::string sb = SB_BINARY;
+  std::string out;
+  EXPECT_EQ(sbtest::run(sb + " collect " + dir.path(), &out), 1) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;  // one error line
+  EXPECT_NE(out.find("torn.h5"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "study.h5"));
+  EXPECT_EQ(sbtest::run(sb + " collect --skip-unreadable " + dir.path(), &out), 0) << out;
+  EXPECT_NE(out.find("skipping"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 runs (1 ok, 0 not ok)"), std::string::npos) << out;
 }

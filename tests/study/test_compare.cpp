@@ -196,3 +196,49 @@ TEST(Compare, ExitStatusOfTheCommand) {
   EXPECT_EQ(sbtest::run(sb + " compare " + (dir / "base.h5") + " " + (dir / "missing.h5"), &out), 1);
   EXPECT_NE(out.find("missing.h5: no such file"), std::string::npos) << out;
 }
+
+// An ok point without a metric is a failure, not a pass: NEW lost a metric BASE has, or an ok run
+// on either side has no images_per_s (every ok run measures it). A metric neither side measures,
+// or only NEW (newer than BASE), is not compared.
+TEST(Compare, MissingMetricOnAnOkPointFails) {
+  StudyFile base = empty_study(), now = empty_study();
+  run(base, "a", "ok", {{"images_per_s", 100}, {"final_val_loss", 0.5}});
+  run(now, "a", "ok", {{"images_per_s", 100}});  // final_val_loss lost
+  run(base, "b", "ok", {});                       // images_per_s NaN on both sides
+  run(now, "b", "ok", {});
+  run(base, "c", "ok", {{"images_per_s", 100}});
+  run(now, "c", "ok", {{"images_per_s", 100}, {"final_val_loss", 0.4}});  // only NEW has it: fine
+  run(base, "d", "ok", {{"images_per_s", 100}});
+  run(base, "d", "ok", {{"images_per_s", 102}});
+  run(now, "d", "ok", {{"images_per_s", 101}});
+  run(now, "d", "ok", {});  // one repetition of two lost it
+  const CompareResult r = compare(base, now, {});
+  ASSERT_NE(find(r, "a", "final_val_loss"), nullptr);
+  EXPECT_EQ(find(r, "a", "final_val_loss")->verdict, "MISSING");
+  EXPECT_EQ(find(r, "a", "final_val_loss")->note, "1 of NEW's 1 ok run(s) have no final_val_loss");
+  EXPECT_EQ(find(r, "a", "images_per_s")->verdict, "ok");
+  ASSERT_NE(find(r, "b", "images_per_s"), nullptr);
+  EXPECT_EQ(find(r, "b", "images_per_s")->verdict, "MISSING");
+  EXPECT_EQ(find(r, "b", "final_val_loss"), nullptr);  // measured on neither side
+  EXPECT_EQ(find(r, "c", "final_val_loss"), nullptr);
+  EXPECT_EQ(find(r, "d", "images_per_s")->verdict, "MISSING");
+  EXPECT_EQ(r.regressions, 3);
+  const std::string text = render_compare(r, Format::text);
+  EXPECT_NE(text.find("MISSING"), std::string::npos) << text;
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_NE(render_compare(r, Format::json).find("\"verdict\": \"MISSING\""), std::string::npos);
+
+  // The command: exit 1, though every value that is present is within its tolerance.
+  sbtest::TempDir dir;
+  StudyFile good = empty_study(), lost = empty_study();
+  run(good, "a", "ok", {{"images_per_s", 100}});
+  run(lost, "a", "ok", {});
+  for (auto* f : {&good, &lost}) f->attrs.set("study", "t");
+  write_study_file(dir / "good.h5", good);
+  write_study_file(dir / "lost.h5", lost);
+  std::string out;
+  EXPECT_EQ(sbtest::run(std::string(SB_BINARY) + " compare " + (dir / "good.h5") + " " + (dir / "lost.h5"), &out), 1)
+      << out;
+  EXPECT_NE(out.find("MISSING"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 regression,"), std::string::npos) << out;
+}

@@ -1,12 +1,22 @@
 // test_status.cpp — `scalebench status` without a cluster: point states derived from run files, the
 // jobs file and a given Slurm view (what squeue/sacct would say), including array tasks, requeued
-// preempted runs, and jobs that ended without an ok run file.
+// preempted runs, jobs that ended without an ok run file, and `running` files whose writer is dead
+// (pid gone, heartbeat stopped, Slurm job ended).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "harness/study/launch/slurm/script.h"
@@ -25,8 +35,10 @@ std::string spec_text(const std::string& out) {
          "[sweep]\nmodels = [\"unet:depth=2,base=4\"]\nstrategies = [\"single\", \"ring\"]\ndevices = [1, 2]\nbatch = 4\n";
 }
 
-void write_run(const std::string& dir, const record::RunConfig& c, const std::string& status, int epochs) {
+std::string write_run(const std::string& dir, const record::RunConfig& c, const std::string& status, int epochs,
+                      const record::RunOwner& owner = {}) {
   record::RunFile f = record::make_run_file();
+  f.owner = owner;
   f.status = status;
   if (status == "failed") f.error = "boom";
   if (status == "preempted") f.error = "preempted by SIGUSR1";
@@ -36,7 +48,14 @@ void write_run(const std::string& dir, const record::RunConfig& c, const std::st
     record::append_epoch(f, er, {}, true);
   }
   std::filesystem::create_directories(dir + "/runs");
-  record::write_run_file(dir + "/runs/" + record::run_id(c) + ".h5", f);
+  const std::string path = dir + "/runs/" + record::run_id(c) + ".h5";
+  record::write_run_file(path, f);
+  return path;
+}
+
+void age(const std::string& path, int seconds) {
+  const timespec t[2] = {{::time(nullptr) - seconds, 0}, {::time(nullptr) - seconds, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), t, 0), 0);
 }
 
 }  // namespace
@@ -106,4 +125,59 @@ TEST(Status, UnsplitPendingArrayAndLocalStudies) {
   EXPECT_EQ(states[1].state, "pending");
   EXPECT_EQ(states[2].state, "not submitted");
   EXPECT_THROW(study_status(tmp / "nothing", v), Error);
+}
+
+// A local study (no jobs file): a running file is judged by its writer — the pid on this host,
+// else the Slurm job it names when Slurm knows it, else the heartbeat.
+TEST(Status, DeadRunningFilesAreDead) {
+  sbtest::TempDir tmp;
+  const std::string dir = tmp / "st";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir + "/study.toml") << spec_text(dir); }
+  const auto groups = slurm::group_points(expand(parse_spec(spec_text(dir), "s")));
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const record::RunOwner me = record::this_process();
+  record::RunOwner dead = me, remote = me, job = me, queued = me, vanished = me;
+  dead.pid = gone;
+  remote.host = job.host = queued.host = vanished.host = "node7";
+  job.slurm_job = "77";
+  queued.slurm_job = "78_2";
+  vanished.slurm_job = "79";
+  write_run(dir, groups[0].reps[0], "running", 2, me);
+  write_run(dir, groups[0].reps[1], "running", 2, dead);
+  age(write_run(dir, groups[1].reps[0], "running", 1, remote), 3600);
+  write_run(dir, groups[1].reps[1], "running", 1, job);                 // fresh heartbeat, but its job ended
+  age(write_run(dir, groups[2].reps[0], "running", 1, queued), 3600);   // stale, but Slurm runs it
+  write_run(dir, groups[2].reps[1], "running", 1, vanished);            // squeue no longer lists it
+  SlurmView v;
+  v.jobs["77"] = {"TIMEOUT", ""};
+  v.jobs["78_2"] = {"RUNNING", ""};
+  v.queue_known = true;
+  std::map<std::pair<int, int>, PointState> by_point;
+  const auto by = [&](int g, int r) { return by_point[{g, r}]; };
+  for (const auto& s : study_status(dir, v)) by_point[{s.group, s.repetition}] = s;
+  EXPECT_EQ(by(1, 1).state, "running");
+  EXPECT_EQ(by(1, 1).detail, fmt::format("2 epochs done; pid {} on host {}", me.pid, me.host));
+  EXPECT_EQ(by(1, 2).state, "dead");
+  EXPECT_EQ(by(1, 2).detail, fmt::format("2 epochs done; pid {} on host {} is gone", gone, me.host));
+  EXPECT_EQ(by(2, 1).state, "dead");
+  EXPECT_NE(by(2, 1).detail.find("no heartbeat for 60 min"), std::string::npos) << by(2, 1).detail;
+  EXPECT_EQ(by(2, 2).state, "dead");
+  EXPECT_NE(by(2, 2).detail.find("Slurm job 77 ended TIMEOUT"), std::string::npos) << by(2, 2).detail;
+  EXPECT_EQ(by(3, 1).state, "running");
+  EXPECT_NE(by(3, 1).detail.find("Slurm job 78_2 is RUNNING"), std::string::npos) << by(3, 1).detail;
+  EXPECT_EQ(by(3, 2).state, "dead");
+  EXPECT_NE(by(3, 2).detail.find("Slurm job 79 is no longer queued"), std::string::npos) << by(3, 2).detail;
+  // Without Slurm's answer, a job's run file falls back to its heartbeat (fresh: alive).
+  v.queue_known = false;
+  v.jobs.clear();
+  for (const auto& s : study_status(dir, v)) by_point[{s.group, s.repetition}] = s;
+  EXPECT_EQ(by(2, 2).state, "running");
+  EXPECT_EQ(by(3, 2).state, "running");
+  EXPECT_EQ(by(3, 1).state, "dead");
+  EXPECT_EQ(running_slurm_jobs({record::read_run_file(dir + "/runs/" + record::run_id(groups[1].reps[1]) + ".h5")}),
+            std::vector<std::string>{"77"});
 }

@@ -10,6 +10,7 @@
 #include "harness/record/context.h"
 #include "harness/record/run_config.h"
 #include "harness/study/analysis/stats.h"
+#include "harness/study/status.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::study {
@@ -100,7 +101,7 @@ void add_speedup(record::Table& runs) {
   }
 }
 
-StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log) {
+StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log, const CollectOptions& opt) {
   SB_REQUIRE(fs::is_directory(dir), "{}: not a folder (give the study folder, e.g. results/cpu-demo/)", dir);
   fs::path runs_dir = fs::path(dir) / "runs";
   if (!fs::is_directory(runs_dir)) runs_dir = dir;
@@ -111,18 +112,39 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   std::sort(files.begin(), files.end());
   SB_REQUIRE(!files.empty(), "{}: no run files (*.h5) — run `scalebench sweep <spec>` first", runs_dir.string());
 
+  std::vector<record::RunFile> read;
+  std::vector<fs::path> paths;
+  std::size_t unreadable = 0;
+  std::string first_problem;
+  for (const auto& p : files) {
+    try {
+      read.push_back(record::read_run_file(p.string()));
+      paths.push_back(p);
+    } catch (const Error& e) {
+      if (opt.skip_unreadable) log << "collect: skipping " << p.string() << ": " << e.what() << "\n";
+      if (!unreadable++) first_problem = e.what();
+    }
+  }
+  SB_REQUIRE(opt.skip_unreadable || unreadable == 0,
+             "{} — {} of the {} run files in {} {}; nothing was written (remove or rerun {}, or pass "
+             "--skip-unreadable to collect the rest)", first_problem, unreadable, files.size(), runs_dir.string(),
+             unreadable > 1 ? "are unreadable (this is the first)" : "is unreadable", unreadable > 1 ? "them" : "it");
+  // A run file that still says running: alive, or its writer is gone (status.h).
+  const SlurmView view = query_slurm(running_slurm_jobs(read));
   StudyFile sf;
   std::string name;
-  for (const auto& p : files) {
-    record::RunFile f;
-    try {
-      f = record::read_run_file(p.string());
-    } catch (const Error& e) {
-      log << "collect: skipping " << p.string() << ": " << e.what() << "\n";
-      continue;
-    }
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    record::RunFile& f = read[i];
     if (name.empty()) name = f.config.str("study");
-    sf.runs.append(study_row(f, fs::relative(p, dir).string()));
+    if (f.status == "running") {
+      const auto lv = running_liveness(f, paths[i].string(), view);
+      if (lv.state == record::Liveness::dead) {
+        f.status = "failed";
+        f.error = "dead: " + lv.why + " (its run file still says running)";
+        log << "collect: " << paths[i].string() << ": " << f.error << "; recorded as failed\n";
+      }
+    }
+    sf.runs.append(study_row(f, fs::relative(paths[i], dir).string()));
   }
   SB_REQUIRE(sf.runs.rows() > 0, "{}: none of the {} files is a readable run file", runs_dir.string(), files.size());
   add_speedup(sf.runs);

@@ -25,9 +25,16 @@ record::Attrs study_row(const record::RunFile& f, const std::string& file);
 // columns status, group_id, strategy, world_size, images_per_s.
 void add_speedup(record::Table& runs);
 
-// Reads every <dir>/runs/*.h5 (or <dir>/*.h5 when there is no runs/ folder), skipping unreadable
-// files with a warning line, and writes the study file to `out` (default <dir>/study.h5).
-StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log);
+struct CollectOptions {
+  bool skip_unreadable = false;  // a file that is not a readable run file: a warning line, not an error
+};
+
+// Reads every <dir>/runs/*.h5 (or <dir>/*.h5 when there is no runs/ folder) and writes the study
+// file to `out` (default <dir>/study.h5). An unreadable file is an error naming it (nothing is
+// written) unless opt.skip_unreadable. A run file that says running but whose writer is gone
+// (status.h running_liveness: pid, Slurm job, heartbeat) becomes a row with status failed and the
+// error "dead: <why>"; a live one stays running.
+StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log, const CollectOptions& opt = {});
 
 // Rows of one point (its repetitions), in order of first appearance; ok_rows have status ok.
 struct PointRows {

@@ -26,6 +26,9 @@ std::vector<double> values(const record::Table& t, const PointRows& p, const std
   return v;
 }
 
+// Every ok run measures its throughput: an ok row without it was recorded wrong.
+constexpr const char* kAlwaysMeasured = "images_per_s";
+
 std::string limit_text(const MetricRule& m) {
   const char sign = m.higher_is_better ? '-' : '+';
   return m.absolute ? fmt::format("{}{:g}", sign, m.tolerance) : fmt::format("{}{:g}%", sign, 100 * m.tolerance);
@@ -108,7 +111,6 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     for (const MetricRule& m : opt.rules) {
       if (!m.enabled) continue;
       const auto vb = values(base.runs, b, m.name), vn = values(now.runs, n, m.name);
-      if (vb.empty() || vn.empty()) continue;  // not measured for this point (e.g. mIoU of a classifier)
       MetricVerdict v;
       v.point = name;
       v.metric = m.name;
@@ -116,6 +118,21 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
       v.now = median(vn);
       v.absolute = m.absolute;
       v.limit = limit_text(m);
+      // An ok run without a value: a failure when BASE has the metric (NEW lost it) or every ok run
+      // must have it (kAlwaysMeasured); else the metric is not measured for this point (mIoU of a
+      // classifier, a metric newer than BASE) and not compared.
+      const bool always = m.name == kAlwaysMeasured;
+      const std::size_t lost_new = n.ok_rows.size() - vn.size(), lost_base = b.ok_rows.size() - vb.size();
+      if ((lost_new && (always || !vb.empty())) || (lost_base && always)) {
+        v.verdict = "MISSING";
+        v.change = NAN;
+        v.note = lost_new ? fmt::format("{} of NEW's {} ok run(s) have no {}", lost_new, n.ok_rows.size(), m.name)
+                          : fmt::format("{} of BASE's {} ok run(s) have no {}", lost_base, b.ok_rows.size(), m.name);
+        ++res.regressions;
+        res.rows.push_back(std::move(v));
+        continue;
+      }
+      if (vb.empty() || vn.empty()) continue;
       v.change = m.absolute ? v.now - v.base
                  : v.base != 0 ? (v.now - v.base) / std::abs(v.base)
                  : v.now == v.base ? 0.0
@@ -146,7 +163,7 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
 
 std::string render_compare(const CompareResult& r, Format f) {
   const auto change_text = [](const MetricVerdict& v) {
-    if (v.metric == "status") return std::string("-");
+    if (v.metric == "status" || std::isnan(v.change)) return std::string("-");
     return v.absolute ? fmt::format("{:+.4g}", v.change) : fmt::format("{:+.1f}%", 100 * v.change);
   };
   if (f == Format::json) {
@@ -171,7 +188,8 @@ std::string render_compare(const CompareResult& r, Format f) {
   t.header = {"point", "metric", "base", "new", "change", "limit", "p", "verdict", "note"};
   for (const auto& v : r.rows) {
     const bool st = v.metric == "status";
-    t.rows.push_back({v.point, v.metric, st ? "" : fmt::format("{:.4g}", v.base), st ? "" : fmt::format("{:.4g}", v.now),
+    const auto value = [st](double x) { return st ? std::string() : std::isnan(x) ? "-" : fmt::format("{:.4g}", x); };
+    t.rows.push_back({v.point, v.metric, value(v.base), value(v.now),
                       change_text(v), v.limit, v.p < 0 ? "-" : fmt::format("{:.3g}", v.p), v.verdict, v.note});
   }
   std::string out = render(t, f);

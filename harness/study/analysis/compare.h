@@ -6,7 +6,9 @@
 // record/run_config.h). With repetitions on both sides the medians are compared, and a
 // Mann–Whitney U test (stats.h) must also find the difference significant (p < alpha) — unless
 // the sample sizes make p < alpha impossible, in which case the verdict rests on the tolerance
-// alone and says so. A point ok in BASE but failed in NEW counts as a regression.
+// alone and says so. A point ok in BASE but failed in NEW counts as a regression, and so does a
+// metric missing (NaN) on an ok run: verdict MISSING when BASE has the metric and NEW's ok run
+// lacks it, or when an ok run on either side lacks images_per_s (every ok run measures it).
 // Not here: file reading (study_file.h) or printing beyond render_compare().
 #pragma once
 
@@ -38,7 +40,7 @@ struct MetricVerdict {
   bool absolute = false;
   std::string limit;          // e.g. "-10%"
   double p = -1;              // Mann–Whitney p, -1 when not tested
-  std::string verdict;        // ok | REGRESSION | improved | FAILED | fixed | not ok in both
+  std::string verdict;        // ok | REGRESSION | improved | MISSING | FAILED | fixed | not ok in both
   std::string note;
 };
 

@@ -11,6 +11,7 @@
 
 #include "harness/study/launch/launcher_kind.h"
 #include "harness/study/spec/spec.h"
+#include "harness/train/preemption.h"
 
 namespace scalebench::study {
 
@@ -23,7 +24,12 @@ struct SweepOptions {
 
 struct SweepOutcome {
   int points = 0, ok = 0, skipped = 0, failed = 0, preempted = 0;
+  int busy = 0;              // local: points left alone because a live process still runs them
+  int stopped = 0;           // local: the stop signal (SIGTERM, SIGINT, SIGHUP) that ended the sweep, else 0
   bool submitted = false;    // slurm: jobs were submitted (their outcomes come later: scalebench status)
+  // `scalebench sweep`'s exit status: 128 + the signal when stopped, 75 when preempted (rerun),
+  // 1 when a point failed or is still running elsewhere, else 0.
+  int exit_code() const { return stopped ? 128 + stopped : preempted ? kExitPreempted : failed || busy ? 1 : 0; }
 };
 
 class Launcher {

@@ -1,6 +1,7 @@
 // local.cpp — the local launcher: every point of the spec, one after another, each as its own
 // process on this host (launch/command.h), output prefixed "[3/12] unet ring N=4 " (see sweep.h
-// for what a sweep promises: skip ok points, record failures, stop on preemption).
+// for what a sweep promises: skip ok points, leave live ones alone, record failures, stop on
+// preemption or a stop signal).
 // What it deliberately does not do: run points concurrently (they would share this host's cores
 // and distort each other's throughput).
 #include "harness/study/launch/launcher.h"
@@ -23,6 +24,10 @@ namespace scalebench::study {
 namespace {
 
 namespace fs = std::filesystem;
+
+// How long a point may take to stop after the sweep got SIGTERM/SIGINT (the ranks finish their
+// step and record the run) before its process group gets SIGKILL.
+constexpr double kStopGraceSeconds = 20;
 
 std::string family(const std::string& model) { return model.substr(0, model.find(':')); }
 
@@ -63,41 +68,66 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
 
   // SIGUSR1 (the allocation is ending) is passed on to the running point, which stops and is
   // recorded preempted, and the sweep ends after it; one arriving between points is dropped
-  // (subprocess.h) rather than ending this process.
-  if (!opt.dry_run) forward_signal_to_child(SIGUSR1);
+  // (subprocess.h) rather than ending this process. SIGTERM, SIGINT and SIGHUP are passed on to the
+  // running point's whole process group (mpirun and its ranks), SIGKILL after a grace period; the
+  // point is recorded (failed, or preempted when it recorded that itself) and the sweep ends.
+  if (!opt.dry_run) {
+    forward_signal_to_child(SIGUSR1);
+    stop_children_on_signals(kStopGraceSeconds);
+  }
   SweepOutcome r;
   r.points = int(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
+    if (stop_signal()) break;
     const record::RunConfig& c = points[i];
     const std::string pre = prefix(spec, c, i + 1, points.size());
     const std::string id = record::run_id(c);
     const std::string path = (fs::path(runs) / (id + ".h5")).string();
-    const bool done = run_file_ok(path);
+    const PriorRun prior = prior_run(path);
     const auto cmd = launch_command(c, exe, runs);
-    if (done) {
+    if (prior.kind == PriorRun::Kind::ok) {
       ++r.skipped;
       out << pre << " ok already (" << path << "), skipped\n" << std::flush;
       continue;
     }
+    if (prior.kind == PriorRun::Kind::live) {
+      ++r.busy;
+      out << pre << " running elsewhere (" << prior.why << "; " << path << "), left alone\n" << std::flush;
+      continue;
+    }
+    if (!prior.why.empty()) out << pre << " " << prior.why << "; running it again\n";
     out << pre << " run " << id << ": " << join_command(cmd) << "\n" << std::flush;
     if (opt.dry_run) continue;
 
     const PointResult res = run_point(c, cmd, path, pre, out);
     r.ok += res == PointResult::ok;
     r.failed += res == PointResult::failed;
+    r.preempted += res == PointResult::preempted;
+    if (const int sig = stop_signal()) {
+      r.stopped = sig;
+      out << fmt::format("sweep: stopped by {} during point {}: the {} point(s) after it are not launched; rerun "
+                         "the sweep to finish the study\n", signal_name(sig), i + 1, points.size() - i - 1);
+      break;
+    }
     if (res == PointResult::preempted) {
-      ++r.preempted;
       out << fmt::format("sweep: point {} was preempted: the allocation is ending, so the {} point(s) after it are "
                          "not launched; rerun the sweep to finish the study\n", i + 1, points.size() - i - 1);
       break;
     }
   }
-  if (!opt.dry_run)
-    out << fmt::format("sweep: {} points: {} ok, {} skipped (ok before), {} failed{}; next: {} {}\n", r.points, r.ok,
+  if (const int sig = stop_signal(); sig && !r.stopped) {  // between points
+    r.stopped = sig;
+    out << fmt::format("sweep: stopped by {} between points: the points not yet run are not launched; rerun the "
+                       "sweep to finish the study\n", signal_name(sig));
+  }
+  if (!opt.dry_run) {
+    const bool again = r.preempted || r.stopped || r.busy;
+    out << fmt::format("sweep: {} points: {} ok, {} skipped (ok before), {} failed{}{}; next: {} {}\n", r.points, r.ok,
                        r.skipped, r.failed, r.preempted ? fmt::format(", {} preempted", r.preempted) : "",
-                       r.preempted ? "scalebench sweep" : "scalebench collect",
-                       r.preempted ? spec.source : spec.output)
+                       r.busy ? fmt::format(", {} running elsewhere", r.busy) : "",
+                       again ? "scalebench sweep" : "scalebench collect", again ? spec.source : spec.output)
         << std::flush;
+  }
   return r;
 }
 

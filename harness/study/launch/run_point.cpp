@@ -1,11 +1,13 @@
 // run_point.cpp — see run_point.h.
 #include "harness/study/launch/run_point.h"
 
+#include <csignal>
 #include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
 
+#include "harness/record/liveness.h"
 #include "harness/record/recorder.h"
 #include "harness/record/run_file.h"
 #include "harness/study/launch/subprocess.h"
@@ -36,6 +38,35 @@ bool run_file_ok(const std::string& path) {
     return std::filesystem::exists(path) && record::read_run_file(path).status == "ok";
   } catch (const Error&) {
     return false;
+  }
+}
+
+PriorRun prior_run(const std::string& path) {
+  using K = PriorRun::Kind;
+  if (!std::filesystem::exists(path)) return {K::none, ""};
+  record::RunFile f;
+  try {
+    f = record::read_run_file(path);
+  } catch (const Error& e) {
+    return {K::rerun, e.what()};
+  }
+  if (f.status == "ok") return {K::ok, ""};
+  if (f.status != "running") return {K::rerun, ""};
+  const auto live = record::check_liveness(f.owner, path);
+  if (live.state == record::Liveness::alive) return {K::live, live.why};
+  return {K::rerun, fmt::format("its run file said running, but {}", live.state == record::Liveness::dead
+                                                                             ? "its writer died: " + live.why
+                                                                             : "cannot tell whether it is alive: " +
+                                                                                   live.why)};
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGUSR1: return "SIGUSR1";
+    default: return fmt::format("signal {}", sig);
   }
 }
 
@@ -72,6 +103,7 @@ PointResult run_point(const record::RunConfig& c, const std::vector<std::string>
     out << prefix << " ok\n" << std::flush;
     return PointResult::ok;
   }
+  if (ex.stopped_by) error = fmt::format("stopped by {} to the sweep ({})", signal_name(ex.stopped_by), ex.describe());
   try {
     record::mark_failed(path, c, error, cmd);
     error = record::read_run_file(path).error;  // the child's own record wins when it made one

@@ -15,10 +15,25 @@ namespace scalebench::study {
 
 // preempted: the child exited 75 (SIGUSR1, harness/train/preemption.h) and its run file says
 // preempted — not marked failed; a rerun of the sweep (or a requeued job) runs the point again.
+// A point this process stopped (a stop signal while the child ran, subprocess.h) that did not end
+// ok or preempted is failed, recorded as "stopped by SIGTERM to the sweep (<how it ended>)".
 enum class PointResult { ok, failed, preempted };
 
 // True when `run_file` exists, is readable and says status ok (a point to skip).
 bool run_file_ok(const std::string& run_file);
+
+// What a point's run file says before a sweep (re)runs it: none (no file), ok (skip it), live (it
+// says running and its writer is alive — record/liveness.h: leave it alone), rerun (failed,
+// preempted, unreadable, or running with its writer dead or unknown). `why`: for live, who
+// runs it; for rerun of a running file, how its last run was judged.
+struct PriorRun {
+  enum class Kind { none, ok, live, rerun } kind = Kind::none;
+  std::string why;
+};
+PriorRun prior_run(const std::string& run_file);
+
+// "SIGTERM" for the stop signals, else "signal N".
+std::string signal_name(int sig);
 
 PointResult run_point(const record::RunConfig& c, const std::vector<std::string>& cmd, const std::string& run_file,
                       const std::string& prefix, std::ostream& out);

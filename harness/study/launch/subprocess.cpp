@@ -1,14 +1,21 @@
 // subprocess.cpp — fork/exec with line-streamed stdout and stderr (see subprocess.h).
 #include "harness/study/launch/subprocess.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -19,22 +26,94 @@ namespace {
 
 // The child run_child is waiting for (0: none), for forward_signal_to_child's handler.
 volatile std::sig_atomic_t g_child = 0;
+// The first stop signal (stop_children_on_signals); run_child passes it on, not the handler, so
+// that it reaches a child started a moment after the signal too, and only once.
+volatile std::sig_atomic_t g_stop = 0;
+bool g_own_group = false;
+double g_grace_s = 20;
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
 
 void forward(int sig) {
   const pid_t child = pid_t(g_child);
   if (child > 0) ::kill(child, sig);
 }
 
-}  // namespace
+void note_stop(int sig) {
+  if (!g_stop) g_stop = sig;
+}
 
-void forward_signal_to_child(int sig) {
+void install(int sig, void (*handler)(int)) {
   struct sigaction sa {};
-  sa.sa_handler = forward;
+  sa.sa_handler = handler;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   SB_REQUIRE(::sigaction(sig, &sa, nullptr) == 0, "cannot install a handler for signal {}: {}", sig,
              std::strerror(errno));
 }
+
+// Every descendant of `root` (children, their children, ...), from /proc.
+std::vector<pid_t> descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;  // parent → child
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    const auto paren = line.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(line.substr(paren + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid) children.emplace(pid_t(ppid), pid_t(std::stol(name)));
+  }
+  std::vector<pid_t> out;
+  for (std::vector<pid_t> todo = {root}; !todo.empty();) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (auto [it, end] = children.equal_range(p); it != end; ++it) {
+      out.push_back(it->second);
+      todo.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+// The stop signal goes to the processes that do the work: the child's descendants when it has any
+// (an MPI launcher's ranks: mpirun answers SIGTERM by killing its ranks within a second, before
+// they could record the stop; told nothing, it sees them end and exits with their status), else
+// the child itself.
+void pass_on_stop(pid_t child, int sig) {
+  const auto below = descendants(child);
+  if (below.empty()) ::kill(child, sig);
+  for (pid_t p : below) ::kill(p, sig);
+}
+
+// SIGKILL to the child's group and to everything it started (an MPI launcher puts each rank in a
+// group of its own).
+void kill_all(pid_t child, bool own_group) {
+  const auto below = descendants(child);
+  ::kill(own_group ? -child : child, SIGKILL);
+  for (pid_t p : below) ::kill(p, SIGKILL);
+}
+
+}  // namespace
+
+void forward_signal_to_child(int sig) { install(sig, forward); }
+
+void stop_children_on_signals(double grace_s) {
+  g_grace_s = grace_s;
+  g_own_group = true;
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);  // orphans of a child reparent here, where a stop can find them
+  for (int sig : kStopSignals) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    install(sig, note_stop);
+  }
+}
+
+int stop_signal() { return int(g_stop); }
 
 std::string ChildExit::describe() const {
   if (signal) return fmt::format("killed by signal {} ({})", signal, strsignal(signal));
@@ -49,10 +128,18 @@ ChildExit run_child(const std::vector<std::string>& argv,
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const bool own_group = g_own_group;
   const pid_t pid = ::fork();
   SB_REQUIRE(pid >= 0, "cannot fork: {}", std::strerror(errno));
   if (pid == 0) {
-    // Child: only async-signal-safe calls until exec.
+    // Child: only async-signal-safe calls until exec. A stop signal before exec ends it at once.
+    if (own_group) {
+      ::setpgid(0, 0);
+      for (int sig : kStopSignals)
+        if (::signal(sig, SIG_DFL) == SIG_IGN) ::signal(sig, SIG_IGN);
+    }
+    const int in = ::open("/dev/null", O_RDONLY);
+    if (in >= 0) ::dup2(in, STDIN_FILENO), ::close(in);
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(err[1], STDERR_FILENO);
     ::close(out[0]), ::close(out[1]), ::close(err[0]), ::close(err[1]);
@@ -61,6 +148,7 @@ ChildExit run_child(const std::vector<std::string>& argv,
     [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, std::strlen(msg));
     ::_exit(127);
   }
+  if (own_group) ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists
   g_child = pid;
   ::close(out[1]);
   ::close(err[1]);
@@ -68,8 +156,27 @@ ChildExit run_child(const std::vector<std::string>& argv,
   std::array<pollfd, 2> fds{{{out[0], POLLIN, 0}, {err[0], POLLIN, 0}}};
   int open_fds = 2;
   std::array<char, 4096> buf{};
+  using clock = std::chrono::steady_clock;
+  int stopped_by = 0;
+  bool killed = false;
+  clock::time_point stop_at;
   while (open_fds > 0) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    int timeout_ms = -1;
+    if (g_stop && !stopped_by) {
+      stopped_by = int(g_stop);
+      pass_on_stop(pid, stopped_by == SIGHUP ? SIGTERM : stopped_by);
+      stop_at = clock::now();
+    }
+    if (stopped_by) {
+      const double waited = std::chrono::duration<double>(clock::now() - stop_at).count();
+      if (!killed && waited >= g_grace_s) {
+        kill_all(pid, own_group);
+        killed = true;
+      }
+      if (killed && waited >= g_grace_s + 5) break;  // the pipes are held open outside the child's group
+      timeout_ms = 100;
+    }
+    if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -97,10 +204,21 @@ ChildExit run_child(const std::vector<std::string>& argv,
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (stopped_by) {
+    // Nothing the child started may outlive it. This process is a subreaper (stop_children_on_
+    // signals), so what the child left running (an mpirun's ranks, had it died first) is now ours.
+    if (own_group) ::kill(-pid, SIGKILL);
+    for (pid_t p : descendants(::getpid())) {
+      ::kill(p, SIGKILL);
+      while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
   g_child = 0;
   ChildExit e;
   if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  e.stopped_by = stopped_by;
   return e;
 }
 

@@ -205,6 +205,8 @@ bool run_nccl(const CommbenchOptions& opts, CommbenchReport& rep, std::ostream& 
   SB_REQUIRE(how.kind != "none", "{}", how.reason);
   if (how.kind == "single") {
     const int visible = cuda_device_count();
+    SB_REQUIRE(visible > 0, "--transport nccl: no CUDA device is visible to this process (no GPU, or no driver): "
+               "measure a GPU node's interconnect on the GPU node");
     SB_REQUIRE(opts.ranks <= visible, "--transport nccl --ranks {}: this process drives one GPU per rank, but {} CUDA "
                "device(s) are visible (use --ranks {}, or launch one process per GPU with mpirun)",
                opts.ranks, visible, std::max(1, visible));

@@ -20,10 +20,6 @@ int device_of(comm::Communicator* comm) {
   return 0;
 }
 
-std::int64_t held_out(const TrainConfig& cfg, const data::DatasetInfo& info) {
-  return std::max<std::int64_t>(1, std::llround(double(info.n) * cfg.val_fraction));
-}
-
 // Sizes the model's buffers for the batch; returns its parameter count (what the strategy's
 // buckets and the optimizer's state are sized by).
 std::int64_t set_up_model(Model& m, const TrainConfig& cfg, const data::DatasetInfo& info) {
@@ -38,12 +34,23 @@ std::int64_t steps_per_epoch(const TrainConfig& cfg, const data::SamplerConfig& 
 
 }  // namespace
 
+std::int64_t held_out_samples(const TrainConfig& cfg, std::int64_t n) {
+  return std::max<std::int64_t>(1, std::llround(double(n) * cfg.val_fraction));
+}
+
+void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int workers) {
+  const std::int64_t n_val = held_out_samples(cfg, n), n_train = n - n_val;
+  SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,
+             "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {})", cfg.data,
+             n_train, n_val, workers, cfg.batch);
+}
+
 RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
     : cfg(c),
       rank(comm ? comm->rank() : 0),
       ds(c.data),
       info(ds.info()),
-      n_val(held_out(c, info)),
+      n_val(held_out_samples(c, info.n)),
       n_train(info.n - n_val),
       spec(parse_model_spec(c.model)),
       io(c, device_of(comm)),
@@ -64,9 +71,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
       opt({.kind = c.optimizer, .momentum = float(c.momentum), .weight_decay = float(c.weight_decay)},
           model.param_count(), io.gpu()),
       class_weights(resolve_class_weights(c.class_weights, ds, n_train)) {
-  SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,
-             "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {})", cfg.data,
-             n_train, n_val, workers, cfg.batch);
+  require_one_global_batch(cfg, info.n, workers);
   sched.validate();
   result.task = data::to_string(info.task);
   result.class_names = info.class_names;

@@ -20,6 +20,11 @@
 
 namespace scalebench {
 
+// Samples held out for validation (the last ones of the file), and the check that the rest holds
+// one global batch of `workers` workers — run before any thread or rank is started for them.
+std::int64_t held_out_samples(const TrainConfig& cfg, std::int64_t n);
+void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int workers);
+
 struct RankState {
   // Throws scalebench::Error naming the option or file when the data cannot train this model with
   // this many workers (fewer samples than one global batch, say).

@@ -16,6 +16,7 @@
 #include "harness/strategy/strategy.h"
 #include "harness/train/launch_env.h"
 #include "harness/train/preemption.h"
+#include "harness/train/rank_state.h"
 #include "harness/train/train_rank.h"
 #include "kernels/cpu/blas_threads.h"
 
@@ -52,6 +53,8 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   const StrategyTraits& st = cfg.strategy_traits();
   if (st.processes == Processes::one && st.multi_device) {
     check_slurm_single_process();
+    // Before a thread per device is started: the data must hold one global batch for them.
+    require_one_global_batch(cfg, data::Dataset(cfg.data).info().n, cfg.devices);
     TrainResult first;
     auto rank_main = [&](comm::Communicator& c) {
       TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr);

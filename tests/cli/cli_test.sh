@@ -66,6 +66,8 @@ PY
     expect_error "--seed: '-1' is not a non-negative integer" "$sb" train --data "$tmp/seg.h5" --seed -1
     expect_error "--devices 2 needs a one-process strategy" "$sb" train --data "$tmp/seg.h5" --devices 2
     expect_error "--data is required" "$sb" train
+    # Checked before a thread per device is started (it used to start them first).
+    expect_error "fewer than one global batch (4000 x 8)" "$sb" train --data "$tmp/seg.h5" --strategy mirrored --devices 4000
     # --config: every error names the file, line and key; a bad value is an error even where a flag wins.
     expect_error "--config $tmp/none.toml: cannot read" "$sb" train --data "$tmp/seg.h5" --config "$tmp/none.toml"
     printf 'epochs = [1\n' > "$tmp/syntax.toml"

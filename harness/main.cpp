@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <span>
 #include <cstdio>
@@ -157,25 +158,30 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
 // non-zero) cannot kill the recording rank mid-write; mpirun and srun still report 75.
 void run_train(const TrainCli& t, int argc, char** argv) {
   namespace rec = scalebench::record;
-  const TrainConfig& cfg = t.cfg;
   scalebench::install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
   if (t.preemptible) scalebench::arm_preemption();
+  // The device count of scaling: workers, so a parameter server's extra rank is not counted.
+  rec::RunConfig rc = t.run;
+  rc.train = t.cfg;
+  rc.world_size = scalebench::workers_of(t.cfg.strategy, std::max(1, rec::launcher_world_size()), t.cfg.devices);
+  // Checkpoints live beside the run file, named by the run id: a rerun of the point finds them.
+  // Every rank computes the same folder.
+  if (rc.train.checkpoint_dir.empty() && !t.output.empty())
+    rc.train.checkpoint_dir = (std::filesystem::path(t.output) / (rec::run_id(rc) + ".ckpt")).string();
+  SB_REQUIRE(rc.train.checkpoint_every == 0 || !rc.train.checkpoint_dir.empty(),
+             "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
   if (t.output.empty() || rec::launcher_rank() > 0) {
-    const auto r = scalebench::train(cfg, std::cout);
+    const auto r = scalebench::train(rc.train, std::cout);
     if (r.preempted && rec::launcher_rank() <= 0) {
       std::cout << "preempted: " << scalebench::describe_preemption(r) << "; no run file (no -o)" << std::endl;
       std::exit(scalebench::kExitPreempted);
     }
     return;
   }
-  // The device count of scaling: workers, so a parameter server's extra rank is not counted.
-  rec::RunConfig rc = t.run;
-  rc.train = cfg;
-  rc.world_size = scalebench::workers_of(cfg.strategy, std::max(1, rec::launcher_world_size()), cfg.devices);
   rec::Recorder recorder(rc, t.output, std::vector<std::string>(argv, argv + argc));
   scalebench::TrainResult result;
   try {
-    result = scalebench::train(cfg, std::cout, &recorder);
+    result = scalebench::train(rc.train, std::cout, &recorder);
     result.preempted ? recorder.preempt(result) : recorder.finish(result);
   } catch (const std::exception& e) {
     recorder.fail(e.what());

@@ -22,6 +22,27 @@ Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext*
 
 Optimizer::~Optimizer() = default;
 
+Optimizer::State Optimizer::state() const {
+#if SCALEBENCH_HAVE_CUDA
+  if (gpu_) return {t_, gpu_->moment(0), gpu_->moment(1)};
+#endif
+  return {t_, m_, v_};
+}
+
+void Optimizer::restore(const State& s) {
+  const std::size_t n = std::size_t(count_);
+  const std::size_t nv = cfg_.kind == OptimizerKind::adamw ? n : 0;
+  SB_REQUIRE(s.m.size() == n && s.v.size() == nv,
+             "optimizer state of {} + {} values does not fit this model's {} parameters ({})", s.m.size(), s.v.size(),
+             n, name_of(cfg_.kind));
+  t_ = s.steps;
+#if SCALEBENCH_HAVE_CUDA
+  if (gpu_) return gpu_->restore(s.steps, s.m, s.v);
+#endif
+  m_ = s.m;
+  v_ = s.v;
+}
+
 void Optimizer::step(float* w, const float* g, float lr) {
   ++t_;
 #if SCALEBENCH_HAVE_CUDA

@@ -39,6 +39,15 @@ class Optimizer {
   std::int64_t steps_taken() const { return t_; }
   const OptimizerConfig& config() const { return cfg_; }
 
+  // Checkpoints: the whole state as host copies (steps taken, first and second moments; v is empty
+  // for sgd), and back. On cuda the moments are copied from and to the device.
+  struct State {
+    std::int64_t steps = 0;
+    std::vector<float> m, v;
+  };
+  State state() const;
+  void restore(const State& s);  // throws scalebench::Error when the sizes do not match
+
  private:
   OptimizerConfig cfg_;
   std::int64_t count_;

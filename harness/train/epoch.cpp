@@ -76,8 +76,16 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   o.epoch.epoch = epoch;
   o.epoch.warmup = epoch == 1;
   loader_.start_epoch(epoch - 1);
+  double wall_before = 0;  // a resumed epoch's time before its checkpoint
+  if (resumed_ && resumed_->epoch.epoch == epoch) {
+    o = std::move(*resumed_);
+    wall_before = resumed_wall_s_;
+    for (std::int64_t s = 0; s < o.steps_done; ++s)  // the sampler is a pure function of (seed, epoch)
+      SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
+  }
+  resumed_.reset();
   Stopwatch epoch_clock, progress_clock;
-  for (std::int64_t s = 0; s < st_.steps; ++s) {
+  for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
     Stopwatch sw;
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
@@ -117,9 +125,14 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     // Outside the step's timed phases: all workers stop after the same step or none does.
     if (agree_every_step_ || s + 1 == st_.steps) o.stop_signal = st_.strategy->agree_stop(preemption_signal());
     o.stop = o.stop_signal != 0;
+    if (checkpointing() && st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0) {
+      o.epoch.wall_s = wall_before + epoch_clock.elapsed();
+      save_checkpoint(o, false);
+    }
+    if (st_.reports()) kill_after_step_for_tests(ctx_.step);
     if (o.stop) break;
   }
-  o.epoch.wall_s = epoch_clock.elapsed();
+  o.epoch.wall_s = wall_before + epoch_clock.elapsed();
   return o;
 }
 
@@ -143,7 +156,66 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
                       er.images_per_s, er.lr, er.wall_s)
        << std::flush;
   if (observer) observer->on_epoch(er, o.rows);
+  finished_rows_.push_back(o.rows);
   st_.result.epochs.push_back(std::move(er));
+}
+
+void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
+  RankCheckpoint c;
+  c.config_text = st_.cfg.canonical_text();
+  c.workers = st_.workers, c.rank = st_.rank;
+  c.epoch = closed ? o.epoch.epoch + 1 : o.epoch.epoch;
+  c.step = closed ? 0 : o.steps_done;
+  c.global_step = ctx_.step;
+  const Tensor w = st_.io.to_host(st_.model.params());
+  c.params.assign(w.f32(), w.f32() + w.numel());
+  c.optimizer = st_.opt.state();
+  for (auto& [name, t] : st_.model.buffers()) {
+    const Tensor h = st_.io.to_host(*t);
+    c.buffers.emplace_back(h.f32(), h.f32() + h.numel());
+  }
+  if (!closed) {
+    c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
+    c.images = o.epoch.images, c.time = o.epoch.time;
+    if (st_.reports()) c.current_steps = o.rows;
+  }
+  c.consecutive_skips = consecutive_skips_;
+  c.nonfinite_skipped = st_.result.nonfinite_skipped;
+  if (st_.reports()) c.epochs = st_.result.epochs, c.epoch_steps = finished_rows_;
+  write_rank_checkpoint(st_.cfg.checkpoint_dir, c);
+  st_.strategy->max_over_workers(0);  // every worker's file is in place before `latest` moves
+  if (st_.rank == 0) commit_checkpoint(st_.cfg.checkpoint_dir, c.global_step);
+}
+
+void EpochRunner::resume(const RankCheckpoint& c) {
+  Tensor w = Tensor::view(const_cast<float*>(c.params.data()), {std::int64_t(c.params.size())});
+  SB_REQUIRE(std::int64_t(c.params.size()) == st_.model.param_count(),
+             "checkpoint: {} weights for a model of {}", c.params.size(), st_.model.param_count());
+  st_.io.from_host(w, st_.model.params());
+  st_.opt.restore(c.optimizer);
+  auto buffers = st_.model.buffers();
+  SB_REQUIRE(buffers.size() == c.buffers.size(), "checkpoint: {} batch-norm buffers for a model of {}",
+             c.buffers.size(), buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    SB_REQUIRE(std::int64_t(c.buffers[i].size()) == buffers[i].second->numel(), "checkpoint: buffer {} has {} values, not {}",
+               buffers[i].first, c.buffers[i].size(), buffers[i].second->numel());
+    st_.io.from_host(Tensor::view(const_cast<float*>(c.buffers[i].data()), {std::int64_t(c.buffers[i].size())}),
+                     *buffers[i].second);
+  }
+  ctx_.step = c.global_step;
+  consecutive_skips_ = c.consecutive_skips;
+  st_.result.nonfinite_skipped = c.nonfinite_skipped;
+  finished_rows_ = c.epoch_steps;
+  st_.result.epochs = c.epochs;
+  Outcome o;
+  o.epoch.epoch = c.epoch;
+  o.epoch.warmup = c.epoch == 1;
+  o.steps_done = c.step;
+  o.loss_sum = c.loss_sum, o.loss_steps = c.loss_steps, o.epoch.lr = c.lr, o.epoch.images = c.images;
+  o.epoch.time = c.time;
+  o.rows = c.current_steps;
+  resumed_wall_s_ = c.wall_s;
+  resumed_ = std::move(o);
 }
 
 }  // namespace scalebench

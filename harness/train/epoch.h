@@ -9,7 +9,10 @@
 #include <iosfwd>
 #include <vector>
 
+#include <optional>
+
 #include "harness/data/loader.h"
+#include "harness/train/checkpoint.h"
 #include "harness/train/rank_state.h"
 
 namespace scalebench {
@@ -29,11 +32,20 @@ class EpochRunner {
     int stop_signal = 0;            // ... because of this signal (preemption.h)
     std::vector<StepRow> rows;      // this epoch's steps, for the observer
   };
-  // Runs the epoch's steps; stops early when the workers agree to (preemption).
+  // Runs the epoch's steps; stops early when the workers agree to (preemption). A resumed epoch
+  // starts after the steps its checkpoint had done, with its sums.
   Outcome run_steps(int epoch);
   // After a complete epoch: reduces it over the workers and, on the reporting rank, evaluates,
   // logs and observes it and appends it to the result.
   void close(Outcome& o, TrainObserver* observer);
+
+  // Checkpoints (checkpoint.h): every worker writes its file, then rank 0 commits the step. `o` is
+  // the epoch in hand with `steps_done` steps; an epoch that was just closed is saved as the next
+  // one at step 0. A collective among the workers.
+  void save_checkpoint(const Outcome& o, bool closed);
+  // Continue from a checkpoint: position, sums of the unfinished epoch, the record so far.
+  void resume(const RankCheckpoint& c);
+  bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty(); }
 
  private:
   // This worker's own check of its step (loss, input batch), before the exchange.
@@ -49,6 +61,9 @@ class EpochRunner {
   data::Batch batch_;
   bool agree_every_step_;
   int consecutive_skips_ = 0;
+  std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
+  std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint
+  double resumed_wall_s_ = 0;
 };
 
 // "IoU shower 0.512  track 0.301  mIoU 0.406" or "accuracy 0.870"; the run's last line.

@@ -55,6 +55,29 @@ std::vector<std::int32_t> StepIO::predict(const Tensor& logits) {
 #endif
 }
 
+Tensor StepIO::to_host(const Tensor& t) {
+  Tensor h = Tensor::zeros(t.shape());
+  if (backend_ == Backend::cpu) {
+    std::copy(t.f32(), t.f32() + t.numel(), h.f32());
+    return h;
+  }
+#if SCALEBENCH_HAVE_CUDA
+  gpu_download(*gpu_, t, h);
+#endif
+  return h;
+}
+
+void StepIO::from_host(const Tensor& host, Tensor& t) {
+  SB_CHECK(host.numel() == t.numel(), "from_host: {} values into a tensor of {}", host.numel(), t.numel());
+  if (backend_ == Backend::cpu) {
+    std::copy(host.f32(), host.f32() + host.numel(), t.f32());
+    return;
+  }
+#if SCALEBENCH_HAVE_CUDA
+  gpu_upload(*gpu_, host, t);
+#endif
+}
+
 Tensor StepIO::host_params(Model& m) {
   if (backend_ == Backend::cpu) return m.params();
   Tensor h = Tensor::zeros(m.params().shape());

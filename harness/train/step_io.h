@@ -34,6 +34,9 @@ class StepIO {
   std::vector<std::int32_t> predict(const Tensor& logits);
   // The parameter arena on the host (a copy on cuda), for --dump-weights.
   Tensor host_params(Model& m);
+  // Checkpoints: a host copy of a tensor of the model's backend, and a host tensor back into one.
+  Tensor to_host(const Tensor& t);
+  void from_host(const Tensor& host, Tensor& t);
 
  private:
   Backend backend_;

@@ -86,6 +86,12 @@ struct TrainConfig {
   int nonfinite_skips = 3;
   double max_loss = 1e4;
   bool check_inputs = false;
+  // Checkpoints (harness/train/checkpoint.h): every checkpoint_every optimizer steps (0: only when
+  // a run is stopped by a signal) into checkpoint_dir (default with -o: <runs>/<run_id>.ckpt);
+  // resume: auto (continue from the newest complete checkpoint there, if any), none, or a folder.
+  std::int64_t checkpoint_every = 0;
+  std::string checkpoint_dir;
+  std::string resume = "auto";
   std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)
 
   const StrategyTraits& strategy_traits() const { return traits(strategy); }

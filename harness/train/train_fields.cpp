@@ -115,6 +115,23 @@ std::vector<Field<T>> make_table() {
                          above(0.0)));
   f.push_back(make_field("check_inputs", &T::check_inputs,
                          "Also check every input batch for NaN/Inf (one pass over the batch per step)", kLater));
+  // Where and when a run keeps its state: not what it computes (no id; ranks need not agree on
+  // the text, the checkpoint itself checks what matters).
+  const FieldTraits ckpt{.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default};
+  f.push_back(make_field("checkpoint_every", &T::checkpoint_every,
+                         "Write a checkpoint every N optimizer steps (0: only when stopped by a signal)", ckpt,
+                         at_least(std::int64_t{0})));
+  f.push_back(make_field("checkpoint_dir", &T::checkpoint_dir,
+                         "Checkpoint folder (default with -o: <runs>/<run_id>.ckpt)",
+                         {.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default, .in_spec = false}));
+  f.push_back(make_field("resume", &T::resume,
+                         "auto: continue from the newest complete checkpoint in the checkpoint folder, if any; "
+                         "none: start over; or a checkpoint folder",
+                         {.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default, .in_spec = false},
+                         Check<std::string>([](const std::string& v) -> Problem {
+                           if (!v.empty()) return std::nullopt;
+                           return std::string("must be auto, none or a folder");
+                         })));
   f.push_back(make_field("dump_weights", &T::dump_weights,
                          "Write the final weights (raw f32) to PATH.rank<r> (tests)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,

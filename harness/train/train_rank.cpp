@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "harness/comm/consistency.h"
+#include "harness/train/checkpoint.h"
 #include "harness/train/epoch.h"
 #include "harness/train/preemption.h"
 #include "harness/train/rank_state.h"
@@ -51,11 +52,47 @@ TrainResult serve(RankState& st) {
   return std::move(st.result);
 }
 
+// --resume: continue from the newest complete checkpoint, if there is one (auto) or as named.
+// Every worker reads its own file; they agree (a collective) so that one that cannot read its
+// file stops them all with its reason. Returns the epoch to start with.
+int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, TrainObserver* observer) {
+  const TrainConfig& cfg = st.cfg;
+  const std::string where = cfg.resume == "auto" ? cfg.checkpoint_dir : cfg.resume == "none" ? "" : cfg.resume;
+  if (where.empty()) return 1;
+  std::optional<RankCheckpoint> ck;
+  std::string step_dir, error;
+  try {
+    if (auto s = latest_checkpoint(where)) {
+      step_dir = *s;
+      ck = read_rank_checkpoint(step_dir, st.rank);
+      check_compatible(*ck, step_dir, cfg.canonical_text(), st.workers);
+    } else {
+      SB_REQUIRE(cfg.resume == "auto", "--resume {}: no checkpoint there (no `latest`, no rank-0.bin)", where);
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const int bad = int(st.strategy->max_over_workers(error.empty() ? 0.0 : double(st.rank + 1))) - 1;
+  if (bad >= 0) fail_input(error.empty() ? fmt::format("rank {} could not resume from {}", bad, where) : error);
+  const int found = int(st.strategy->sum_over_workers(ck ? 1.0 : 0.0));
+  SB_REQUIRE(found == 0 || found == st.workers, "{}: {} of {} workers found a checkpoint", where, found, st.workers);
+  if (!ck) return 1;
+  runner.resume(*ck);
+  if (st.reports()) {
+    log << fmt::format("resume: continuing from {} at epoch {} step {} (optimizer step {})\n", step_dir, ck->epoch,
+                       ck->step, ck->global_step)
+        << std::flush;
+    if (observer)
+      for (std::size_t i = 0; i < ck->epochs.size(); ++i) observer->on_epoch(ck->epochs[i], ck->epoch_steps[i]);
+  }
+  return ck->epoch;
+}
+
 // Epoch after epoch until the last, or until the workers agree to stop (preemption): a stop on
 // an epoch's last step keeps that epoch (closed and recorded); a stop mid-epoch keeps its steps.
-void train_epochs(RankState& st, std::ostream& log, TrainObserver* observer) {
-  EpochRunner runner(st, log);
-  for (int epoch = 1; epoch <= st.cfg.epochs; ++epoch) {
+// A stopped run leaves a checkpoint (with a checkpoint folder), so a rerun continues it.
+void train_epochs(RankState& st, EpochRunner& runner, int first_epoch, TrainObserver* observer) {
+  for (int epoch = first_epoch; epoch <= st.cfg.epochs; ++epoch) {
     EpochRunner::Outcome o = runner.run_steps(epoch);
     const bool last = epoch == st.cfg.epochs && o.steps_done == st.steps;
     if (o.stop && !last) {  // on the run's very last step a stop is just the end
@@ -63,11 +100,15 @@ void train_epochs(RankState& st, std::ostream& log, TrainObserver* observer) {
       r.preempted = true, r.preempted_signal = o.stop_signal, r.preempted_epoch = epoch, r.preempted_step = o.steps_done;
     }
     if (o.stop && o.steps_done < st.steps) {  // mid-epoch: no epoch row, the steps are kept
+      if (runner.checkpointing()) runner.save_checkpoint(o, false);
       if (st.reports()) st.result.partial_steps = std::move(o.rows);
       return;
     }
     runner.close(o, observer);
-    if (o.stop) return;
+    if (o.stop) {
+      if (runner.checkpointing() && !last) runner.save_checkpoint(o, true);
+      return;
+    }
   }
 }
 
@@ -100,8 +141,10 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   st.strategy->start(st.model);
   try {
     if (st.is_server()) return serve(st);
-    dump_weights(st, ".init");
-    train_epochs(st, log, observer);
+    EpochRunner runner(st, log);
+    const int first_epoch = resume_if_asked(st, runner, log, observer);
+    if (first_epoch == 1) dump_weights(st, ".init");
+    train_epochs(st, runner, first_epoch, observer);
     st.strategy->finish(st.model);
   } catch (const std::exception& e) {
     end_job_on_error(st, comm, e, observer);

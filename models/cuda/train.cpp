@@ -69,6 +69,25 @@ std::vector<std::int32_t> GpuLoss::predict(const Tensor& logits) {
   return cuda::download<std::int32_t>(b_->pred.data(), positions, g_.stream());
 }
 
+std::vector<float> GpuOptimizer::moment(int k) const {
+  const Tensor& t = k == 0 ? m_ : v_;
+  if (!t.defined()) return {};
+  Tensor host = Tensor::zeros({count_});
+  gpu_download(g_, t, host);
+  return std::vector<float>(host.f32(), host.f32() + count_);
+}
+
+void GpuOptimizer::restore(std::int64_t steps, const std::vector<float>& m, const std::vector<float>& v) {
+  t_ = steps;
+  auto up = [&](const std::vector<float>& src, Tensor& dst) {
+    if (src.empty()) return;
+    const Tensor host = Tensor::view(const_cast<float*>(src.data()), {count_});
+    gpu_upload(g_, host, dst);
+  };
+  up(m, m_);
+  up(v, v_);
+}
+
 GpuOptimizer::GpuOptimizer(GpuContext& g, const OptimizerConfig& cfg, std::int64_t count)
     : g_(g), cfg_(cfg), count_(count) {
   Optimizer validate(cfg, 0);  // the same checks and messages as the CPU optimizer (no gpu: no recursion)

@@ -43,6 +43,9 @@ class GpuOptimizer {
   // w, grad: device f32 [count]. Queued on the context's stream.
   void step(float* w, const float* grad, float lr);
   std::int64_t steps_taken() const { return t_; }
+  // Checkpoints: moment k (0: m, 1: v; empty when absent) as a host copy, and back.
+  std::vector<float> moment(int k) const;
+  void restore(std::int64_t steps, const std::vector<float>& m, const std::vector<float>& v);
 
  private:
   GpuContext& g_;

@@ -1,0 +1,282 @@
+// checkpoint.cpp — the checkpoint files (see checkpoint.h): a flat little-endian byte layout
+// (this machine's; checkpoints are for resuming on the same cluster, not an exchange format),
+// FNV-1a checksum of everything before it, atomic replace by rename.
+#include "harness/train/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "kernels/common/check.h"
+
+namespace scalebench {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr char kMagic[8] = {'S', 'B', 'C', 'K', 'P', 'T', '0', '1'};
+
+std::uint64_t fnv1a(const std::string& bytes) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+class Writer {
+ public:
+  template <class T>
+  void pod(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out_.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void str(const std::string& s) {
+    pod(std::uint64_t(s.size()));
+    out_ += s;
+  }
+  template <class T>
+  void vec(const std::vector<T>& v) {
+    pod(std::uint64_t(v.size()));
+    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  void epoch(const EpochResult& e) {
+    pod(e.epoch), pod(e.warmup), pod(e.wall_s), pod(e.images), pod(e.images_per_s), pod(e.lr), pod(e.train_loss);
+    pod(e.val_loss), vec(e.val_iou), pod(e.val_miou), pod(e.val_accuracy), pod(e.time);
+  }
+  std::string& bytes() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(const std::string& bytes, std::string file) : b_(bytes), file_(std::move(file)) {}
+  template <class T>
+  T pod() {
+    T v;
+    need(sizeof v);
+    std::memcpy(&v, b_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::string str() {
+    const auto n = pod<std::uint64_t>();
+    need(n);
+    std::string s = b_.substr(at_, n);
+    at_ += n;
+    return s;
+  }
+  template <class T>
+  std::vector<T> vec() {
+    const auto n = pod<std::uint64_t>();
+    SB_REQUIRE(n <= (b_.size() - at_) / sizeof(T), "checkpoint {}: truncated (a list of {} values)", file_, n);
+    std::vector<T> v(n);
+    std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+    return v;
+  }
+  EpochResult epoch() {
+    EpochResult e;
+    e.epoch = pod<int>(), e.warmup = pod<bool>(), e.wall_s = pod<double>(), e.images = pod<std::int64_t>();
+    e.images_per_s = pod<double>(), e.lr = pod<double>(), e.train_loss = pod<double>(), e.val_loss = pod<double>();
+    e.val_iou = vec<double>(), e.val_miou = pod<double>(), e.val_accuracy = pod<double>(), e.time = pod<StepTimes>();
+    return e;
+  }
+  bool done() const { return at_ == b_.size(); }
+
+ private:
+  void need(std::size_t n) const { SB_REQUIRE(n <= b_.size() - at_, "checkpoint {}: truncated", file_); }
+  const std::string& b_;
+  std::string file_;
+  std::size_t at_ = 0;
+};
+
+// Test hooks (tests/mpi/resume_test.sh). SCALEBENCH_CHECKPOINT_CRASH=<phase> kills this process
+// (SIGKILL: no clean-up runs) at that phase of the checkpoint write at optimizer step
+// SCALEBENCH_CHECKPOINT_CRASH_STEP (any step when unset), so tests can prove a crash anywhere leaves
+// the previous checkpoint in force. Phases: rank-file (half a rank file written), before-rename (a
+// rank file complete under its temporary name), before-latest (every rank file in place, `latest`
+// not yet moved).
+std::int64_t g_writing_step = -1;
+void crash_point(const char* phase) {
+  const char* v = std::getenv("SCALEBENCH_CHECKPOINT_CRASH");
+  if (!v || std::strcmp(v, phase) != 0) return;
+  const char* at = std::getenv("SCALEBENCH_CHECKPOINT_CRASH_STEP");
+  if (at && *at && std::atoll(at) != g_writing_step) return;
+  ::kill(::getpid(), SIGKILL);
+}
+
+void fsync_path(const std::string& path, bool dir) {
+  const int fd = ::open(path.c_str(), dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// temp + fsync + rename; ENOSPC and other failures name the path.
+void write_atomically(const std::string& path, const std::string& bytes, bool crash_midway) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    SB_REQUIRE(f, "checkpoint: cannot create {}: {}", tmp, std::strerror(errno));
+    const std::size_t half = crash_midway ? bytes.size() / 2 : bytes.size();
+    f.write(bytes.data(), std::streamsize(half));
+    f.flush();
+    if (crash_midway) crash_point("rank-file");
+    f.write(bytes.data() + half, std::streamsize(bytes.size() - half));
+    f.flush();
+    SB_REQUIRE(f.good(), "checkpoint: cannot write {}: {}", tmp,
+               errno == ENOSPC ? "disk full" : std::strerror(errno));
+  }
+  fsync_path(tmp, false);
+  if (crash_midway) crash_point("before-rename");
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  SB_REQUIRE(!ec, "checkpoint: cannot rename {} to {}: {}", tmp, path, ec.message());
+  fsync_path(fs::path(path).parent_path().string(), true);
+}
+
+std::string step_name(std::int64_t global_step) { return fmt::format("step-{:010}", global_step); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  SB_REQUIRE(f, "checkpoint {}: cannot read: {}", path, std::strerror(errno));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+void kill_after_step_for_tests(std::int64_t global_step) {
+  const char* v = std::getenv("SCALEBENCH_KILL_AFTER_STEP");
+  if (v && *v && std::atoll(v) == global_step) ::kill(::getpid(), SIGKILL);
+}
+
+void write_rank_checkpoint(const std::string& dir, const RankCheckpoint& c) {
+  g_writing_step = c.global_step;
+  Writer w;
+  w.bytes().append(kMagic, sizeof kMagic);
+  w.str(c.config_text);
+  w.pod(c.workers), w.pod(c.rank), w.pod(c.epoch), w.pod(c.step), w.pod(c.global_step);
+  w.vec(c.params);
+  w.pod(c.optimizer.steps), w.vec(c.optimizer.m), w.vec(c.optimizer.v);
+  w.pod(std::uint64_t(c.buffers.size()));
+  for (const auto& b : c.buffers) w.vec(b);
+  w.pod(c.loss_sum), w.pod(c.wall_s), w.pod(c.lr), w.pod(c.loss_steps), w.pod(c.images), w.pod(c.nonfinite_skipped);
+  w.pod(c.consecutive_skips), w.pod(c.time);
+  w.pod(std::uint64_t(c.epochs.size()));
+  for (const auto& e : c.epochs) w.epoch(e);
+  w.pod(std::uint64_t(c.epoch_steps.size()));
+  for (const auto& s : c.epoch_steps) w.vec(s);
+  w.vec(c.current_steps);
+  w.pod(fnv1a(w.bytes()));
+  const fs::path step_dir = fs::path(dir) / step_name(c.global_step);
+  std::error_code ec;
+  fs::create_directories(step_dir, ec);
+  SB_REQUIRE(!ec, "checkpoint: cannot create {}: {}", step_dir.string(), ec.message());
+  write_atomically((step_dir / fmt::format("rank-{}.bin", c.rank)).string(), w.bytes(), c.rank == 0);
+}
+
+void commit_checkpoint(const std::string& dir, std::int64_t global_step) {
+  g_writing_step = global_step;
+  crash_point("before-latest");
+  write_atomically((fs::path(dir) / "latest").string(), step_name(global_step) + "\n", false);
+  // Keep the newest kCheckpointsKept complete checkpoints (a later, unfinished one is kept too).
+  std::set<std::string> steps;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string().rfind("step-", 0) == 0) steps.insert(e.path().filename());
+  const std::string newest = step_name(global_step);
+  int kept = 0;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (*it > newest) continue;
+    if (++kept > kCheckpointsKept) fs::remove_all(fs::path(dir) / *it);
+  }
+}
+
+std::optional<std::string> latest_checkpoint(const std::string& dir) {
+  if (fs::exists(fs::path(dir) / "rank-0.bin")) return dir;
+  const fs::path latest = fs::path(dir) / "latest";
+  if (!fs::exists(latest)) return std::nullopt;
+  std::string name = read_file(latest.string());
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\r')) name.pop_back();
+  SB_REQUIRE(name.rfind("step-", 0) == 0 && name.find('/') == std::string::npos,
+             "checkpoint {}: `latest` names '{}', not a step folder", dir, name);
+  const fs::path step = fs::path(dir) / name;
+  SB_REQUIRE(fs::is_directory(step), "checkpoint {}: `latest` names {}, which is missing", dir, step.string());
+  return step.string();
+}
+
+RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank) {
+  const std::string file = (fs::path(step_dir) / fmt::format("rank-{}.bin", rank)).string();
+  SB_REQUIRE(fs::exists(file), "checkpoint {}: no file for rank {} ({}): was it written by fewer ranks?", step_dir,
+             rank, file);
+  const std::string bytes = read_file(file);
+  SB_REQUIRE(bytes.size() >= sizeof kMagic + sizeof(std::uint64_t) &&
+                 std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,
+             "checkpoint {}: not a scalebench checkpoint (or of another version)", file);
+  std::uint64_t sum = 0;
+  std::memcpy(&sum, bytes.data() + bytes.size() - sizeof sum, sizeof sum);
+  const std::string body = bytes.substr(0, bytes.size() - sizeof sum);
+  SB_REQUIRE(fnv1a(body) == sum, "checkpoint {}: checksum mismatch (the file is damaged); refusing to resume from it",
+             file);
+  Reader r(body, file);
+  r.pod<std::array<char, sizeof kMagic>>();
+  RankCheckpoint c;
+  c.config_text = r.str();
+  c.workers = r.pod<int>(), c.rank = r.pod<int>(), c.epoch = r.pod<int>();
+  c.step = r.pod<std::int64_t>(), c.global_step = r.pod<std::int64_t>();
+  c.params = r.vec<float>();
+  c.optimizer.steps = r.pod<std::int64_t>(), c.optimizer.m = r.vec<float>(), c.optimizer.v = r.vec<float>();
+  const auto buffers = r.pod<std::uint64_t>();
+  SB_REQUIRE(buffers <= 1'000'000, "checkpoint {}: {} buffers is not plausible", file, buffers);
+  for (std::uint64_t i = 0; i < buffers; ++i) c.buffers.push_back(r.vec<float>());
+  c.loss_sum = r.pod<double>(), c.wall_s = r.pod<double>(), c.lr = r.pod<double>();
+  c.loss_steps = r.pod<std::int64_t>(), c.images = r.pod<std::int64_t>(), c.nonfinite_skipped = r.pod<std::int64_t>();
+  c.consecutive_skips = r.pod<int>(), c.time = r.pod<StepTimes>();
+  const auto epochs = r.pod<std::uint64_t>();
+  SB_REQUIRE(epochs <= 10'000'000, "checkpoint {}: {} epochs is not plausible", file, epochs);
+  for (std::uint64_t i = 0; i < epochs; ++i) c.epochs.push_back(r.epoch());
+  const auto lists = r.pod<std::uint64_t>();
+  SB_REQUIRE(lists == epochs, "checkpoint {}: {} step lists for {} epochs", file, lists, epochs);
+  for (std::uint64_t i = 0; i < lists; ++i) c.epoch_steps.push_back(r.vec<StepRow>());
+  c.current_steps = r.vec<StepRow>();
+  SB_REQUIRE(r.done(), "checkpoint {}: unexpected bytes after the record", file);
+  SB_REQUIRE(c.rank == rank, "checkpoint {}: holds rank {}'s state, not rank {}'s", file, c.rank, rank);
+  return c;
+}
+
+void check_compatible(const RankCheckpoint& c, const std::string& step_dir, const std::string& config_text,
+                      int workers) {
+  SB_REQUIRE(c.workers == workers, "checkpoint {}: written by a run of {} workers, this run has {}", step_dir,
+             c.workers, workers);
+  if (c.config_text == config_text) return;
+  // Name the options that differ ("key=value" lines).
+  auto lines = [](const std::string& t) {
+    std::set<std::string> s;
+    std::istringstream in(t);
+    for (std::string l; std::getline(in, l);) s.insert(l);
+    return s;
+  };
+  const auto a = lines(c.config_text), b = lines(config_text);
+  std::string diff;
+  for (const auto& l : b)
+    if (!a.count(l)) {
+      const std::string key = l.substr(0, l.find('='));
+      std::string was;
+      for (const auto& o : a)
+        if (o.rfind(key + "=", 0) == 0) was = o.substr(key.size() + 1);
+      diff += fmt::format("{}{} {} (checkpoint: {})", diff.empty() ? "" : ", ", key, l.substr(key.size() + 1), was);
+    }
+  fail_input(fmt::format("checkpoint {}: written by a run with other options: {}; refusing to resume", step_dir, diff));
+}
+
+}  // namespace scalebench

@@ -1,0 +1,63 @@
+// checkpoint.h — what one rank needs to continue a run bit for bit, and how it is kept on disk.
+// A checkpoint is a folder <dir>/step-<global step>/ with one file per rank (rank-<r>.bin); <dir>/latest
+// names the newest complete one. Each file is written to a temporary name, fsync'ed and renamed,
+// and carries a checksum; `latest` is rewritten the same way only after every rank's file is in
+// place, so a crash at any moment leaves the previous complete checkpoint in force. The last
+// kKeep checkpoints are kept.
+// A rank's file holds: the run's agreement text (TrainConfig::canonical_text) and world size, the
+// position (epoch, step in it, global step — which also fixes the LR schedule, the sampler and
+// every dropout mask), the weights, the optimizer's state, the batch-norm statistics, this
+// worker's sums over the unfinished epoch, and on rank 0 the record so far (finished epochs with
+// their steps, the unfinished epoch's steps), so a resumed run's file keeps its earlier epochs.
+// What it deliberately does not do: decide when to checkpoint (epoch.cpp) or talk to other ranks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/train/trainer.h"
+#include "models/optimizer.h"
+
+namespace scalebench {
+
+struct RankCheckpoint {
+  std::string config_text;        // TrainConfig::canonical_text() of the run that wrote it
+  int workers = 1, rank = 0;
+  int epoch = 1;                  // the epoch to continue (1-based)
+  std::int64_t step = 0;          // steps of that epoch already done
+  std::int64_t global_step = 0;   // optimizer steps so far (Ctx::step)
+  std::vector<float> params;
+  Optimizer::State optimizer;
+  std::vector<std::vector<float>> buffers;  // Model::buffers() order
+  // This worker's sums over the unfinished epoch (EpochRunner::Outcome).
+  double loss_sum = 0, wall_s = 0, lr = 0;
+  std::int64_t loss_steps = 0, images = 0, nonfinite_skipped = 0;
+  int consecutive_skips = 0;
+  StepTimes time;
+  // Rank 0: the record so far.
+  std::vector<EpochResult> epochs;
+  std::vector<std::vector<StepRow>> epoch_steps;  // one list per finished epoch
+  std::vector<StepRow> current_steps;             // the unfinished epoch's
+};
+
+inline constexpr int kCheckpointsKept = 2;
+
+// Writes rank r's file of the checkpoint at global step `c.global_step` under dir.
+void write_rank_checkpoint(const std::string& dir, const RankCheckpoint& c);
+// Rank 0, after every rank's file is written: points `latest` at that step and prunes old ones.
+void commit_checkpoint(const std::string& dir, std::int64_t global_step);
+// The newest complete checkpoint folder under dir (via `latest`), or nullopt when there is none.
+// dir may also be a step folder itself.
+std::optional<std::string> latest_checkpoint(const std::string& dir);
+// Reads and verifies rank r's file (checksum; throws scalebench::Error naming the file and the
+// problem). check_compatible() then names what differs from this run, if anything.
+RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank);
+void check_compatible(const RankCheckpoint& c, const std::string& step_dir, const std::string& config_text,
+                      int workers);
+// Test hook: SCALEBENCH_KILL_AFTER_STEP=N kills this process (SIGKILL) once optimizer step N is
+// done (and its checkpoint, if one was due, committed): a crash at a known step.
+void kill_after_step_for_tests(std::int64_t global_step);
+
+}  // namespace scalebench

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# resume_test.sh — checkpoints and resume (label mpi), against an uninterrupted run of the same
+# configuration: 2 epochs x 6 steps.
+#   equivalence STRATEGY NP : a run SIGKILLed after optimizer step 8 (SCALEBENCH_KILL_AFTER_STEP,
+#                             checkpoints every 3 steps) and rerun (resume auto) ends with the
+#                             reference's weights on every worker, bit for bit, and a run file whose
+#                             steps (each once) and epochs carry the reference's losses and IoU.
+#   crash PHASE             : a crash in PHASE of the step-6 checkpoint (SCALEBENCH_CHECKPOINT_CRASH)
+#                             resumes from the previous complete one (step 3), and ends the same.
+#   corrupt                 : a flipped byte in the checkpoint is refused, naming the file.
+#   mismatch                : a checkpoint of other options (--epochs 3) is refused, naming them.
+# Usage: resume_test.sh <scalebench> <case> [args]
+set -uo pipefail
+sb=$1; what=$2; shift 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+"$sb" datagen --task segmentation --n 96 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen
+
+strategy=single; np=1
+launch() {  # the command line of one run of the strategy
+  case $strategy in
+    single) echo "$sb train --strategy single" ;;
+    mirrored) echo "$sb train --strategy mirrored --devices $np" ;;
+    hierarchical) echo "mpirun --oversubscribe -np $np $sb train --strategy hierarchical --ranks-per-node 2" ;;
+    *) echo "mpirun --oversubscribe -np $np $sb train --strategy $strategy" ;;
+  esac
+}
+common="--model unet:depth=2,base=4 --data $tmp/data.h5 --epochs 2 --batch 2 --max-steps 6 --lr 0.05
+        --class-weights none --threads 1 --seed 7 --progress-seconds 1000"
+
+reference() {
+  $(launch) $common -o "$tmp/ref" --dump-weights "$tmp/ref.w" >"$tmp/ref.log" 2>&1 || { cat "$tmp/ref.log"; fail "reference run"; }
+}
+# Same options, checkpoints every 3 steps; extra environment in $@.
+interrupted() {
+  env "$@" $(launch) $common -o "$tmp/run" --checkpoint-every 3 >"$tmp/crash.log" 2>&1
+  local rc=$?
+  [ $rc -ne 0 ] || { cat "$tmp/crash.log"; fail "the interrupted run was not interrupted"; }
+}
+resumed() {
+  $(launch) $common -o "$tmp/run" --checkpoint-every 3 --dump-weights "$tmp/run.w" >"$tmp/resume.log" 2>&1 \
+    || { cat "$tmp/resume.log"; fail "the resumed run failed"; }
+  grep -q "^resume: continuing from .*/step-0000000$1 " "$tmp/resume.log" \
+    || { cat "$tmp/resume.log"; fail "did not resume from step $1"; }
+}
+same_as_reference() {
+  local workers=$np
+  for ((r = 0; r < workers; r++)); do
+    [ -e "$tmp/ref.w.rank$r" ] || continue
+    cmp -s "$tmp/ref.w.rank$r" "$tmp/run.w.rank$r" || fail "rank $r: final weights differ from the uninterrupted run"
+  done
+  /usr/bin/python3 - "$tmp/ref" "$tmp/run" <<'PY' || fail "the resumed run file differs from the reference"
+import sys, glob, h5py, numpy as np
+def load(d):
+    (p,) = [f for f in glob.glob(d + "/*.h5")]
+    return h5py.File(p, "r")
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert b.attrs["status"] == "ok", b.attrs["status"]
+sa, sb_ = a["steps"][()], b["steps"][()]
+assert len(sa) == len(sb_) == 12, (len(sa), len(sb_))
+for k in ("epoch", "step", "loss"):
+    assert np.array_equal(sa[k], sb_[k]), (k, sa[k], sb_[k])
+ea, eb = a["epochs"][()], b["epochs"][()]
+assert len(ea) == len(eb) == 2
+for k in ("epoch", "images", "train_loss", "val_loss", "val_miou", "lr"):
+    assert np.array_equal(ea[k], eb[k]), (k, ea[k], eb[k])
+print("ok: 12 steps and 2 epochs equal the uninterrupted run's (losses, IoU, LR)")
+PY
+}
+
+case $what in
+  equivalence)
+    strategy=$1; np=$2
+    reference
+    interrupted SCALEBENCH_KILL_AFTER_STEP=8
+    resumed 006
+    same_as_reference
+    echo "ok: $strategy x$np resumed bit for bit"
+    ;;
+  crash)
+    phase=$1
+    reference
+    interrupted SCALEBENCH_CHECKPOINT_CRASH="$phase" SCALEBENCH_CHECKPOINT_CRASH_STEP=6
+    resumed 003
+    same_as_reference
+    echo "ok: a crash in $phase of a checkpoint write resumed from the previous one"
+    ;;
+  corrupt)
+    interrupted SCALEBENCH_KILL_AFTER_STEP=8
+    f=$(ls "$tmp"/run/*.ckpt/step-0000000006/rank-0.bin) || fail "no checkpoint written"
+    /usr/bin/python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x10; open(p,'wb').write(b)" "$f"
+    $(launch) $common -o "$tmp/run" --checkpoint-every 3 >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a damaged checkpoint was used"; }
+    grep -q "scalebench: error: .*checkpoint .*rank-0.bin: checksum mismatch" "$tmp/log" || { cat "$tmp/log"; fail "unclear error"; }
+    echo "ok: $(grep 'checksum' "$tmp/log")"
+    ;;
+  mismatch)
+    interrupted SCALEBENCH_KILL_AFTER_STEP=8
+    d=$(ls -d "$tmp"/run/*.ckpt) || fail "no checkpoint written"
+    $(launch) ${common/--epochs 2/--epochs 3} -o "$tmp/other" --resume "$d" >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "other options resumed"; }
+    grep -q "written by a run with other options: epochs 3 (checkpoint: 2)" "$tmp/log" || { cat "$tmp/log"; fail "unclear error"; }
+    echo "ok: $(grep 'other options' "$tmp/log")"
+    ;;
+  *) fail "unknown case $what" ;;
+esac

@@ -166,7 +166,8 @@ void run_train(const TrainCli& t, int argc, char** argv) {
   rc.world_size = scalebench::workers_of(t.cfg.strategy, std::max(1, rec::launcher_world_size()), t.cfg.devices);
   // Checkpoints live beside the run file, named by the run id: a rerun of the point finds them.
   // Every rank computes the same folder.
-  if (rc.train.checkpoint_dir.empty() && !t.output.empty())
+  const bool own_checkpoints = rc.train.checkpoint_dir.empty() && !t.output.empty();
+  if (own_checkpoints)
     rc.train.checkpoint_dir = (std::filesystem::path(t.output) / (rec::run_id(rc) + ".ckpt")).string();
   SB_REQUIRE(rc.train.checkpoint_every == 0 || !rc.train.checkpoint_dir.empty(),
              "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
@@ -192,6 +193,10 @@ void run_train(const TrainCli& t, int argc, char** argv) {
               << recorder.path() << std::endl;
     std::exit(scalebench::kExitPreempted);  // nothing is left to unwind: the run file is written
   }
+  // A finished run needs its checkpoints no more (and a later rerun must measure again, not resume
+  // the tail): the default folder goes; one named with --checkpoint-dir is the user's to keep.
+  std::error_code ec;
+  if (own_checkpoints) std::filesystem::remove_all(rc.train.checkpoint_dir, ec);
   std::cout << "train: recorded " << recorder.path() << "\n";
 }
 

@@ -7,7 +7,8 @@
 #      waits with a deadline; every run file must say ok, study.h5 and the plots must exist;
 #   3. a resubmission submits nothing new (every point ok) but a fresh collect job;
 #   4. preemption: a longer point gets USR1 on its batch shell (what --signal=B:USR1@s does), the run
-#      stops after a step with status preempted and exit 75, the job requeues itself, and the rerun ends ok.
+#      stops after a step with status preempted and exit 75, the job requeues itself, and the rerun
+#      resumes mid-epoch from the checkpoint the preempted run wrote and ends ok with every epoch once.
 # Usage: slurm_study_test.sh <scalebench binary>. Exit 0 pass, 1 fail, 77 skip (not root / no Slurm).
 set -euo pipefail
 SB=$1
@@ -146,4 +147,21 @@ poll 600 no_jobs_left || { squeue; fail "the requeued job did not finish"; }
 "$SB" status results/slurm-preempt | tee pstatus.log
 grep -q '1 points: 1 ok$' pstatus.log || fail "the requeued point did not end ok"
 [[ $(grep -c 'final: held-out' "$log") == 1 ]] || fail "expected one finished attempt in the log"
+# The requeued job continued from the checkpoint the preempted run wrote (mid-epoch), not from step 0,
+# and its run file holds every epoch once.
+grep -q 'resume: continuing from .*\.ckpt/step-[0-9]* at epoch [0-9]* step [1-9]' "$log" \
+  || fail "the requeued point did not resume mid-epoch from its checkpoint"
+grep -m1 'resume: continuing' "$log"
+/usr/bin/python3 - results/slurm-preempt/runs <<'PY' || fail "the resumed run file does not hold every epoch once"
+import sys, glob, h5py
+(path,) = glob.glob(sys.argv[1] + "/*.h5")
+with h5py.File(path) as f:
+    assert f.attrs["status"] == "ok", f.attrs["status"]
+    epochs = list(f["epochs"]["epoch"])
+    assert epochs == list(range(1, 61)), epochs
+    steps = f["steps"][()]
+    keys = list(zip(steps["epoch"], steps["step"]))
+    assert len(keys) == len(set(keys)), "a step recorded twice"
+print(f"ok: run file ok with epochs 1..60 once each, {len(keys)} steps once each")
+PY
 step "PASS"

@@ -69,6 +69,8 @@ class ParameterServer final : public Strategy {
     return x;
   }
 
+  void resume_at(std::int64_t steps) override { pushes_ = version_ = steps; }
+
   int agree_stop(int local) override {
     if (!stop_wanted_) stop_wanted_ = local;  // told to the server with the next push
     return stop_after_ >= 0 && pushes_ >= stop_after_ ? stop_signal_ : 0;
@@ -76,8 +78,10 @@ class ParameterServer final : public Strategy {
   bool agree_stop_is_free() const override { return true; }
 
   void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps,
-             const std::function<int()>& stop_signal) override {
-    server_signal_ = stop_signal;
+             const ServeHooks& hooks) override {
+    server_signal_ = hooks.stop_signal;
+    hooks_ = hooks;
+    version_ = opt.steps_taken();  // resumed: the updates already applied
     async_ ? serve_async(model, opt, sched, steps) : serve_sync(model, opt, sched, steps);
     for (int w = 0; w < workers(); ++w) {
       comm_.send(&version_, sizeof version_, w, kTagVersion);
@@ -157,7 +161,7 @@ class ParameterServer final : public Strategy {
     std::vector<Header> seen(static_cast<std::size_t>(w));
     std::vector<float> sum(static_cast<std::size_t>(count_));
     std::int64_t limit = steps;  // rounds to serve: steps, or fewer once a stop was asked for
-    for (std::int64_t s = 0; s < limit; ++s) {
+    for (std::int64_t s = hooks_.first_step; s < limit; ++s) {
       std::vector<comm::Request> reqs;
       for (int r = 0; r < w; ++r) {
         reqs.push_back(comm_.irecv(&seen[std::size_t(r)], sizeof(Header), r, kTagVersion));
@@ -182,6 +186,7 @@ class ParameterServer final : public Strategy {
         opt.step(model.params().f32(), sum.data(), float(sched.at(s)));
         ++version_;
       }
+      if (hooks_.after_round && action != kFailed) hooks_.after_round(s + 1, limit < steps && s + 1 == limit);
       const Header reply{version_, limit < steps ? limit : -1, bad_rank, action, issue, stop_signal_};
       for (int r = 0; r < w; ++r) {
         comm_.send(&reply, sizeof reply, r, kTagVersion);
@@ -329,6 +334,7 @@ class ParameterServer final : public Strategy {
   int consecutive_bad_ = 0;
   std::int64_t skipped_total_ = 0;
   std::function<int()> server_signal_;
+  ServeHooks hooks_;
 };
 
 }  // namespace

@@ -72,11 +72,21 @@ class Strategy {
   virtual StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) = 0;
   // After the last step: every worker holds the final weights.
   virtual void finish(Model& model) {}
-  // Server ranks: serve pushes until every worker is done (parameter server only). stop_signal is
-  // polled between updates: non-zero (this rank got SIGUSR1/SIGTERM/SIGINT) stops the workers as
-  // agree_stop() does.
+  // Server ranks: serve pushes until every worker is done (parameter server only).
+  struct ServeHooks {
+    // Polled between updates: non-zero (this rank got SIGUSR1/SIGTERM/SIGINT) stops the workers as
+    // agree_stop() does.
+    std::function<int()> stop_signal;
+    // ps-sync: a resumed run's first round (its optimizer step), and a call after each round's
+    // update (or skip), before its replies: (steps done, the run stops after this round) — where
+    // the server writes its checkpoint file, so a worker that has the reply knows it is on disk.
+    std::int64_t first_step = 0;
+    std::function<void(std::int64_t steps_done, bool stopping)> after_round;
+  };
   virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker,
-                     const std::function<int()>& stop_signal) {}
+                     const ServeHooks& hooks) {}
+  // A worker resumed at optimizer step `steps` (checkpoint.h): counters that follow the steps.
+  virtual void resume_at(std::int64_t steps) {}
   virtual std::int64_t bytes_per_step() const = 0;  // bytes this worker sends per step
   // Sum / max of a scalar over the workers (collective among all ranks; servers pass 0).
   virtual double sum_over_workers(double x) = 0;

@@ -203,6 +203,7 @@ void EpochRunner::resume(const RankCheckpoint& c) {
                      *buffers[i].second);
   }
   ctx_.step = c.global_step;
+  st_.strategy->resume_at(c.global_step);
   consecutive_skips_ = c.consecutive_skips;
   st_.result.nonfinite_skipped = c.nonfinite_skipped;
   finished_rows_ = c.epoch_steps;

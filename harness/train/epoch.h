@@ -45,7 +45,7 @@ class EpochRunner {
   void save_checkpoint(const Outcome& o, bool closed);
   // Continue from a checkpoint: position, sums of the unfinished epoch, the record so far.
   void resume(const RankCheckpoint& c);
-  bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty(); }
+  bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty() && st_.cfg.strategy_traits().checkpoints; }
 
  private:
   // This worker's own check of its step (loss, input batch), before the exchange.

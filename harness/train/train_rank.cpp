@@ -45,9 +45,42 @@ void log_setup(const RankState& st, std::ostream& log) {
       << std::flush;
 }
 
-// A parameter-server rank: apply the workers' pushes until they are done (or preempted).
+// The checkpoint folder a run resumes from (--resume), or "" for none.
+std::string resume_folder(const TrainConfig& cfg) {
+  return cfg.resume == "auto" ? cfg.checkpoint_dir : cfg.resume == "none" ? "" : cfg.resume;
+}
+
+// A parameter-server rank: apply the workers' pushes until they are done (or preempted). ps-sync
+// checkpoints the server's weights and optimizer after a round's update, before its replies (the
+// workers write theirs once they have the reply), and resumes from its own file.
 TrainResult serve(RankState& st) {
-  st.strategy->serve(st.model, st.opt, st.sched, st.steps * st.cfg.epochs, [] { return preemption_signal(); });
+  const TrainConfig& cfg = st.cfg;
+  Strategy::ServeHooks hooks;
+  hooks.stop_signal = [] { return preemption_signal(); };
+  const bool checkpoints = !cfg.checkpoint_dir.empty() && cfg.strategy_traits().checkpoints;
+  const std::string from = checkpoints ? resume_folder(cfg) : "";
+  if (!from.empty())
+    if (auto step_dir = latest_checkpoint(from)) {
+      const RankCheckpoint c = read_rank_checkpoint(*step_dir, st.rank);
+      check_compatible(c, *step_dir, cfg.canonical_text(), st.workers);
+      st.io.from_host(Tensor::view(const_cast<float*>(c.params.data()), {std::int64_t(c.params.size())}),
+                      st.model.params());
+      st.opt.restore(c.optimizer);
+      hooks.first_step = c.global_step;
+    }
+  if (checkpoints)
+    hooks.after_round = [&st](std::int64_t done, bool stopping) {
+      const std::int64_t every = st.cfg.checkpoint_every;
+      if (!stopping && (every == 0 || done % every != 0)) return;
+      RankCheckpoint c;
+      c.config_text = st.cfg.canonical_text();
+      c.workers = st.workers, c.rank = st.rank, c.global_step = done;
+      const Tensor w = st.io.to_host(st.model.params());
+      c.params.assign(w.f32(), w.f32() + w.numel());
+      c.optimizer = st.opt.state();
+      write_rank_checkpoint(st.cfg.checkpoint_dir, c);
+    };
+  st.strategy->serve(st.model, st.opt, st.sched, st.steps * cfg.epochs, hooks);
   st.strategy->finish(st.model);
   return std::move(st.result);
 }
@@ -57,7 +90,7 @@ TrainResult serve(RankState& st) {
 // file stops them all with its reason. Returns the epoch to start with.
 int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, TrainObserver* observer) {
   const TrainConfig& cfg = st.cfg;
-  const std::string where = cfg.resume == "auto" ? cfg.checkpoint_dir : cfg.resume == "none" ? "" : cfg.resume;
+  const std::string where = runner.checkpointing() || cfg.resume != "auto" ? resume_folder(cfg) : "";
   if (where.empty()) return 1;
   std::optional<RankCheckpoint> ck;
   std::string step_dir, error;

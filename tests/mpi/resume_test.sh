@@ -9,6 +9,7 @@
 #                             resumes from the previous complete one (step 3), and ends the same.
 #   corrupt                 : a flipped byte in the checkpoint is refused, naming the file.
 #   mismatch                : a checkpoint of other options (--epochs 3) is refused, naming them.
+#   cuda STRATEGY NP        : equivalence on --backend cuda (exit 77, ctest's Skipped, without a GPU).
 # Usage: resume_test.sh <scalebench> <case> [args]
 set -uo pipefail
 sb=$1; what=$2; shift 2
@@ -78,6 +79,16 @@ case $what in
     resumed 006
     same_as_reference
     echo "ok: $strategy x$np resumed bit for bit"
+    ;;
+  cuda)
+    strategy=$1; np=$2
+    command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "SKIP: no GPU (nvidia-smi -L)"; exit 77; }
+    common="$common --backend cuda --deterministic"
+    reference
+    interrupted SCALEBENCH_KILL_AFTER_STEP=8
+    resumed 006
+    same_as_reference
+    echo "ok: $strategy x$np on cuda resumed bit for bit"
     ;;
   crash)
     phase=$1

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "harness/train/evaluate.h"
+#include "harness/train/model_check.h"
 #if SCALEBENCH_HAVE_CUDA
 #include "harness/comm/nccl_comm.h"
 #endif
@@ -62,6 +63,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
       opt({.kind = c.optimizer, .momentum = float(c.momentum), .weight_decay = float(c.weight_decay)},
           model.param_count(), io.gpu()),
       class_weights(resolve_class_weights(c.class_weights, ds, n_train)) {
+  check_model_fits(spec, info, cfg.data);
   SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,
              "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {})", cfg.data,
              n_train, n_val, workers, cfg.batch);

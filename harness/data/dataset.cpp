@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/data/h5_raw.h"
 #include "harness/data/h5util.h"
 #include "kernels/common/check.h"
 
@@ -38,6 +39,14 @@ std::string describe_type(hid_t type) {
     case H5T_COMPOUND: return "compound";
     default: return "non-numeric";
   }
+}
+
+// A string from the file as it may appear in a one-line message: control characters escaped, cut
+// at 60 characters.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s.substr(0, 60)) out += c < 0x20 || c == 0x7f ? fmt::format("\\x{:02x}", c) : std::string(1, char(c));
+  return s.size() > 60 ? out + "..." : out;
 }
 
 std::vector<std::string> split_names(const std::string& s) {
@@ -131,7 +140,8 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
   const auto schema = detail::read_string_attr(f, "schema", ok);
   SB_REQUIRE(ok, "dataset {}: root attribute 'schema' is not a string", p);
   SB_REQUIRE(!schema || *schema == "scalebench-dataset",
-             "dataset {}: root attribute schema = '{}', expected 'scalebench-dataset'", p, *schema);
+             "dataset {}: root attribute schema = '{}', expected 'scalebench-dataset'", p,
+             printable(schema.value_or("")));
   const auto version = detail::read_int_attr(f, "schema_version", ok);
   SB_REQUIRE(ok, "dataset {}: root attribute 'schema_version' is not an integer", p);
   SB_REQUIRE(!version || *version == 1,
@@ -147,7 +157,7 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     info_.task = Task::classification;
   } else {
     SB_REQUIRE(false, "dataset {}: unknown task '{}' (expected segmentation|classification)", p,
-               *task);
+               printable(*task));
   }
 
   const auto classes = detail::read_int_attr(f, "classes", ok);
@@ -173,6 +183,9 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     const htri_t exists = H5Lexists(f, name, H5P_DEFAULT);
     SB_REQUIRE(exists >= 0, "dataset {}: cannot read the root group (corrupt file)", p);
     SB_REQUIRE(exists > 0, "dataset {}: missing dataset /{}", p, name);
+    // libhdf5 1.10 divides by the chunk dimensions while opening: read them by hand first.
+    const std::string chunks = detail::chunk_dims_problem(f, name);
+    SB_REQUIRE(chunks.empty(), "dataset {}: /{} {} (corrupt file)", p, name, chunks);
     H5Id d = detail::dset_id(H5Dopen2(f, name, H5P_DEFAULT));
     SB_REQUIRE(d.valid(), "dataset {}: /{} is not a dataset or cannot be opened", p, name);
     return d;

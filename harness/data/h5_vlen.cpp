@@ -1,15 +1,11 @@
-// h5_vlen.cpp — variable-length strings from the global heap, checked by hand (see h5_vlen.h).
+// h5_vlen.cpp — variable-length strings from the global heap, checked by hand (see h5_raw.h).
 // The on-disk layouts (HDF5 file format spec, "Global Heap" and "Variable-length Data"):
 //   heap ID:     u32 length (characters) | address of the collection | u32 object index
 //   collection:  "GCOL" | u8 version 1 | 3 reserved | length: collection size (header included)
 //   object:      u16 index | u16 references | 4 reserved | length: size | data, padded to 8 bytes
 // Index 0 is the collection's free space (its size counts the header). A walk that HDF5 would not
 // end exactly at the collection's end, or an object reaching past it, makes the collection invalid.
-#include "harness/data/h5_vlen.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "harness/data/h5_raw.h"
 
 #include <cstring>
 #include <mutex>
@@ -19,22 +15,6 @@ namespace {
 
 constexpr const char* kIdTag = "scalebench raw vlen heap id";
 constexpr std::uint64_t kMaxCollection = std::uint64_t{1} << 28;  // 256 MiB: far above any we write
-
-std::uint64_t le(const unsigned char* p, std::size_t n) {
-  std::uint64_t v = 0;
-  for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-  return v;
-}
-
-bool pread_all(int fd, void* buf, std::size_t n, std::uint64_t off) {
-  auto* p = static_cast<unsigned char*>(buf);
-  while (n > 0) {
-    const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(off));
-    if (got <= 0) return false;
-    p += got, off += std::uint64_t(got), n -= std::size_t(got);
-  }
-  return true;
-}
 
 // The conversion from a stored variable-length string to our opaque type of the same width: the
 // raw ID already sits in the conversion buffer, so there is nothing to do. It accepts only our
@@ -71,58 +51,29 @@ bool read_only_file(hid_t obj) {
   return file.valid() && H5Fget_intent(file.get(), &intent) >= 0 && (intent & H5F_ACC_RDWR) == 0;
 }
 
-VlenStrings::VlenStrings(hid_t obj) {
-  H5Id file = file_id(H5Iget_file_id(obj));
-  if (!file.valid() || !register_raw_id_conversion()) return;
-  H5Id fcpl = plist_id(H5Fget_create_plist(file.get()));
-  hsize_t userblock = 0;
-  if (!fcpl.valid() || H5Pget_sizes(fcpl.get(), &addr_size_, &length_size_) < 0 ||
-      H5Pget_userblock(fcpl.get(), &userblock) < 0 || addr_size_ < 2 || addr_size_ > 8 || length_size_ < 2 ||
-      length_size_ > 8)
-    return;
-  base_ = userblock;
-  // The bytes HDF5 has open (by its descriptor for the default driver, so a file renamed over
-  // this one meanwhile is not read instead); otherwise by name.
-  H5Id fapl = plist_id(H5Fget_access_plist(file.get()));
-  int* handle = nullptr;
-  if (fapl.valid() && H5Pget_driver(fapl.get()) == H5FD_SEC2 &&
-      H5Fget_vfd_handle(file.get(), fapl.get(), reinterpret_cast<void**>(&handle)) >= 0 && handle)
-    fd_ = ::fcntl(*handle, F_DUPFD_CLOEXEC, 0);
-  if (fd_ < 0) {
-    const ssize_t n = H5Fget_name(file.get(), nullptr, 0);
-    std::string name(n > 0 ? std::size_t(n) : 0, '\0');
-    if (n > 0 && H5Fget_name(file.get(), name.data(), name.size() + 1) == n)
-      fd_ = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  }
-  struct stat st {};
-  if (fd_ >= 0 && ::fstat(fd_, &st) == 0) file_size_ = std::uint64_t(st.st_size);
+VlenStrings::VlenStrings(hid_t obj) : file_(obj) {
+  if (!file_.valid() || !register_raw_id_conversion()) return;
   id_type_ = type_id(H5Tcreate(H5T_OPAQUE, id_size()));
   if (id_type_.valid() && H5Tset_tag(id_type_.get(), kIdTag) < 0) id_type_.reset();
-}
-
-VlenStrings::~VlenStrings() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 const VlenStrings::Collection& VlenStrings::load(std::uint64_t addr) {
   if (auto it = cache_.find(addr); it != cache_.end()) return it->second;
   Collection& c = cache_[addr];
-  const std::size_t header = 4 + 1 + 3 + length_size_, object_header = 2 + 2 + 4 + length_size_;
+  const std::size_t ls = file_.length_size(), header = 4 + 1 + 3 + ls, object_header = 2 + 2 + 4 + ls;
   unsigned char h[16] = {};
-  if (addr > file_size_ || base_ > file_size_ - addr) return c;
-  const std::uint64_t off = base_ + addr;
-  if (header > file_size_ - off || !pread_all(fd_, h, header, off)) return c;
-  const std::uint64_t size = le(h + 8, length_size_);
-  if (std::memcmp(h, "GCOL", 4) != 0 || h[4] != 1 || size < header || size > file_size_ - off ||
+  if (!file_.read(h, header, addr)) return c;
+  const std::uint64_t size = le(h + 8, ls);
+  if (std::memcmp(h, "GCOL", 4) != 0 || h[4] != 1 || size < header || size > file_.size() - addr ||
       size > kMaxCollection)
     return c;
   c.bytes.resize(std::size_t(size));
-  if (!pread_all(fd_, c.bytes.data(), c.bytes.size(), off)) return c;
+  if (!file_.read(c.bytes.data(), c.bytes.size(), addr)) return c;
   // The walk HDF5's own parser makes; a tail too short for an object header is free space.
   std::size_t p = header;
   while (p < c.bytes.size() && c.bytes.size() - p >= object_header) {
     const auto index = std::uint32_t(le(&c.bytes[p], 2));
-    const std::uint64_t obj = le(&c.bytes[p + 8], length_size_);
+    const std::uint64_t obj = le(&c.bytes[p + 8], ls);
     const std::uint64_t left = c.bytes.size() - p;
     if (obj > left) return c;
     const std::uint64_t need = index == 0 ? obj : object_header + ((obj + 7) / 8) * 8;
@@ -136,8 +87,9 @@ const VlenStrings::Collection& VlenStrings::load(std::uint64_t addr) {
 
 std::optional<std::string> VlenStrings::get(const unsigned char* raw) {
   if (!valid()) return std::nullopt;
-  const std::uint64_t length = le(raw, 4), addr = le(raw + 4, addr_size_);
-  const auto index = std::uint32_t(le(raw + 4 + addr_size_, 4));
+  const std::size_t as = file_.addr_size();
+  const std::uint64_t length = le(raw, 4), addr = le(raw + 4, as);
+  const auto index = std::uint32_t(le(raw + 4 + as, 4));
   if (length == 0) return std::string();  // an empty (or never written) string has no heap object
   const Collection& c = load(addr);
   const auto it = c.ok ? c.objects.find(index) : c.objects.end();

@@ -1,7 +1,7 @@
 // h5util.cpp — HDF5 helpers for the data room (see h5util.h). No schema knowledge here.
 #include "harness/data/h5util.h"
 
-#include "harness/data/h5_vlen.h"
+#include "harness/data/h5_raw.h"
 
 #include <array>
 #include <cstring>
@@ -63,7 +63,7 @@ std::optional<std::string> read_string_attr(hid_t obj, const char* name, bool& o
   const htri_t is_var = H5Tis_variable_str(ftype.get());
   if (is_var < 0) return bad();
   if (is_var > 0 && read_only_file(obj)) {
-    // By hand, never through H5HG_read (h5_vlen.h): a mutated heap made it copy past its buffers.
+    // By hand, never through H5HG_read (h5_raw.h): a mutated heap made it copy past its buffers.
     VlenStrings heap(attr.get());
     std::vector<unsigned char> raw(heap.id_size());
     if (!heap.valid() || H5Aread(attr.get(), heap.id_type(), raw.data()) < 0) return bad();

@@ -201,3 +201,49 @@ TEST(DatasetHostile, SampleLargerThanAScanBlockIsScannedInRows) {
   sd::Dataset ok(path);
   EXPECT_EQ(ok.info().n, 3);
 }
+
+namespace {
+
+// A datagen-shaped file ([4, 1, 16, 16] images in [1, 1, 16, 16] chunks), optionally in the newest
+// format (object header v2, layout message v4), with the layout message's chunk dimension 2 set to
+// 0 in the file's bytes. libhdf5 1.10 divided by it in H5Dopen2 (SIGFPE in H5D__chunk_set_info).
+void expect_zero_chunk_dim_refused(bool latest) {
+  sbtest::ScratchDir dir;
+  const std::string path = dir.file(latest ? "v4.h5" : "v3.h5");
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+  hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  ASSERT_GE(f, 0);
+  sbtest::put_string_attr(f, "task", "classification");
+  sbtest::put_int_attr(f, "classes", 3);
+  const hsize_t idims[4] = {4, 1, 16, 16}, ichunk[4] = {1, 1, 16, 16}, ldims[1] = {4};
+  hid_t s = H5Screate_simple(4, idims, nullptr), ls = H5Screate_simple(1, ldims, nullptr);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 4, ichunk);
+  hid_t d = H5Dcreate2(f, "images", H5T_IEEE_F32LE, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  std::vector<float> v(4 * 256, 0.5f);
+  H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  hid_t l = H5Dcreate2(f, "labels", H5T_STD_U8LE, ls, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const std::uint8_t lab[4] = {0, 1, 2, 0};
+  H5Dwrite(l, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, lab);
+  H5Dclose(l), H5Dclose(d), H5Pclose(dcpl), H5Sclose(ls), H5Sclose(s), H5Fclose(f), H5Pclose(fapl);
+  EXPECT_NO_THROW(sd::Dataset ok(path));
+  // The chunk dimensions 1, 1, 16, 16 and the element size 4, as 4-byte (v3) or 1-byte (v4) values.
+  std::string b = slurp(path);
+  const std::string dims = latest ? std::string("\x01\x01\x10\x10\x04", 5)
+                                  : std::string("\x01\0\0\0\x01\0\0\0\x10\0\0\0\x10\0\0\0\x04\0\0\0", 20);
+  const std::size_t at = b.find(dims);
+  ASSERT_NE(at, std::string::npos);
+  b[at + (latest ? 2 : 8)] = 0;
+  spit(path, b);
+  // (A v2 object header carries a checksum, which HDF5 checks before it decodes the layout.)
+  expect_error([&] { sd::Dataset ds(path); },
+               {path, latest ? "/images is not a dataset or cannot be opened" : "/images has a chunk dimension of 0"});
+}
+
+}  // namespace
+
+TEST(DatasetHostile, ZeroChunkDimensionIsRefusedBeforeHdf5DividesByIt) {
+  expect_zero_chunk_dim_refused(false);
+  expect_zero_chunk_dim_refused(true);
+}

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "harness/data/h5_raw.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::record::h5 {
@@ -260,7 +261,20 @@ Table read_table(hid_t loc, const char* name, const std::string& where) {
       Column& c = t.add(col, Column::Kind::str);
       c.s.resize(n);
       if (n == 0) continue;
-      if (var > 0) {
+      if (var > 0 && data::detail::read_only_file(loc)) {
+        // By hand, not through libhdf5's global-heap reader (harness/data/h5_raw.h): a damaged run
+        // or study file must not crash collect, status or compare.
+        data::detail::VlenStrings heap(loc);
+        const std::size_t w = heap.id_size();
+        H5Id mt = heap.valid() ? one_member_type(col.c_str(), heap.id_type(), w) : H5Id{};
+        std::vector<unsigned char> ids(n * w);
+        if (!mt.valid() || H5Dread(dset.get(), mt.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ids.data()) < 0) bad();
+        for (std::size_t r = 0; r < n; ++r) {
+          auto v = heap.get(&ids[r * w]);
+          if (!v) bad();
+          c.s[r] = std::move(*v);
+        }
+      } else if (var > 0) {  // a file this process is writing
         H5Id st = vlen_string_type(cset);
         H5Id mt = st.valid() ? one_member_type(col.c_str(), st.get(), sizeof(char*)) : H5Id{};
         std::vector<char*> ptrs(n, nullptr);

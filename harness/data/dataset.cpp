@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/data/h5_raw.h"
 #include "harness/data/h5util.h"
 #include "kernels/common/check.h"
 
@@ -40,6 +41,14 @@ std::string describe_type(hid_t type) {
   }
 }
 
+// A string from the file as it may appear in a one-line message: control characters escaped, cut
+// at 60 characters.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s.substr(0, 60)) out += c < 0x20 || c == 0x7f ? fmt::format("\\x{:02x}", c) : std::string(1, char(c));
+  return s.size() > 60 ? out + "..." : out;
+}
+
 std::vector<std::string> split_names(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
@@ -52,36 +61,44 @@ std::vector<std::string> split_names(const std::string& s) {
   return out;
 }
 
-// Checks every label in [0, classes), reading blocks of whole samples (about 1 Mi labels each)
-// so memory stays small and the first offending sample can be named. T is the memory type.
+// Checks every label in [0, classes), reading blocks of about 1 Mi labels (whole samples, or rows
+// of one sample when a sample is larger) so memory stays small whatever the declared shape, and the
+// first offending sample can be named. T is the memory type.
 template <class T>
 void scan_labels(hid_t labels, hid_t fspace, hid_t memtype, const DatasetInfo& info,
                  const std::string& p) {
-  const std::int64_t per = info.label_numel();
-  const std::int64_t block = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / per);
-  std::vector<T> buf(static_cast<size_t>(block * per));
+  constexpr std::int64_t kBlock = std::int64_t{1} << 20;
   const bool seg = info.task == Task::segmentation;
-  for (std::int64_t s0 = 0; s0 < info.n; s0 += block) {
-    const std::int64_t cnt = std::min(block, info.n - s0);
-    const hsize_t start[3] = {static_cast<hsize_t>(s0), 0, 0};
-    const hsize_t count[3] = {static_cast<hsize_t>(cnt), seg ? static_cast<hsize_t>(info.height) : 0,
-                              seg ? static_cast<hsize_t>(info.width) : 0};
-    const hsize_t total = static_cast<hsize_t>(cnt * per);
-    // The memory space has the selection's shape: HDF5 copies matching shapes in one block, but
-    // walks a rank-changing (e.g. 3-D file → 1-D memory) selection element by element, ~15x slower.
-    H5Id mspace = detail::space_id(H5Screate_simple(seg ? 3 : 1, count, nullptr));
-    const bool ok =
-        mspace.valid() &&
-        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0 &&
-        H5Dread(labels, memtype, mspace.get(), fspace, H5P_DEFAULT, buf.data()) >= 0;
-    SB_REQUIRE(ok, "dataset {}: cannot read /labels samples {}..{} (truncated or corrupt file)", p,
-               s0, s0 + cnt - 1);
-    const auto end = buf.begin() + static_cast<std::ptrdiff_t>(total);
-    const auto bad = std::find_if(buf.begin(), end, [&](T v) {
-      return static_cast<std::int64_t>(v) < 0 || static_cast<std::int64_t>(v) >= info.classes;
-    });
-    SB_REQUIRE(bad == end, "dataset {}: label {} at sample {} is outside [0, {})", p,
-               static_cast<std::int64_t>(*bad), s0 + (bad - buf.begin()) / per, info.classes);
+  const std::int64_t per = info.label_numel();
+  // A block: `samples` whole samples, or (when one sample exceeds kBlock) `rows` rows of one.
+  const std::int64_t samples = std::max<std::int64_t>(1, kBlock / per);
+  const std::int64_t rows = per <= kBlock ? info.height : std::max<std::int64_t>(1, kBlock / info.width);
+  std::vector<T> buf(static_cast<size_t>(std::min(per * samples, seg ? rows * info.width * samples : samples)));
+  for (std::int64_t s0 = 0; s0 < info.n; s0 += samples) {
+    const std::int64_t cnt = std::min(samples, info.n - s0);
+    for (std::int64_t r0 = 0; r0 < (seg ? info.height : 1); r0 += rows) {
+      const std::int64_t rc = seg ? std::min(rows, info.height - r0) : 1;
+      const hsize_t start[3] = {static_cast<hsize_t>(s0), static_cast<hsize_t>(r0), 0};
+      const hsize_t count[3] = {static_cast<hsize_t>(cnt), static_cast<hsize_t>(rc),
+                                static_cast<hsize_t>(info.width)};
+      const std::int64_t total = seg ? cnt * rc * info.width : cnt;
+      // The memory space has the selection's shape: HDF5 copies matching shapes in one block, but
+      // walks a rank-changing (e.g. 3-D file → 1-D memory) selection element by element, ~15x slower.
+      H5Id mspace = detail::space_id(H5Screate_simple(seg ? 3 : 1, count, nullptr));
+      const bool ok =
+          mspace.valid() &&
+          H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0 &&
+          H5Dread(labels, memtype, mspace.get(), fspace, H5P_DEFAULT, buf.data()) >= 0;
+      SB_REQUIRE(ok, "dataset {}: cannot read /labels samples {}..{} (truncated or corrupt file)", p, s0,
+                 s0 + cnt - 1);
+      const auto end = buf.begin() + static_cast<std::ptrdiff_t>(total);
+      const auto bad = std::find_if(buf.begin(), end, [&](T v) {
+        return static_cast<std::int64_t>(v) < 0 || static_cast<std::int64_t>(v) >= info.classes;
+      });
+      SB_REQUIRE(bad == end, "dataset {}: label {} at sample {} is outside [0, {})", p,
+                 static_cast<std::int64_t>(*bad), s0 + (bad - buf.begin()) / (seg ? rc * info.width : 1),
+                 info.classes);
+    }
   }
 }
 
@@ -123,7 +140,8 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
   const auto schema = detail::read_string_attr(f, "schema", ok);
   SB_REQUIRE(ok, "dataset {}: root attribute 'schema' is not a string", p);
   SB_REQUIRE(!schema || *schema == "scalebench-dataset",
-             "dataset {}: root attribute schema = '{}', expected 'scalebench-dataset'", p, *schema);
+             "dataset {}: root attribute schema = '{}', expected 'scalebench-dataset'", p,
+             printable(schema.value_or("")));
   const auto version = detail::read_int_attr(f, "schema_version", ok);
   SB_REQUIRE(ok, "dataset {}: root attribute 'schema_version' is not an integer", p);
   SB_REQUIRE(!version || *version == 1,
@@ -139,7 +157,7 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     info_.task = Task::classification;
   } else {
     SB_REQUIRE(false, "dataset {}: unknown task '{}' (expected segmentation|classification)", p,
-               *task);
+               printable(*task));
   }
 
   const auto classes = detail::read_int_attr(f, "classes", ok);
@@ -165,6 +183,9 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     const htri_t exists = H5Lexists(f, name, H5P_DEFAULT);
     SB_REQUIRE(exists >= 0, "dataset {}: cannot read the root group (corrupt file)", p);
     SB_REQUIRE(exists > 0, "dataset {}: missing dataset /{}", p, name);
+    // libhdf5 1.10 divides by the chunk dimensions while opening: read them by hand first.
+    const std::string chunks = detail::chunk_dims_problem(f, name);
+    SB_REQUIRE(chunks.empty(), "dataset {}: /{} {} (corrupt file)", p, name, chunks);
     H5Id d = detail::dset_id(H5Dopen2(f, name, H5P_DEFAULT));
     SB_REQUIRE(d.valid(), "dataset {}: /{} is not a dataset or cannot be opened", p, name);
     return d;
@@ -226,6 +247,18 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     SB_REQUIRE(ldims[1] == idims[2] && ldims[2] == idims[3],
                "dataset {}: /labels samples are {}x{} but /images samples are {}x{}", p, ldims[1],
                ldims[2], idims[2], idims[3]);
+  }
+
+  // --- the stored bytes hold the declared extent, before anything reads a sample ----------------
+  // (a file may declare 10^9 samples in 6 KB: the scan below would then read fill values for hours)
+  SB_REQUIRE(idims[0] <= (hsize_t{1} << 40), "dataset {}: /images declares {} samples (more than 2^40)", p,
+             idims[0]);
+  std::error_code size_ec;
+  const std::uintmax_t file_size = fs::file_size(p, size_ec);
+  SB_REQUIRE(!size_ec, "dataset {}: cannot read the file size: {}", p, size_ec.message());
+  for (const auto& [d, name] : {std::pair{m.images.get(), "images"}, std::pair{m.labels.get(), "labels"}}) {
+    const std::string why = detail::storage_problem(d, file_size);
+    SB_REQUIRE(why.empty(), "dataset {}: /{} {} (a sparse, truncated or corrupt file)", p, name, why);
   }
 
   // Memory spaces shaped like one sample's file selection ([1, C, H, W] / [1, H, W] / [1]), so

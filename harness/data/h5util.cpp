@@ -1,12 +1,22 @@
 // h5util.cpp — HDF5 helpers for the data room (see h5util.h). No schema knowledge here.
 #include "harness/data/h5util.h"
 
+#include "harness/data/h5_raw.h"
+
 #include <array>
 #include <cstring>
 #include <fstream>
 #include <vector>
 
 namespace scalebench::data::detail {
+
+// HDF5 1.10 frees a file whose close failed but keeps its id, and its exit handler (H5_term_library)
+// then closes it again and crashes: exit 139 after the right error, on a disk too full to take even
+// the file's metadata (h5util.h: discard_file frees what it can first). Every file here is closed
+// by its owner, so the handler has nothing else to do: it is turned off before the library starts
+// (H5dont_atexit only counts then; this runs before main, in every binary that links this file,
+// i.e. every one that reaches HDF5 through harness/data or harness/record).
+[[maybe_unused]] const bool kNoHdf5ExitHandler = H5dont_atexit() >= 0;
 
 void silence_hdf5_errors() {
   thread_local bool done = false;
@@ -52,7 +62,15 @@ std::optional<std::string> read_string_attr(hid_t obj, const char* name, bool& o
 
   const htri_t is_var = H5Tis_variable_str(ftype.get());
   if (is_var < 0) return bad();
-  if (is_var > 0) {
+  if (is_var > 0 && read_only_file(obj)) {
+    // By hand, never through H5HG_read (h5_raw.h): a mutated heap made it copy past its buffers.
+    VlenStrings heap(attr.get());
+    std::vector<unsigned char> raw(heap.id_size());
+    if (!heap.valid() || H5Aread(attr.get(), heap.id_type(), raw.data()) < 0) return bad();
+    auto value = heap.get(raw.data());
+    return value ? value : bad();
+  }
+  if (is_var > 0) {  // a file this process writes (its heap may not be on disk yet)
     H5Id mtype = type_id(H5Tcopy(H5T_C_S1));
     // The memory type must carry the file's character set: HDF5 does not convert ASCII↔UTF-8.
     if (!mtype.valid() || H5Tset_size(mtype.get(), H5T_VARIABLE) < 0 ||

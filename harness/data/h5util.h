@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -63,6 +64,41 @@ void silence_hdf5_errors();
 // True when the file at `path` carries the HDF5 superblock signature at offset 0, 512, 1024, ...
 // (checked by hand so "not an HDF5 file" can be told apart from "HDF5 but corrupt").
 bool has_hdf5_signature(const std::string& path);
+
+// --- writing: errors named, and no file left for HDF5's exit handler to crash on ---------------
+// (h5_write.cpp) HDF5 1.10 frees a file whose close failed (a full disk: its metadata cannot be
+// flushed) but keeps its id, and the library's exit handler then closes it again and crashes
+// (exit 139 after the right first error). So a written file is flushed before it is closed — a
+// failed flush leaves it open and intact — and a file being thrown away is first truncated to
+// nothing through HDF5's own descriptor, which frees its blocks so that what closing still writes
+// has room.
+
+// What the last failed HDF5 call met, from the error stack's system errno (or errno): "disk full
+// (No space left on device)" for ENOSPC, "disk quota exceeded (...)" for EDQUOT, the system's text
+// for another errno, "" when none was recorded.
+std::string io_error_text();
+std::string errno_text(int err);  // the same for one errno value
+
+// Writes everything HDF5 holds for the file (open datasets' chunks, metadata). "" or why not.
+std::string flush_file(hid_t file);
+
+// Flushes, then closes the file (and `objects` first, e.g. its datasets). "" on success; on a
+// failed flush the file is discarded as below and the reason returned.
+std::string finish_file(H5Id& file, std::initializer_list<H5Id*> objects = {});
+
+// Throws the file away safely: truncates it, closes `objects`, then the file; errors are ignored
+// (the caller removes the file and reports the first error).
+void discard_file(H5Id& file, std::initializer_list<H5Id*> objects = {});
+
+// At most this many declared bytes per stored byte (deflate, the filter datagen and h5py use,
+// compresses at most about 1032:1). More means a corrupt or crafted file.
+inline constexpr std::uint64_t kMaxStoredRatio = 2048;
+
+// Why the stored bytes of dataset `dset` cannot hold what its extent declares, or "" when they can:
+// a chunk of the extent missing (a sparse file), contiguous data past the end of the file, storage
+// claimed beyond the file's size, or more than kMaxStoredRatio declared bytes per stored byte.
+// Reads the chunk index, no data: cheap even for an extent of 10^9 samples in a 6 KB file.
+std::string storage_problem(hid_t dset, std::uint64_t file_size);
 
 // Attribute readers: nullopt when the attribute does not exist; throw (via the caller's message)
 // is left to the caller. A string attribute may be fixed- or variable-length. An integer attribute

@@ -49,19 +49,17 @@ void write_sample(const H5Id& d, hid_t memtype, int rank, const hsize_t* dims, s
   const bool ok = fspace.valid() && mspace.valid() &&
                   H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) >= 0 &&
                   H5Dwrite(d.get(), memtype, mspace.get(), fspace.get(), H5P_DEFAULT, buf) >= 0;
-  SB_REQUIRE(ok, "datagen {}: cannot write /{} sample {} (disk full?)", path, name, i);
+  SB_REQUIRE(ok, "datagen {}: cannot write /{} sample {}: {}", path, name, i,
+             detail::io_error_text().empty() ? "HDF5 write failed" : detail::io_error_text());
 }
 
-void write_file(const GenConfig& cfg, const std::string& tmp, const std::string& path,
-                std::int64_t progress_every) {
+// Writes the samples into an open file; the datasets are the caller's, so that on a failure it can
+// free the file's space before closing them (h5util.h: discard_file).
+void write_samples(const GenConfig& cfg, hid_t f, H5Id& images, H5Id& labels, const std::string& path,
+                   std::int64_t progress_every) {
   const bool seg = cfg.task == Task::segmentation;
   const auto s = static_cast<hsize_t>(cfg.size);
   const auto n = static_cast<hsize_t>(cfg.n);
-
-  H5Id file = detail::file_id(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-  SB_REQUIRE(file.valid(), "datagen {}: cannot create {} (permissions or bad path?)", path, tmp);
-  const hid_t f = file.get();
-
   const bool attrs_ok =
       detail::write_string_attr(f, "schema", "scalebench-dataset") &&
       detail::write_int_attr(f, "schema_version", 1) &&
@@ -70,15 +68,15 @@ void write_file(const GenConfig& cfg, const std::string& tmp, const std::string&
       detail::write_string_attr(f, "class_names", seg ? detail::kPixelNames : detail::kParticleNames) &&
       detail::write_string_attr(f, "generator", "scalebench particle_gen 1") &&
       detail::write_uint_attr(f, "seed", cfg.seed) && detail::write_int_attr(f, "size", cfg.size);
-  SB_REQUIRE(attrs_ok, "datagen {}: cannot write root attributes", path);
+  SB_REQUIRE(attrs_ok, "datagen {}: cannot write root attributes: {}", path, detail::io_error_text());
 
   const hsize_t idims[4] = {n, 1, s, s}, ichunk[4] = {1, 1, s, s};
-  H5Id images = create_dataset(f, "images", H5T_IEEE_F32LE, 4, idims, ichunk, false, path);
+  images = create_dataset(f, "images", H5T_IEEE_F32LE, 4, idims, ichunk, false, path);
   const hsize_t ldims[3] = {n, s, s};
   const hsize_t lchunk[3] = {1, s, s};
   const hsize_t cdims[1] = {n}, cchunk[1] = {std::min<hsize_t>(n, 4096)};
-  H5Id labels = seg ? create_dataset(f, "labels", H5T_STD_U8LE, 3, ldims, lchunk, true, path)
-                    : create_dataset(f, "labels", H5T_STD_U8LE, 1, cdims, cchunk, false, path);
+  labels = seg ? create_dataset(f, "labels", H5T_STD_U8LE, 3, ldims, lchunk, true, path)
+               : create_dataset(f, "labels", H5T_STD_U8LE, 1, cdims, cchunk, false, path);
 
   std::vector<float> image(static_cast<size_t>(s * s));                  // [1, H, W]
   std::vector<std::int32_t> label(seg ? static_cast<size_t>(s * s) : 1);  // [H, W] or [1]
@@ -97,11 +95,23 @@ void write_file(const GenConfig& cfg, const std::string& tmp, const std::string&
       std::fflush(stdout);
     }
   }
-  images.reset();
-  labels.reset();
-  // Closing flushes the metadata: check it, a full disk shows up here.
-  SB_REQUIRE(H5Fclose(file.release()) >= 0, "datagen {}: cannot finish writing {} (disk full?)", path,
-             tmp);
+}
+
+void write_file(const GenConfig& cfg, const std::string& tmp, const std::string& path,
+                std::int64_t progress_every) {
+  H5Id file = detail::file_id(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  SB_REQUIRE(file.valid(), "datagen {}: cannot create {}: {}", path, tmp,
+             detail::io_error_text().empty() ? "permissions or bad path?" : detail::io_error_text());
+  H5Id images, labels;
+  try {
+    write_samples(cfg, file.get(), images, labels, path, progress_every);
+  } catch (...) {
+    detail::discard_file(file, {&images, &labels});
+    throw;
+  }
+  // Flushing the chunks and metadata is where a full disk shows up.
+  const std::string why = detail::finish_file(file, {&images, &labels});
+  SB_REQUIRE(why.empty(), "datagen {}: cannot finish writing {}: {}", path, tmp, why);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "harness/data/h5_raw.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::record::h5 {
@@ -24,9 +25,9 @@ using data::detail::type_id;
   fail_input(fmt::format("{}: HDF5 could not {}", where, what));
 }
 
-// fsync a file or directory by path; false on failure (errno set).
-bool fsync_path(const std::string& p, bool directory) {
-  const int fd = ::open(p.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+// fsync a directory by path; false on failure (errno set).
+bool fsync_dir(const std::string& p) {
+  const int fd = ::open(p.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0) return false;
   const bool ok = ::fsync(fd) == 0;
   ::close(fd);
@@ -89,28 +90,60 @@ H5Id one_member_type(const char* name, hid_t member, std::size_t size) {
 
 }  // namespace
 
+namespace {
+
+// The file built in memory (the core driver, no backing store), returned as bytes: HDF5 itself
+// never writes to disk here, so a full disk cannot fail inside it (HDF5 1.10's exit handler crashes
+// on a file whose close failed); the caller writes the bytes with plain POSIX calls, whose errno
+// says what went wrong.
+std::vector<unsigned char> build_in_memory(const std::string& tmp, const std::function<void(hid_t file)>& fill) {
+  H5Id fapl = data::detail::plist_id(H5Pcreate(H5P_FILE_ACCESS));
+  if (!fapl.valid() || H5Pset_fapl_core(fapl.get(), std::size_t{1} << 20, false) < 0)
+    hdf5_failed(tmp, "set up an in-memory file");
+  H5Id file = data::detail::file_id(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+  if (!file.valid()) hdf5_failed(tmp, "create the file in memory");
+  fill(file.get());
+  if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) hdf5_failed(tmp, "flush the in-memory file");
+  const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
+  std::vector<unsigned char> image(size > 0 ? std::size_t(size) : 0);
+  if (size <= 0 || H5Fget_file_image(file.get(), image.data(), image.size()) != size)
+    hdf5_failed(tmp, "assemble the file");
+  if (H5Fclose(file.release()) < 0) hdf5_failed(tmp, "close the in-memory file");
+  return image;
+}
+
+// Writes and fsyncs `bytes` as `path` (created or truncated); on failure removes it and throws
+// naming the path and the system's reason ("disk full (No space left on device)" for ENOSPC).
+void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  SB_REQUIRE(fd >= 0, "{}: cannot create the file: {}", path, data::detail::errno_text(errno));
+  std::size_t done = 0;
+  int err = 0;
+  while (done < bytes.size() && err == 0) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n > 0) done += std::size_t(n);
+    else if (n < 0 && errno != EINTR) err = errno;
+    else if (n == 0) err = ENOSPC;  // a regular file takes no bytes only when there is no room
+  }
+  // H5Fclose wrote but did not sync; without the fsync a power loss could rename an empty file.
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;  // NFS reports a failed write-back here
+  if (err != 0) {
+    std::remove(path.c_str());
+    fail_input(fmt::format("{}: cannot write {} bytes: {}", path, bytes.size(), data::detail::errno_text(err)));
+  }
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill) {
   data::detail::silence_hdf5_errors();
   const std::string tmp = path + ".tmp";
-  H5Id file = data::detail::file_id(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-  SB_REQUIRE(file.valid(), "{}: cannot create the file (does the folder exist and is it writable?)", tmp);
-  try {
-    fill(file.get());
-  } catch (...) {
-    file.reset();
-    std::remove(tmp.c_str());
-    throw;
-  }
-  if (H5Fclose(file.release()) < 0) {
-    std::remove(tmp.c_str());
-    hdf5_failed(tmp, "close (flush) the file");
-  }
-  // H5Fclose writes but does not sync; without the fsync a power loss could rename an empty file.
-  SB_REQUIRE(fsync_path(tmp, false), "{}: fsync failed: {}", tmp, std::strerror(errno));
+  write_bytes(tmp, build_in_memory(tmp, fill));
   SB_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "{}: cannot rename to {}: {}", tmp, path,
-             std::strerror(errno));
+             data::detail::errno_text(errno));
   const auto dir = std::filesystem::path(path).parent_path();
-  fsync_path(dir.empty() ? "." : dir.string(), true);  // best effort: some filesystems refuse it
+  fsync_dir(dir.empty() ? "." : dir.string());  // best effort: some filesystems refuse it
 }
 
 H5Id open_for_read(const std::string& path) {
@@ -228,7 +261,20 @@ Table read_table(hid_t loc, const char* name, const std::string& where) {
       Column& c = t.add(col, Column::Kind::str);
       c.s.resize(n);
       if (n == 0) continue;
-      if (var > 0) {
+      if (var > 0 && data::detail::read_only_file(loc)) {
+        // By hand, not through libhdf5's global-heap reader (harness/data/h5_raw.h): a damaged run
+        // or study file must not crash collect, status or compare.
+        data::detail::VlenStrings heap(loc);
+        const std::size_t w = heap.id_size();
+        H5Id mt = heap.valid() ? one_member_type(col.c_str(), heap.id_type(), w) : H5Id{};
+        std::vector<unsigned char> ids(n * w);
+        if (!mt.valid() || H5Dread(dset.get(), mt.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ids.data()) < 0) bad();
+        for (std::size_t r = 0; r < n; ++r) {
+          auto v = heap.get(&ids[r * w]);
+          if (!v) bad();
+          c.s[r] = std::move(*v);
+        }
+      } else if (var > 0) {  // a file this process is writing
         H5Id st = vlen_string_type(cset);
         H5Id mt = st.valid() ? one_member_type(col.c_str(), st.get(), sizeof(char*)) : H5Id{};
         std::vector<char*> ptrs(n, nullptr);

@@ -21,10 +21,12 @@ namespace scalebench::record::h5 {
 
 using data::detail::H5Id;
 
-// Writes `path` as a whole: fill(file) populates a new file at path + ".tmp", which is closed,
-// fsync'ed and rename()d over `path`; then the directory is fsync'ed. A reader (or a crash, or
-// SIGKILL at any instant) therefore sees the previous complete file or the new complete file,
-// never a half-written one. A stale .tmp left by a killed writer is truncated by the next write.
+// Writes `path` as a whole: fill(file) populates a new file built in memory, whose bytes are written
+// to path + ".tmp", fsync'ed and rename()d over `path`; then the directory is fsync'ed. A reader (or
+// a crash, or SIGKILL at any instant) therefore sees the previous complete file or the new complete
+// file, never a half-written one. A stale .tmp left by a killed writer is truncated by the next
+// write. HDF5 never writes to disk here: a full disk fails our own write(), removes the .tmp and
+// throws "<path>.tmp: cannot write N bytes: disk full (No space left on device)".
 void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill);
 
 // Opens an existing file read-only. Throws naming the file: missing, not HDF5, or unreadable.

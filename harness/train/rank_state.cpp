@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "harness/train/evaluate.h"
+#include "harness/train/model_check.h"
 #if SCALEBENCH_HAVE_CUDA
 #include "harness/comm/nccl/comm.h"
 #endif
@@ -25,6 +26,14 @@ int device_of(comm::Communicator* comm) {
 std::int64_t set_up_model(Model& m, const TrainConfig& cfg, const data::DatasetInfo& info) {
   m.setup({cfg.batch, info.channels, info.height, info.width});
   return m.param_count();
+}
+
+// The model spec, checked against the dataset's task and shapes before anything is built from it
+// (a VGG on segmentation labels, a U-Net on class labels would read out of bounds).
+ModelSpec fitted_spec(const TrainConfig& cfg, const data::DatasetInfo& info) {
+  ModelSpec spec = parse_model_spec(cfg.model);
+  check_model_fits(spec, info, cfg.data);
+  return spec;
 }
 
 std::int64_t steps_per_epoch(const TrainConfig& cfg, const data::SamplerConfig& shard) {
@@ -52,7 +61,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
       info(ds.info()),
       n_val(held_out_samples(c, info.n)),
       n_train(info.n - n_val),
-      spec(parse_model_spec(c.model)),
+      spec(fitted_spec(c, info)),
       io(c, device_of(comm)),
       model(build_model_graph(spec, {info.channels, info.height, info.width, info.classes}), io.backend(), c.seed,
             io.gpu()),

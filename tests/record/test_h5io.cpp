@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "harness/record/h5io.h"
 #include "kernels/common/check.h"
@@ -108,6 +110,46 @@ TEST(H5io, FailedFillLeavesNoFileBehind) {
   EXPECT_THROW(h5::write_file_atomically(path, [](hid_t) { throw scalebench::Error("boom"); }), scalebench::Error);
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST(H5io, DamagedStringHeapIsAnErrorNotACrash) {
+  // A table's string cells (and string attributes) live in a global heap; every byte of its
+  // objects' headers flipped in turn must read back or fail with an Error (libhdf5's own reader
+  // copied past its buffers on such files).
+  sbtest::TempDir dir;
+  const std::string path = dir / "t.h5", bad = dir / "bad.h5";
+  Table t;
+  for (int r = 0; r < 3; ++r) {
+    Attrs row;
+    row.set("name", "row-name-" + std::to_string(r));
+    t.append(row);
+  }
+  h5::write_file_atomically(path, [&](hid_t f) {
+    Attrs a;
+    a.set("s", std::string("a string attribute"));
+    h5::write_attrs(f, a, path);
+    h5::write_table(f, "t", t, path);
+  });
+  std::ifstream in(path, std::ios::binary);
+  const std::string b{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::size_t gcol = b.find("GCOL");
+  ASSERT_NE(gcol, std::string::npos);
+  int errors = 0;
+  for (std::size_t i = 0; i < 3 * 124; ++i) {
+    const std::size_t k = gcol + 4 + i / 3;
+    if (k >= b.size()) break;
+    std::string m = b;
+    m[k] = "\x00\xff\x14"[i % 3];
+    std::ofstream(bad, std::ios::binary | std::ios::trunc) << m;
+    try {
+      auto f = h5::open_for_read(bad);
+      h5::read_attrs(f.get(), bad);
+      h5::read_table(f.get(), "t", bad);
+    } catch (const scalebench::Error&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 0);
 }
 
 TEST(Table, AppendWidensWithNewColumns) {

@@ -17,7 +17,7 @@ toml::table parse_toml(std::string_view text, const std::string& source) {
     return toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     fail_input(fmt::format("{}:{}:{}: TOML syntax: {}", source, e.source().begin.line, e.source().begin.column,
-                           e.description()));
+                           Section::one_line(std::string(e.description()))));
   }
 }
 

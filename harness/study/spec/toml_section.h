@@ -40,7 +40,18 @@ class Section {
     fail_at(n ? n->source() : where_, name_ + "." + key, msg);
   }
   [[noreturn]] void fail_at(const toml::source_region& r, const std::string& field, const std::string& msg) const {
-    fail_input(fmt::format("{}:{}:{}: {}: {}", source_, r.begin.line, r.begin.column, field, msg));
+    fail_input(fmt::format("{}:{}:{}: {}: {}", source_, r.begin.line, r.begin.column, one_line(field), one_line(msg)));
+  }
+  // Control characters of quoted keys and values (a TOML string may hold "\n") escaped, so that
+  // the error stays one line.
+  static std::string one_line(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+      if (c == '\n') out += "\\n";
+      else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+      else out += char(c);
+    }
+    return out;
   }
 
   void check_known(std::initializer_list<const char*> keys) const {

@@ -2,11 +2,13 @@
 # build is CMake (CMakeLists.txt, CMakePresets.json); tests are ctest labels (DESIGN §8).
 #   make demo   install what is missing, build, generate data, run the default CPU study
 #   make test   install what is missing, build, run every test (GPU tests report skipped without a GPU)
+#   make test-sanitize   a CPU-only ASan+UBSan build in build-sanitize/, its unit and mpi labels
 BUILD ?= build
+SAN_BUILD ?= build-sanitize
 JOBS  ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps configure build test demo bench clean
+.PHONY: all deps configure build test test-sanitize demo bench clean
 
 all: build
 
@@ -24,6 +26,10 @@ build: configure
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 1200
 
+# tools/sanitize/run.sh: configure, build, ctest -L 'unit|mpi' with the sanitizer options (docs/testing.md).
+test-sanitize: deps
+	@JOBS=$(JOBS) tools/sanitize/run.sh $(SAN_BUILD)
+
 demo: build
 	@tools/demo.sh $(BUILD)
 
@@ -31,4 +37,4 @@ bench: build
 	@$(BUILD)/kernels/bench/sb_bench_kernels --benchmark_counters_tabular=true
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log $(SAN_BUILD) $(SAN_BUILD).configure.log

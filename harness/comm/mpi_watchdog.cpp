@@ -47,8 +47,10 @@ void MpiWatchdog::loop() {
     auto first = live_.begin();
     for (auto it = live_.begin(); it != live_.end(); ++it)
       if (it->second.deadline < first->second.deadline) first = it;
-    if (std::chrono::steady_clock::now() < first->second.deadline) {
-      cv_.wait_until(lk, first->second.deadline);
+    if (const auto deadline = first->second.deadline; std::chrono::steady_clock::now() < deadline) {
+      // A copy: wait_until reads the time point again after the lock is retaken, when disarm() may
+      // have erased the entry (ASan: heap-use-after-free).
+      cv_.wait_until(lk, deadline);
       continue;
     }
     const Entry e = first->second;

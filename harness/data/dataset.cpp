@@ -136,6 +136,9 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
   const hid_t f = m.file.get();
 
   // --- root attributes -------------------------------------------------------------------------
+  // libhdf5 1.10 decodes every attribute message of the header unchecked: read them by hand first.
+  const std::string header = detail::object_header_problem(f, ".");
+  SB_REQUIRE(header.empty(), "dataset {}: the root group {} (corrupt file)", p, header);
   bool ok = true;
   const auto schema = detail::read_string_attr(f, "schema", ok);
   SB_REQUIRE(ok, "dataset {}: root attribute 'schema' is not a string", p);
@@ -184,7 +187,7 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     SB_REQUIRE(exists >= 0, "dataset {}: cannot read the root group (corrupt file)", p);
     SB_REQUIRE(exists > 0, "dataset {}: missing dataset /{}", p, name);
     // libhdf5 1.10 divides by the chunk dimensions while opening: read them by hand first.
-    const std::string chunks = detail::chunk_dims_problem(f, name);
+    const std::string chunks = detail::object_header_problem(f, name);
     SB_REQUIRE(chunks.empty(), "dataset {}: /{} {} (corrupt file)", p, name, chunks);
     H5Id d = detail::dset_id(H5Dopen2(f, name, H5P_DEFAULT));
     SB_REQUIRE(d.valid(), "dataset {}: /{} is not a dataset or cannot be opened", p, name);

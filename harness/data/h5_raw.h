@@ -1,5 +1,5 @@
 // h5_raw.h — reading an HDF5 file's own bytes where libhdf5 1.10 trusts them too much: variable-length
-// strings (h5_vlen.cpp) and chunk dimensions (h5_layout.cpp), checked before libhdf5 would use them.
+// strings (h5_vlen.cpp) and object headers (h5_header.cpp), checked before libhdf5 would use them.
 // Only for files opened read-only (read_only_file): a file being written may hold metadata that is
 // not on disk yet. Private to harness/data and harness/record/h5io.
 //
@@ -11,9 +11,10 @@
 // stored bytes as they are, and the string is taken from the collection by hand after every offset
 // and size has been checked against the collection and the file.
 //
-// Chunk dimensions: a chunked dataset's layout message with a chunk dimension of 0 makes H5Dopen2
-// divide by it (SIGFPE in H5D__chunk_set_info, found by tests/fuzz); the message is found and read
-// by hand first.
+// Object headers (h5_header.cpp): a chunked dataset's layout message with a chunk dimension of 0
+// makes H5Dopen2 divide by it (SIGFPE in H5D__chunk_set_info), and an attribute message whose value
+// reaches past its end makes H5Aexists copy past the header (ASan), both found by tests/fuzz; the
+// messages are found and read by hand first.
 #pragma once
 
 #include <hdf5.h>
@@ -58,9 +59,11 @@ class RawFile {
 // Little-endian unsigned integer of n <= 8 bytes.
 std::uint64_t le(const unsigned char* p, std::size_t n);
 
-// Why the chunk dimensions of dataset `name` under `loc` cannot be used ("" when they can, or when
-// the object header is not in a form read here: then HDF5 reads it as usual).
-std::string chunk_dims_problem(hid_t loc, const char* name);
+// Why libhdf5 must not read the object header of `name` under `loc` ("." for loc itself): a chunk
+// dimension of 0 or a truncated layout message, an attribute message whose name, datatype,
+// dataspace or value reaches past its end. "" when none, or when the header is not in a form read
+// here (then HDF5 reads it as usual). Attributes kept in dense storage (a fractal heap) are not seen.
+std::string object_header_problem(hid_t loc, const char* name);
 
 class VlenStrings {
  public:

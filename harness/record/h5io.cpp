@@ -182,6 +182,11 @@ void write_attrs(hid_t obj, const Attrs& attrs, const std::string& where) {
 }
 
 Attrs read_attrs(hid_t obj, const std::string& where) {
+  // libhdf5 1.10 decodes attribute messages unchecked: a damaged one is read by hand first.
+  if (data::detail::read_only_file(obj)) {
+    const std::string why = data::detail::object_header_problem(obj, ".");
+    SB_REQUIRE(why.empty(), "{}: the object {} (corrupt file)", where, why);
+  }
   AttrScan scan;
   hsize_t idx = 0;
   if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, scan_attr, &scan) < 0 || scan.failed)

@@ -82,6 +82,7 @@ OTHER_TOOLS = {
     "/usr/bin/python3": "python3 (plots/, tools/, tests/ scripts)", "pip": "pip", "less": "less",
     "source": "shell", "cd": "shell", "for": "shell", "do": "shell", "done": "shell",
     "sb_bench_gpu_model": "the GPU model benchmark (models/bench)", "sb_bench_kernels": "Google Benchmark",
+    "sb_fuzz": "the fuzzer (tests/fuzz)",
 }
 # Tool names that are also English words: in prose they do not name the tool ("a value for --x").
 ENGLISH_WORDS = {"time", "for", "do", "done", "source", "make", "less", "cd"}
@@ -106,6 +107,8 @@ ALLOWED_FOREIGN = [
     ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),
     ("--commbench", "plots/make_all.py", ["docs/plots.md"]),
     ("--traceback", "plots/make_all.py", ["docs/plots.md"]),
+    ("--replay-only", "sb_fuzz (tests/fuzz: the corpus alone)", ["docs/testing.md"]),
+    ("--input-timeout", "sb_fuzz (tests/fuzz: the hang limit)", ["docs/testing.md"]),
 ]
 
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶

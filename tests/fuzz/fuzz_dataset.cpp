@@ -126,7 +126,10 @@ void write_variant(const std::string& path, Rng& rng) {
   if (rng.chance(2)) {
     std::string names;
     const std::size_t k = std::size_t(std::max<std::int64_t>(0, std::min<std::int64_t>(classes, 70000))) + rng.below(3);
-    for (std::size_t i = 0; i < k; ++i) names += (i ? "," : "") + std::string(1 + rng.below(3), char('a' + i % 26));
+    for (std::size_t i = 0; i < k; ++i) {
+      if (i) names += ',';
+      names.append(1 + rng.below(3), char('a' + i % 26));
+    }
     put_string(f, "class_names", names, rng);
   }
   if (rng.chance(3)) put_string(f, "schema", rng.chance(2) ? "scalebench-dataset" : "other", rng);

@@ -131,7 +131,10 @@ void mutate_toml(Bytes& b, Rng& rng, const std::vector<Bytes>& seeds) {
     }
   }
   b.clear();
-  for (std::size_t i = 0; i < lines.size(); ++i) b += (i ? "\n" : "") + lines[i];
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) b += '\n';
+    b += lines[i];
+  }
   if (rng.chance(4)) mutate_bytes(b, rng, seeds);
 }
 

@@ -1,6 +1,9 @@
-// h5_layout.cpp — a dataset's chunk dimensions read from its object header by hand (see h5_raw.h):
-// libhdf5 1.10.8 divides by them while opening the dataset, before anything can check them.
-// The layouts (HDF5 file format spec, "Data Object Headers", "Data Layout Message"):
+// h5_header.cpp — an object header's layout and attribute messages checked by hand (see h5_raw.h):
+// libhdf5 1.10.8 divides by chunk dimensions while opening a dataset, and copies an attribute's
+// value by sizes it does not hold against the message (ASan: heap-buffer-overflow in H5Aexists),
+// before anything can check them.
+// The layouts (HDF5 file format spec, "Data Object Headers", "Data Layout Message", "Attribute
+// Message", "Datatype Message", "Dataspace Message"):
 //   header v1: u8 version 1 | reserved | u16 messages | u32 refs | u32 size | pad to 16; messages:
 //              u16 type | u16 size | u8 flags | 3 reserved | data (size, a multiple of 8)
 //   header v2: "OHDR" | u8 version 2 | u8 flags | [16 bytes of times] | [4 bytes of attribute limits]
@@ -10,8 +13,14 @@
 //   layout message (0x08), chunked (class 2): v1/v2: u8 version | u8 rank+1 | u8 class | 5 reserved
 //              | address | u32 dims; v3: u8 version | u8 class | u8 rank+1 | address | u32 dims;
 //              v4: u8 version | u8 class | u8 flags | u8 rank+1 | u8 width | dims of `width` bytes
-// A header not in one of these forms is left to HDF5 ("" returned): this check only has to catch a
-// zero dimension in a header HDF5 would otherwise read.
+//   attribute message (0x0C): u8 version | u8 flags (v1: reserved) | u16 name size | u16 datatype
+//              size | u16 dataspace size | [v3: u8 encoding] | name | datatype | dataspace | value;
+//              v1 pads name, datatype and dataspace to 8 bytes
+//   datatype: u8 class and version | 3 bytes of bits | u32 element size | ...
+//   dataspace: v1: u8 version | u8 rank | u8 flags | 5 reserved | dims; v2: u8 version | u8 rank |
+//              u8 flags | u8 type (0 scalar, 1 simple, 2 null) | dims (each a length)
+// A header not in one of these forms is left to HDF5 ("" returned): this check only has to catch
+// what HDF5 would act on unchecked in a header it would otherwise read.
 #include <fmt/format.h>
 
 #include <vector>
@@ -50,9 +59,45 @@ std::string layout_problem(const unsigned char* d, std::size_t n, std::size_t ad
   return "";
 }
 
+std::size_t pad8(std::size_t n) { return (n + 7) / 8 * 8; }
+
+// The attribute message's problem, "" when its parts and value fit in it (or when its datatype or
+// dataspace is shared, so not in the message).
+std::string attribute_problem(const unsigned char* d, std::size_t n, std::size_t length_size) {
+  if (n < 8) return "has a truncated attribute message";
+  const unsigned version = d[0];
+  if (version < 1 || version > 3) return "";
+  if (version >= 2 && (d[1] & 0x03)) return "";  // shared datatype or dataspace
+  const std::size_t name = le(d + 2, 2), dt = le(d + 4, 2), ds = le(d + 6, 2);
+  std::size_t at = version == 3 ? 9 : 8;
+  const auto part = [&](std::size_t len) { return version == 1 ? pad8(len) : len; };
+  if (name == 0 || at + part(name) > n) return "has an attribute name longer than its message";
+  bool terminated = false;
+  for (std::size_t i = 0; i < name && !terminated; ++i) terminated = d[at + i] == 0;
+  if (!terminated) return "has an attribute name without its end";
+  at += part(name);
+  if (dt < 8 || at + part(dt) > n) return "has an attribute datatype longer than its message";
+  const std::uint64_t element = le(d + at + 4, 4);
+  at += part(dt);
+  if (ds < 4 || at + part(ds) > n) return "has an attribute dataspace longer than its message";
+  const unsigned char* s = d + at;
+  const std::size_t rank = s[1], dims_at = s[0] == 1 ? 8 : 4;
+  std::uint64_t count = (s[0] == 2 && s[3] == 2) ? 0 : 1;  // a null dataspace holds nothing
+  if (dims_at + rank * length_size > ds) return "has an attribute dataspace longer than its message";
+  for (std::size_t i = 0; i < rank && count; ++i) {
+    const std::uint64_t dim = le(s + dims_at + i * length_size, length_size);
+    if (dim && count > ~std::uint64_t{0} / dim) return "has an attribute of more elements than 2^64";
+    count *= dim;
+  }
+  at += part(ds);
+  if (element && count > (n - at) / element)
+    return fmt::format("has an attribute value of {} x {} bytes in {} bytes", count, element, n - at);
+  return "";
+}
+
 }  // namespace
 
-std::string chunk_dims_problem(hid_t loc, const char* name) {
+std::string object_header_problem(hid_t loc, const char* name) {
   H5O_info_t info{};
   if (H5Oget_info_by_name2(loc, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return "";
   const RawFile f(loc);
@@ -89,8 +134,9 @@ std::string chunk_dims_problem(hid_t loc, const char* name) {
       const std::size_t size = std::size_t(le(&bytes[p + type_bytes], 2));
       p += message_header;
       if (size > end - p) return "";
-      if (type == 0x08) {
-        const std::string why = layout_problem(&bytes[p], size, as);
+      if (type == 0x08 || type == 0x0C) {
+        const std::string why =
+            type == 0x08 ? layout_problem(&bytes[p], size, as) : attribute_problem(&bytes[p], size, ls);
         if (!why.empty()) return why;
       } else if (type == 0x10 && size >= as + ls) {
         blocks.push_back({le(&bytes[p], as), le(&bytes[p + as], ls), v2 ? 4u : 0u, v2 ? 4u : 0u});

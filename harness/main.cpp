@@ -68,7 +68,6 @@ struct TrainCli {
   TrainConfig cfg;
   scalebench::record::RunConfig run;  // repetition, scaling, study (world size: from the launcher)
   std::string output, config;
-  bool preemptible = false;           // not part of the run id (harness/train/preemption.h)
   CLI::App* cmd = nullptr;
 };
 
@@ -82,9 +81,6 @@ void add_train(CLI::App& app, TrainCli& t) {
   t.cmd->add_option("-o,--output", t.output,
                     "Runs folder: record the run to <dir>/<run_id>.h5 (docs/results-schema.md); without it "
                     "nothing is recorded");
-  t.cmd->add_flag("--preemptible", t.preemptible,
-                  "On SIGUSR1 stop after the current step (all ranks after the same one), record the run as "
-                  "preempted and exit 75; costs one tiny collective per step (also: SCALEBENCH_PREEMPTIBLE=1)");
 }
 
 // --config: the file's options, except those the command line gave (they win).
@@ -159,7 +155,6 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
 void run_train(const TrainCli& t, int argc, char** argv) {
   namespace rec = scalebench::record;
   scalebench::install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
-  if (t.preemptible) scalebench::arm_preemption();
   // The device count of scaling: workers, so a parameter server's extra rank is not counted.
   rec::RunConfig rc = t.run;
   rc.train = t.cfg;

@@ -47,12 +47,18 @@ class AllreduceStrategy final : public Strategy {
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     auto t0 = std::chrono::steady_clock::now();
     buckets_->finish();
-    // Every worker learns whether any worker's own step was bad, and what it found: the highest
-    // such rank and its issue, packed in one scalar (0: none).
+    // One scalar per step tells every worker what it must know of the others: whether any
+    // worker's own step was bad, and what it found (the highest such rank and its issue), else
+    // the highest stop signal any worker got (preemption). A stop that meets a bad step waits one
+    // step: the signal stays set, and the next step's scalar carries it.
     constexpr int kIssues = 8;
-    const int code = int(allreduce_scalar_max(comm_, health.bad ? (comm_.rank() + 1) * kIssues + int(health.issue) : 0));
-    const int bad_rank = code / kIssues - 1;
-    const auto issue = StepHealth::Issue(code % kIssues);
+    constexpr double kBad = 1 << 16;  // above every signal number
+    const double code = allreduce_scalar_max(
+        comm_, health.bad ? kBad + (comm_.rank() + 1) * kIssues + int(health.issue) : double(health.stop_wanted));
+    const int bad_code = code >= kBad ? int(code - kBad) : 0;
+    agreed_stop_ = code >= kBad ? 0 : int(code);
+    const int bad_rank = bad_code / kIssues - 1;
+    const auto issue = StepHealth::Issue(bad_code % kIssues);
     const double comm_exposed = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
@@ -69,6 +75,8 @@ class AllreduceStrategy final : public Strategy {
   }
   double sum_over_workers(double v) override { return allreduce_scalar_sum(comm_, v); }
   double max_over_workers(double v) override { return allreduce_scalar_max(comm_, v); }
+  // The last step's scalar carried the stop: every worker holds the same agreed signal.
+  int agree_stop(int) override { return agreed_stop_; }
 
  private:
   StrategyOptions opts_;
@@ -77,6 +85,7 @@ class AllreduceStrategy final : public Strategy {
   std::unique_ptr<comm::Communicator> bg_;  // the communication thread's own communicator
   comm::AllreduceOptions algo_opts_;
   std::unique_ptr<BucketAllreducer> buckets_;
+  int agreed_stop_ = 0;  // the signal the last step's scalar agreed on (0: no stop)
 };
 
 }  // namespace

@@ -17,6 +17,11 @@
 // the server ends after T pushes per worker (a stopped worker leaves the staleness bound's
 // "slowest") and sends the final weights as usual. T -1: no stop; a stop that would fall on the
 // last step is none. With no signal every message and every update is as before.
+// Checkpoints (ServeHooks::after_round): ps-sync writes the server's file after every round it is
+// asked to; ps-async makes its checkpoint moments shared — the replies to push c wait until every
+// worker has pushed c times — so every worker continues from the same server weights. A resumed
+// ps-async run is the same as an uninterrupted one with 1 worker; with more, the order pushes
+// arrive in after the resume is the network's, as in any ps-async run.
 // One server rank only (no sharding of the arena across servers).
 #include <algorithm>
 #include <cmath>
@@ -75,7 +80,6 @@ class ParameterServer final : public Strategy {
     if (!stop_wanted_) stop_wanted_ = local;  // told to the server with the next push
     return stop_after_ >= 0 && pushes_ >= stop_after_ ? stop_signal_ : 0;
   }
-  bool agree_stop_is_free() const override { return true; }
 
   void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps,
              const ServeHooks& hooks) override {
@@ -204,6 +208,13 @@ class ParameterServer final : public Strategy {
     const int w = workers();
     std::vector<AsyncWorker> ws(static_cast<std::size_t>(w));
     std::int64_t limit = steps;  // pushes per worker: steps, or fewer once a stop was asked for
+    const std::int64_t first = hooks_.first_step;  // pushes per worker a resumed run had applied
+    std::int64_t saved = first;                    // the last checkpoint moment written
+    // A checkpoint moment (after_round): every `checkpoint_every` pushes per worker, and a stop.
+    auto checkpoint_at = [&](std::int64_t c) {
+      const std::int64_t every = hooks_.checkpoint_every;
+      return hooks_.after_round && c > saved && ((every > 0 && c % every == 0) || (c == limit && limit < steps));
+    };
     auto post = [&](int r) {
       auto& k = ws[std::size_t(r)];
       k.version_req = comm_.irecv(&k.got, sizeof k.got, r, kTagVersion);
@@ -221,11 +232,14 @@ class ParameterServer final : public Strategy {
       if (k.pushes < limit) post(r);
     };
     for (int r = 0; r < w; ++r) {
-      ws[std::size_t(r)].grad.resize(std::size_t(count_));
-      ws[std::size_t(r)].snapshot.resize(std::size_t(count_));
-      post(r);
+      auto& k = ws[std::size_t(r)];
+      k.grad.resize(std::size_t(count_));
+      k.snapshot.resize(std::size_t(count_));
+      k.pushes = first;
+      k.sent.version = version_;  // what the worker holds: the start's (or the checkpoint's) weights
+      if (first < limit) post(r);
     }
-    std::int64_t applied = 0, stale_sum = 0, stale_max = 0, deferrals = 0;
+    std::int64_t applied = first * w, stale_sum = 0, stale_max = 0, deferrals = 0;
     while (applied < limit * w) {
       bool progressed = false;
       for (int r = 0; r < w; ++r) {
@@ -237,7 +251,9 @@ class ParameterServer final : public Strategy {
           k.got.bad_rank = r, k.got.issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
         k.action = judge(k.got.bad_rank >= 0);
         if (k.action == kFailed) fail_everyone(ws, r, limit, model);  // throws
-        const std::int64_t staleness = version_ - k.got.version;
+        // Updates applied since the weights this gradient was computed on were sent (kept here, not
+        // taken from the push, so that it holds across a resume too).
+        const std::int64_t staleness = version_ - k.sent.version;
         stale_sum += staleness, stale_max = std::max(stale_max, staleness);
         // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
         // moves the weights as far as one synchronous step of the mean gradient would.
@@ -259,12 +275,21 @@ class ParameterServer final : public Strategy {
         limit = std::min(at, steps);
       }
       // Replies: a worker may run ahead of the slowest unfinished one by at most `staleness` pushes.
-      std::int64_t slowest = limit;
-      for (const auto& k : ws)
+      // At a checkpoint moment a reply waits until every worker has pushed as often; the server's
+      // file is written before the first of those replies goes out.
+      std::int64_t slowest = limit, least = limit;
+      for (const auto& k : ws) {
         if (k.pushes < limit) slowest = std::min(slowest, k.pushes);
+        least = std::min(least, k.pushes);
+      }
       for (int r = 0; r < w; ++r) {
         auto& k = ws[std::size_t(r)];
         if (!k.deferred) continue;
+        if (checkpoint_at(k.pushes)) {
+          if (least < k.pushes) continue;
+          hooks_.after_round(k.pushes, k.pushes == limit && limit < steps);
+          saved = k.pushes;
+        }
         if (k.pushes >= limit || k.pushes - slowest <= opts_.staleness)
           reply(r);
         else

@@ -26,7 +26,7 @@ class SingleStrategy final : public Strategy {
   std::int64_t bytes_per_step() const override { return 0; }
   double sum_over_workers(double x) override { return x; }
   double max_over_workers(double x) override { return x; }
-  bool agree_stop_is_free() const override { return true; }
+  int agree_stop(int local) override { return local; }
 };
 }  // namespace
 

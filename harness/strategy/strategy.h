@@ -40,6 +40,7 @@ struct StepHealth {
   bool bad = false;
   Issue issue = Issue::none;
   std::string where;  // this rank's detail: "loss nan", "input batch element 12 is inf", ...
+  int stop_wanted = 0;  // the signal this rank got (preemption.h; 0: none): the step's agreement carries it
   static const char* describe(Issue i);  // what other ranks can say of it: "loss not finite", ...
 };
 
@@ -77,10 +78,15 @@ class Strategy {
     // Polled between updates: non-zero (this rank got SIGUSR1/SIGTERM/SIGINT) stops the workers as
     // agree_stop() does.
     std::function<int()> stop_signal;
-    // ps-sync: a resumed run's first round (its optimizer step), and a call after each round's
-    // update (or skip), before its replies: (steps done, the run stops after this round) — where
-    // the server writes its checkpoint file, so a worker that has the reply knows it is on disk.
+    // Checkpoints. first_step: a resumed run's steps per worker already applied. after_round:
+    // called once every worker's push number `steps_done` is applied (or skipped) and before any
+    // reply to it goes out, with whether the run stops there — where the server writes its
+    // checkpoint file, so a worker that has the reply knows it is on disk. ps-sync calls it after
+    // every round. ps-async calls it at its checkpoint moments only (every `checkpoint_every`
+    // pushes per worker, and at a stop), which it makes shared: a worker's reply there waits until
+    // every worker has pushed as often, so all of them continue from the server's same weights.
     std::int64_t first_step = 0;
+    std::int64_t checkpoint_every = 0;
     std::function<void(std::int64_t steps_done, bool stopping)> after_round;
   };
   virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker,
@@ -92,20 +98,15 @@ class Strategy {
   virtual double sum_over_workers(double x) = 0;
   virtual double max_over_workers(double x) = 0;
   virtual std::string summary() const { return ""; }  // e.g. the staleness ps-async saw
-  // Preemption (harness/train/preemption.h). Workers call it after a step with `local` = this
-  // process saw SIGUSR1; it returns true on every worker after the same step once any of them (or
-  // a server) asked, so they all leave the loop together and finish() still pairs up. The default
-  // ORs the flag over the workers with max_over_workers(): a collective, called by every worker
-  // after the same steps. The parameter servers override it with no message of their own: the
-  // flag rides on the next push, the server picks the step every worker stops after and says so
-  // in its replies — so there it must be called after every step.
-  // `local` and the result are signal numbers (0: no stop): every worker learns the same signal
-  // (the highest number any worker got), so the run file can name it whichever rank got it.
-  virtual int agree_stop(int local) { return int(max_over_workers(double(local))); }
-  // agree_stop() sends nothing of its own (single, parameter servers): the trainer calls it after
-  // every step even on unarmed runs. Otherwise: every step on armed runs, else after each epoch's
-  // last step.
-  virtual bool agree_stop_is_free() const { return false; }
+  // Preemption (harness/train/preemption.h). Every worker calls it after every step with `local`
+  // = the signal this process got (0: none); it returns the same signal number on every worker
+  // after the same step once any of them (or a server) asked — the highest number any worker got,
+  // so the run file can name it whichever rank got it — and 0 otherwise, so they all leave the
+  // loop together and finish() still pairs up. It sends nothing of its own: the step's exchange
+  // already carried the request (the allreduce strategies fold StepHealth::stop_wanted into their
+  // per-step scalar; the parameter servers carry it on the next push and the stop step on their
+  // replies; single has no peers). So every run, on every strategy, stops within a step or two.
+  virtual int agree_stop(int local) = 0;
 };
 
 // comm is null for single. Throws naming the option on a bad combination.

@@ -45,29 +45,28 @@ struct StrategyTraits {
   bool compression;              // --compression bf16|fp16 allowed (our algorithms pack the wire)
   bool overlap;                  // buckets can be exchanged while backward runs (--bucket-mb, --no-overlap)
   bool staleness;                // --staleness applies (bounded-staleness asynchronous server)
-  bool checkpoints;              // resumes bit for bit from a checkpoint (not the asynchronous server)
   std::string_view transport;    // for help and docs: what moves the gradients
   std::string_view mirrors;      // the practice it reproduces
 };
 
 inline constexpr std::array<StrategyTraits, 7> kStrategies{{
     {StrategyKind::single, "single", Processes::one, false, 0, Exchange::none, comm::AllreduceAlgo::native,
-     true, true, false, false, false, true, "none", "the 1-device baseline every efficiency divides by"},
+     true, true, false, false, false, "none", "the 1-device baseline every efficiency divides by"},
     {StrategyKind::mirrored, "mirrored", Processes::one, true, 0, Exchange::allreduce, comm::AllreduceAlgo::native,
-     true, true, false, true, false, true, "threads (cpu), an NCCL group of the process's GPUs (cuda)",
+     true, true, false, true, false, "threads (cpu), an NCCL group of the process's GPUs (cuda)",
      "tf.distribute.MirroredStrategy"},
     {StrategyKind::multiworker, "multiworker", Processes::per_device, true, 0, Exchange::allreduce,
-     comm::AllreduceAlgo::native, true, true, false, true, false, true, "MPI_Allreduce (cpu), ncclAllReduce (cuda)",
+     comm::AllreduceAlgo::native, true, true, false, true, false, "MPI_Allreduce (cpu), ncclAllReduce (cuda)",
      "MultiWorkerMirroredStrategy, PyTorch DDP"},
     {StrategyKind::ring, "ring", Processes::per_device, true, 0, Exchange::allreduce, comm::AllreduceAlgo::ring,
-     true, true, true, true, false, true, "our ring allreduce over MPI (cpu) or NCCL send/recv (cuda)", "Horovod"},
+     true, true, true, true, false, "our ring allreduce over MPI (cpu) or NCCL send/recv (cuda)", "Horovod"},
     {StrategyKind::hierarchical, "hierarchical", Processes::per_device, true, 0, Exchange::allreduce,
-     comm::AllreduceAlgo::hierarchical, true, true, true, true, false, true,
+     comm::AllreduceAlgo::hierarchical, true, true, true, true, false,
      "reduce in node, ring across node leaders, broadcast in node", "Horovod hierarchical allreduce"},
     {StrategyKind::ps_sync, "ps-sync", Processes::per_device, true, 1, Exchange::server, comm::AllreduceAlgo::native,
-     true, false, false, false, false, true, "MPI to one server rank (the last)", "Keras ParameterServerStrategy"},
+     true, false, false, false, false, "MPI to one server rank (the last)", "Keras ParameterServerStrategy"},
     {StrategyKind::ps_async, "ps-async", Processes::per_device, true, 1, Exchange::server,
-     comm::AllreduceAlgo::native, true, false, false, false, true, false, "MPI to one server rank, bounded staleness",
+     comm::AllreduceAlgo::native, true, false, false, false, true, "MPI to one server rank, bounded staleness",
      "Keras ParameterServerStrategy (async)"},
 }};
 

@@ -37,8 +37,7 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
       log_(log),
       loader_(st.cfg.data, st.shard, st.cfg.batch),
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .seed = st.cfg.seed, .step = 0,
-           .sample_offset = st.worker, .sample_stride = st.workers},
-      agree_every_step_(preemption_armed() || st.strategy->agree_stop_is_free()) {}
+           .sample_offset = st.worker, .sample_stride = st.workers} {}
 
 StepHealth EpochRunner::check_step(double loss, const Tensor& x) const {
   using I = StepHealth::Issue;
@@ -94,7 +93,8 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
     const auto y = labels_for_logits(batch_.labels, x.shape(), logits.shape(), info);
     const double loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
-    const StepHealth health = check_step(loss, x);
+    StepHealth health = check_step(loss, x);
+    health.stop_wanted = preemption_signal();
     t.fwd = sw.lap();
     st_.strategy->before_backward(st_.model);
     st_.model.backward(ctx_, dlogits_);
@@ -122,8 +122,8 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
            << std::flush;
       progress_clock.lap();
     }
-    // Outside the step's timed phases: all workers stop after the same step or none does.
-    if (agree_every_step_ || s + 1 == st_.steps) o.stop_signal = st_.strategy->agree_stop(preemption_signal());
+    // All workers stop after the same step or none does (the exchange carried the requests).
+    o.stop_signal = st_.strategy->agree_stop(preemption_signal());
     o.stop = o.stop_signal != 0;
     if (checkpointing() && st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0) {
       o.epoch.wall_s = wall_before + epoch_clock.elapsed();

@@ -45,7 +45,7 @@ class EpochRunner {
   void save_checkpoint(const Outcome& o, bool closed);
   // Continue from a checkpoint: position, sums of the unfinished epoch, the record so far.
   void resume(const RankCheckpoint& c);
-  bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty() && st_.cfg.strategy_traits().checkpoints; }
+  bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty(); }
 
  private:
   // This worker's own check of its step (loss, input batch), before the exchange.
@@ -59,7 +59,6 @@ class EpochRunner {
   Ctx ctx_;
   Tensor dlogits_;
   data::Batch batch_;
-  bool agree_every_step_;
   int consecutive_skips_ = 0;
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint

@@ -1,4 +1,4 @@
-// preemption.cpp — the SIGUSR1 flag and the arming (see preemption.h).
+// preemption.cpp — the stop-signal flag (see preemption.h).
 #include "harness/train/preemption.h"
 
 #include <atomic>
@@ -13,7 +13,6 @@ namespace {
 // sig_atomic_t they are also race-free for the other threads that read the flag.
 static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<int> g_signal{0};  // the first stopping signal's number, 0 before any
-std::atomic<int> g_armed{0};
 
 extern "C" void on_stop_signal(int sig) {
   int none = 0;
@@ -49,14 +48,6 @@ const char* signal_name(int sig) {
     case SIGINT: return "SIGINT";
     default: return "a stop request";
   }
-}
-
-void arm_preemption(bool on) { g_armed.store(on ? 1 : 0, std::memory_order_relaxed); }
-
-bool preemption_armed() {
-  if (g_armed.load(std::memory_order_relaxed)) return true;
-  const char* v = std::getenv("SCALEBENCH_PREEMPTIBLE");
-  return v && *v && std::strcmp(v, "0") != 0;
 }
 
 }  // namespace scalebench

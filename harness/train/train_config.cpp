@@ -48,10 +48,6 @@ void TrainConfig::validate() const {
   SB_REQUIRE(devices == 1 || (st.multi_device && st.processes == Processes::one),
              "--devices {} needs a one-process strategy that drives several devices (mirrored), not {}", devices,
              st.name);
-  SB_REQUIRE(checkpoint_every == 0 || st.checkpoints,
-             "--checkpoint-every: {} does not checkpoint (its updates depend on message timing, so a resumed run "
-             "could not continue it exactly); checkpointing strategies: {}",
-             st.name, strategies_with(&StrategyTraits::checkpoints));
   SB_REQUIRE(compression == comm::WireType::f32 || st.compression,
              "--compression {} needs --strategy {}, not {}", name_of(compression),
              strategies_with(&StrategyTraits::compression, " or "), st.name);

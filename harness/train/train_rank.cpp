@@ -1,8 +1,8 @@
 // train_rank.cpp — one rank's run as a sequence of named steps: agree on the configuration, set up
 // (rank_state.h), start the strategy, then either serve (a parameter-server rank) or train epoch
 // after epoch (epoch.h) until the last one or a preemption, then finish. Preemption
-// (preemption.h): after a step, workers agree whether to stop (every step on armed runs or where
-// the agreement is free, else after each epoch's last step) and leave together.
+// (preemption.h): after every step, workers agree whether to stop (the step's exchange carried
+// the request) and leave together.
 #include "harness/train/train_rank.h"
 
 #include <chrono>
@@ -50,15 +50,16 @@ std::string resume_folder(const TrainConfig& cfg) {
   return cfg.resume == "auto" ? cfg.checkpoint_dir : cfg.resume == "none" ? "" : cfg.resume;
 }
 
-// A parameter-server rank: apply the workers' pushes until they are done (or preempted). ps-sync
-// checkpoints the server's weights and optimizer after a round's update, before its replies (the
-// workers write theirs once they have the reply), and resumes from its own file.
+// A parameter-server rank: apply the workers' pushes until they are done (or preempted). The
+// server checkpoints its weights and optimizer at a checkpoint step once every worker's push of
+// that step is applied, before its replies (the workers write theirs once they have the reply),
+// and resumes from its own file.
 TrainResult serve(RankState& st) {
   const TrainConfig& cfg = st.cfg;
   Strategy::ServeHooks hooks;
   hooks.stop_signal = [] { return preemption_signal(); };
-  const bool checkpoints = !cfg.checkpoint_dir.empty() && cfg.strategy_traits().checkpoints;
-  const std::string from = checkpoints ? resume_folder(cfg) : "";
+  const bool checkpoints = !cfg.checkpoint_dir.empty();
+  const std::string from = checkpoints || cfg.resume != "auto" ? resume_folder(cfg) : "";  // as the workers do
   if (!from.empty())
     if (auto step_dir = latest_checkpoint(from)) {
       const RankCheckpoint c = read_rank_checkpoint(*step_dir, st.rank);
@@ -68,7 +69,8 @@ TrainResult serve(RankState& st) {
       st.opt.restore(c.optimizer);
       hooks.first_step = c.global_step;
     }
-  if (checkpoints)
+  if (checkpoints) {
+    hooks.checkpoint_every = cfg.checkpoint_every;
     hooks.after_round = [&st](std::int64_t done, bool stopping) {
       const std::int64_t every = st.cfg.checkpoint_every;
       if (!stopping && (every == 0 || done % every != 0)) return;
@@ -80,6 +82,7 @@ TrainResult serve(RankState& st) {
       c.optimizer = st.opt.state();
       write_rank_checkpoint(st.cfg.checkpoint_dir, c);
     };
+  }
   st.strategy->serve(st.model, st.opt, st.sched, st.steps * cfg.epochs, hooks);
   st.strategy->finish(st.model);
   return std::move(st.result);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cli_test.sh — end-to-end checks of the `scalebench` command line: bad input gives exactly one
 # error line naming the problem and a non-zero exit; small real runs succeed and print their
-# results; SIGUSR1 preempts a --preemptible run (preempt_single). Usage: cli_test.sh
+# results; SIGUSR1 preempts a run (preempt_single). Usage: cli_test.sh
 # <scalebench-binary> <case>. Needs /usr/bin/python3 with h5py for the cases that craft broken
 # HDF5 files or read run files.
 set -uo pipefail
@@ -125,11 +125,11 @@ PY
     grep -q "^final: held-out accuracy " "$tmp/out" || fail "no final accuracy line"
     ;;
   preempt_single)
-    # SIGUSR1 to a --preemptible run after its first epoch: it stops after its current step, marks
+    # SIGUSR1 to a run after its first epoch: it stops after its current step, marks
     # its run file preempted (finished epochs kept, the unfinished epoch's steps in /steps) and
     # exits 75. Bounded waits only; nothing depends on how fast the machine is.
     "$sb" datagen --task segmentation --n 200 --size 32 --seed 3 -o "$tmp/seg.h5" >/dev/null || fail datagen
-    "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=8 --epochs 500 --batch 4 --threads 1 --preemptible \
+    "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=8 --epochs 500 --batch 4 --threads 1 \
       --progress-seconds 1000 -o "$tmp/runs" >"$tmp/out" 2>&1 &
     pid=$!
     for _ in $(seq 1200); do grep -q "^epoch 1/500 " "$tmp/out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done

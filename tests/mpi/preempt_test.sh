@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # preempt_test.sh — SIGUSR1 preemption of MPI runs (label mpi; harness/train/preemption.h).
-#   all STRATEGY        : 3 ranks (ps-*: 2 workers + the server) of a --preemptible run all get
+#   all STRATEGY        : 3 ranks (ps-*: 2 workers + the server) of a run all get
 #                         SIGUSR1, as under Slurm: the job exits 75, the run file says preempted
 #                         with every step kept, the preempted line is printed, nothing hangs.
 #   one STRATEGY RANK   : only rank RANK gets it (a rank that does not record; for ps-* possibly
@@ -35,7 +35,7 @@ esac
 # Many epochs: the run is stopped long before its end; a run that ignored the signal fails the
 # bounded wait below instead of passing by finishing.
 mpirun --oversubscribe -np 3 "$sb" train --strategy "$strategy" --model unet:depth=2,base=8 --data "$tmp/data.h5" \
-  --epochs 500 --batch 4 --threads 1 --progress-seconds 1000 --preemptible --dump-weights "$tmp/w" \
+  --epochs 500 --batch 4 --threads 1 --progress-seconds 1000 --dump-weights "$tmp/w" \
   -o "$tmp/runs" >"$tmp/log" 2>&1 &
 job=$!
 for _ in $(seq 1200); do

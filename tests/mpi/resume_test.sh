@@ -5,6 +5,11 @@
 #                             checkpoints every 3 steps) and rerun (resume auto) ends with the
 #                             reference's weights on every worker, bit for bit, and a run file whose
 #                             steps (each once) and epochs carry the reference's losses and IoU.
+#                             (ps-async with 1 worker: its pushes have one order, so it is exact too)
+#   resumes STRATEGY NP     : for ps-async with 2+ workers, whose pushes arrive in the network's
+#                             order (no run equals another bit for bit): the killed run resumes from
+#                             step 6 and ends ok with every step once, both epochs, and the same
+#                             final weights on every worker.
 #   crash PHASE             : a crash in PHASE of the step-6 checkpoint (SCALEBENCH_CHECKPOINT_CRASH)
 #                             resumes from the previous complete one (step 3), and ends the same.
 #   corrupt                 : a flipped byte in the checkpoint is refused, naming the file.
@@ -79,6 +84,28 @@ case $what in
     resumed 006
     same_as_reference
     echo "ok: $strategy x$np resumed bit for bit"
+    ;;
+  resumes)
+    strategy=$1; np=$2
+    interrupted SCALEBENCH_KILL_AFTER_STEP=8
+    ls "$tmp"/run/*.ckpt/step-0000000006/rank-$((np - 1)).bin >/dev/null || fail "no server file in the step-6 checkpoint"
+    resumed 006
+    for ((r = 1; r < np - 1; r++)); do
+      cmp -s "$tmp/run.w.rank0" "$tmp/run.w.rank$r" || fail "rank $r: final weights differ from rank 0's"
+    done
+    /usr/bin/python3 - "$tmp/run" <<'PY' || fail "the resumed run file is not whole"
+import sys, glob, h5py, numpy as np
+(p,) = glob.glob(sys.argv[1] + "/*.h5")
+f = h5py.File(p, "r")
+assert f.attrs["status"] == "ok", f.attrs["status"]
+s, e = f["steps"][()], f["epochs"][()]
+want = [(ep, st) for ep in (1, 2) for st in range(1, 7)]
+assert [(int(a), int(b)) for a, b in zip(s["epoch"], s["step"])] == want, (s["epoch"], s["step"])
+assert np.isfinite(s["loss"]).all(), s["loss"]
+assert list(e["epoch"]) == [1, 2], e["epoch"]
+print("ok: 12 steps once each and 2 epochs")
+PY
+    echo "ok: $strategy x$np resumed from step 6 and finished"
     ;;
   cuda)
     strategy=$1; np=$2

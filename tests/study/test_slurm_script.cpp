@@ -216,7 +216,6 @@ TEST(SlurmScript, PointScriptDirectives) {
   EXPECT_NE(s.find("slurm-point '/tmp/sb-study/t' --group " + std::to_string(ring4->index) + " --repetition \"$rep\""),
             std::string::npos);
   EXPECT_NE(s.find("rep=${SLURM_ARRAY_TASK_ID}"), std::string::npos);
-  EXPECT_NE(s.find("export SCALEBENCH_PREEMPTIBLE=1"), std::string::npos);
   EXPECT_NE(s.find("trap 'kill -USR1"), std::string::npos);
   EXPECT_NE(s.find("scontrol requeue"), std::string::npos);
   EXPECT_NE(s.find("module load 'cuda/12.4'"), std::string::npos);

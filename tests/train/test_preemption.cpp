@@ -1,8 +1,7 @@
 // test_preemption.cpp — SIGUSR1 handling (harness/train/preemption.h): the handler only sets a flag
-// (the process survives), arming by option or environment, and where the trainer stops: single
-// (agreement free: the next step), mirrored unarmed (after the epoch's last step, the epoch
-// complete), mirrored armed (the next step, every thread after the same one), and a stop on the
-// run's very last step being the ordinary end. The signal is raised from the observer after
+// (the process survives), and where the trainer stops: single and mirrored after the next step
+// (mirrored: every thread after the same one, the stop carried by the step's own scalar
+// allreduce), and a stop on the run's very last step being the ordinary end. The signal is raised from the observer after
 // epoch 1, so the stopping step is exact, not a matter of timing.
 #include <gtest/gtest.h>
 
@@ -33,8 +32,6 @@ class RaiseAfterEpoch : public TrainObserver {
 class Preemption : public ::testing::Test {
  protected:
   void SetUp() override {
-    ::unsetenv("SCALEBENCH_PREEMPTIBLE");
-    arm_preemption(false);
     clear_preemption_signal();
     data::GenConfig g;
     g.n = 48, g.size = 32, g.seed = 3;
@@ -42,7 +39,6 @@ class Preemption : public ::testing::Test {
     data::write_dataset(g, data_, 0);
   }
   void TearDown() override {
-    arm_preemption(false);
     clear_preemption_signal();
   }
   TrainConfig config(const std::string& strategy, int devices, int epochs) const {
@@ -80,17 +76,6 @@ TEST_F(Preemption, HandlerSetsAFlagAndTheProcessSurvives) {
   EXPECT_FALSE(preemption_signalled());
 }
 
-TEST_F(Preemption, ArmedByOptionOrEnvironment) {
-  EXPECT_FALSE(preemption_armed());
-  ::setenv("SCALEBENCH_PREEMPTIBLE", "0", 1);
-  EXPECT_FALSE(preemption_armed());
-  ::setenv("SCALEBENCH_PREEMPTIBLE", "1", 1);
-  EXPECT_TRUE(preemption_armed());
-  ::unsetenv("SCALEBENCH_PREEMPTIBLE");
-  arm_preemption();
-  EXPECT_TRUE(preemption_armed());
-}
-
 TEST_F(Preemption, SingleStopsAfterTheNextStep) {
   const TrainResult r = run(config("single", 1, 3), 1);
   ASSERT_TRUE(r.preempted) << log_;
@@ -104,17 +89,7 @@ TEST_F(Preemption, SingleStopsAfterTheNextStep) {
   EXPECT_EQ(log_.find("final:"), std::string::npos) << log_;
 }
 
-TEST_F(Preemption, MirroredUnarmedStopsAfterACompleteEpoch) {
-  const TrainResult r = run(config("mirrored", 2, 4), 1);
-  ASSERT_TRUE(r.preempted) << log_;
-  EXPECT_EQ(r.preempted_epoch, 2);
-  EXPECT_EQ(r.preempted_step, 4);  // the epoch's last step: epoch 2 validated and kept
-  EXPECT_EQ(r.epochs.size(), 2u);
-  EXPECT_TRUE(r.partial_steps.empty());
-}
-
-TEST_F(Preemption, MirroredArmedStopsEveryThreadAfterTheNextStep) {
-  arm_preemption();
+TEST_F(Preemption, MirroredStopsEveryThreadAfterTheNextStep) {
   const TrainResult r = run(config("mirrored", 2, 4), 1);
   ASSERT_TRUE(r.preempted) << log_;
   EXPECT_EQ(r.preempted_epoch, 2);
@@ -124,15 +99,16 @@ TEST_F(Preemption, MirroredArmedStopsEveryThreadAfterTheNextStep) {
 }
 
 TEST_F(Preemption, AStopOnTheLastStepIsTheOrdinaryEnd) {
-  // Unarmed mirrored agrees after epoch 2's last step, which is the run's last.
-  const TrainResult r = run(config("mirrored", 2, 2), 1);
+  // One step per epoch: the signal after epoch 1 is agreed on epoch 2's only step, the run's last.
+  TrainConfig c = config("mirrored", 2, 2);
+  c.max_steps = 1;
+  const TrainResult r = run(c, 1);
   EXPECT_FALSE(r.preempted);
   EXPECT_EQ(r.epochs.size(), 2u);
   EXPECT_NE(log_.find("final:"), std::string::npos) << log_;
 }
 
 TEST_F(Preemption, NoSignalNoStop) {
-  arm_preemption();
   const TrainResult r = run(config("single", 1, 2), 99);
   EXPECT_FALSE(r.preempted);
   EXPECT_EQ(r.epochs.size(), 2u);

@@ -157,7 +157,6 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
   if (p.requeue) s += "#SBATCH --requeue\n";
   common_directives(s, p);
   preamble(s, p);
-  if (p.signal_seconds > 0) s += "export SCALEBENCH_PREEMPTIBLE=1\n";
   s += "\n# The point's training step (scalebench runs it as an argument vector, without a shell):\n";
   s += "#   " + join_command(step) + "\n";
   s += "# slurm-point skips a repetition whose run file already says ok, runs the step, and records a\n";

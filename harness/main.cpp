@@ -98,7 +98,7 @@ void apply_train_config(TrainCli& t) {
 struct StudyOptions {
   std::optional<scalebench::study::LauncherKind> launcher;
   std::string spec, profile, dir, out, file, format = "text", base, now;
-  bool dry_run = false, skip_unreadable = false;
+  bool dry_run = false, skip_unreadable = false, only_regressions = false;
   int group = 0, repetition = 1;  // slurm-point
   std::vector<std::string> thresholds;
   double alpha = 0.05;
@@ -145,6 +145,7 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
       ->check(CLI::Range(1e-6, 0.5))
       ->capture_default_str();
   compare->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
+  compare->add_flag("--only-regressions", o.only_regressions, "List only FAILED, MISSING and REGRESSION rows (the summary stays)");
 }
 
 // train: records to <output>/<run_id>.h5 when -o is given (rank 0 only); the recorder marks the
@@ -167,6 +168,8 @@ void run_train(const TrainCli& t, int argc, char** argv) {
   SB_REQUIRE(rc.train.checkpoint_every == 0 || !rc.train.checkpoint_dir.empty(),
              "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
   if (t.output.empty() || rec::launcher_rank() > 0) {
+    if (t.output.empty() && rec::launcher_rank() <= 0)
+      std::cout << "train: no -o: nothing is recorded (give -o results/<study>/runs/ to write a run file)" << std::endl;
     const auto r = scalebench::train(rc.train, std::cout);
     if (r.preempted && rec::launcher_rank() <= 0) {
       std::cout << "preempted: " << scalebench::describe_preemption(r) << "; no run file (no -o)" << std::endl;
@@ -212,7 +215,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     opt.alpha = o.alpha;
     for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
     const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);
-    std::cout << st::render_compare(r, st::parse_format(o.format));
+    std::cout << st::render_compare(r, st::parse_format(o.format), o.only_regressions);
     return r.regressions || r.matched == 0 ? 1 : 0;  // a gate that compared nothing must not pass
   }
   return 0;

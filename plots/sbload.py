@@ -263,9 +263,12 @@ def load_study(path_or_dir: str) -> Study:
         raise InputError(f"{path}: damaged study file ({_short(e)})") from None
     n = len(next(iter(tab.values()))) if tab else 0
     rows = [{k: _py(v[i]) for k, v in tab.items()} for i in range(n)]
+    # The configuration columns that tell points apart, as collect wrote them (older files: None).
+    point_fields = tuple(str(attrs["point_fields"]).split(",")) if attrs.get("point_fields") else None
     for r in rows:  # the fields every plot relies on
         for k in ("status", "model", "strategy", "scaling", "group_id", "point_id", "task", "error"):
             r.setdefault(k, "")
+        r["_point_fields"] = point_fields
         r["world_size"] = int(num(r.get("world_size"), 0))
     return Study(path, attrs, rows)
 

@@ -34,6 +34,7 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
 COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
 
 # Fields that tell two groups of one model apart in a label (strategy and N are the axes/lines).
+# For study files written before collect recorded its point_fields attribute.
 _DIFF_FIELDS = ("scaling", "batch", "global_batch", "precision", "backend", "optimizer", "lr", "lr_scaling", "lr_decay",
                 "threads", "seed", "epochs", "max_steps", "data", "momentum", "weight_decay")
 
@@ -108,7 +109,10 @@ def series_key(r):
 def series_labels(series: dict, with_strategy=True) -> dict:
     """key → label: the strategy, plus the config fields that differ between the series' groups."""
     firsts = {k: rs[0] for k, rs in series.items()}
-    varying = [f for f in _DIFF_FIELDS if len({str(r.get(f, "")) for r in firsts.values()}) > 1]
+    # The study file names its point fields (every swept option among them); older files: a fixed list.
+    fields = next(iter(firsts.values())).get("_point_fields") if firsts else None
+    fields = [f for f in fields if f not in ("model", "strategy", "world_size")] if fields else _DIFF_FIELDS
+    varying = [f for f in fields if len({str(r.get(f, "")) for r in firsts.values()}) > 1]
     # The global batch follows from the per-device batch and N in weak scaling (and the reverse in
     # strong scaling), so it never tells two series apart: which row came first would decide.
     derived = "global_batch" if all(r.get("scaling") == "weak" for r in firsts.values()) else "batch"

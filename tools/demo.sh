@@ -29,10 +29,18 @@ echo "== demo: plots"
 echo "== demo: report"
 "$sb" report "$out/study.h5"
 
-echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine, CUDA-enabled build)"
-if "$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5"; then
-  echo "demo: no regression against the baseline"
+# The demo's gate compares only what a shared machine cannot move: the trained model's validation
+# loss and mIoU (the runs are seeded and deterministic) and peak memory. Every timing metric
+# (images/s, epoch time, TFLOP/s, efficiency, exposed communication) and MFU (divided by an sgemm peak
+# measured at start-up, itself timing) swings by tens of percent when other jobs share the cores, so
+# here they are left to the report above, not judged; a timing gate needs a quiet machine and repetitions
+# (docs/sweep-spec.md, "Collect, report, compare").
+echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine; timings are in the report above, not gated)"
+timing_off=()
+for m in images_per_s epoch_time_s efficiency tflops mfu exposed_comm_frac; do timing_off+=(--threshold "$m=off"); done
+if "$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5" "${timing_off[@]}"; then
+  echo "demo: no regression against the baseline in validation loss, mIoU or memory"
 else
-  echo "demo: the comparison flags regressions or matched no point (another machine or a loaded one differs; see above)"
+  echo "demo: the comparison flags regressions or matched no point (see above)"
 fi
 echo "demo: done in $(( $(date +%s) - start )) s — results in $out/ (study.h5, runs/, plots/)"

@@ -39,7 +39,10 @@ void Recorder::on_start(const TrainResult& meta) {
   c.set("steps_per_epoch", std::int64_t(steps));
   c.set("lr_effective", meta.peak_lr);
   file_.class_names = meta.class_names;
-  if (cfg_.train.backend == Backend::cpu) {
+  if (cfg_.train.peak_tflops > 0) {
+    peak_ = {cfg_.train.peak_tflops * 1e12 * cfg_.world_size,
+             fmt::format("given: --peak-tflops {} per device, x{} devices", cfg_.train.peak_tflops, cfg_.world_size)};
+  } else if (cfg_.train.backend == Backend::cpu) {
     peak_ = measure_cpu_peak();
     // Each device of a CPU run is a process (or a thread group) with the same BLAS set-up.
     peak_.flops *= cfg_.world_size;

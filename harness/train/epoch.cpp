@@ -17,6 +17,15 @@ std::string format_iou(const std::vector<double>& iou, const std::vector<std::st
   return s;
 }
 
+// "ETA 1m05s": what is left at the rate so far (validation passes are not in a step's rate).
+std::string eta(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "ETA -";
+  const auto s = std::int64_t(std::llround(seconds));
+  if (s >= 3600) return fmt::format("ETA {}h{:02}m", s / 3600, s % 3600 / 60);
+  if (s >= 60) return fmt::format("ETA {}m{:02}s", s / 60, s % 60);
+  return fmt::format("ETA {}s", s);
+}
+
 }  // namespace
 
 std::string format_quality(const EpochResult& er, const data::DatasetInfo& info) {
@@ -84,6 +93,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   }
   resumed_.reset();
   Stopwatch epoch_clock, progress_clock;
+  const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
     Stopwatch sw;
     StepTimes t;
@@ -116,9 +126,11 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     o.epoch.images += batch_.size;
     o.steps_done = s + 1;
     if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < st_.steps) {
-      log_ << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s\n", epoch, cfg.epochs, s + 1,
+      const double per_step = epoch_clock.elapsed() / double(s + 1 - first_step);
+      const double left = double(st_.steps - s - 1 + st_.steps * std::int64_t(cfg.epochs - epoch)) * per_step;
+      log_ << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s  {}\n", epoch, cfg.epochs, s + 1,
                           st_.steps, o.loss_sum / double(s + 1),
-                          double(o.epoch.images * st_.workers) / epoch_clock.elapsed())
+                          double(o.epoch.images * st_.workers) / epoch_clock.elapsed(), eta(left))
            << std::flush;
       progress_clock.lap();
     }
@@ -145,15 +157,18 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   er.images *= st_.workers;
   er.images_per_s = double(er.images) / er.wall_s;
   if (!st_.reports()) return;
+  Stopwatch eval_clock;
   const EvalResult ev =
       evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
   er.val_loss = ev.loss;
   er.val_iou = ev.confusion.iou_all();
   er.val_miou = ev.confusion.mean_iou_non_background();
   er.val_accuracy = ev.confusion.accuracy();
-  log_ << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s)\n",
+  // The epochs left at this epoch's pace, its validation pass included.
+  const double left = double(st_.cfg.epochs - er.epoch) * (er.wall_s + eval_clock.elapsed());
+  log_ << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s){}\n",
                       er.epoch, st_.cfg.epochs, er.train_loss, er.val_loss, format_quality(er, st_.info),
-                      er.images_per_s, er.lr, er.wall_s)
+                      er.images_per_s, er.lr, er.wall_s, er.epoch < st_.cfg.epochs ? "  " + eta(left) : "")
        << std::flush;
   if (observer) observer->on_epoch(er, o.rows);
   finished_rows_.push_back(o.rows);

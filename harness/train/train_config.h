@@ -85,6 +85,7 @@ struct TrainConfig {
   NonFinitePolicy on_nonfinite = NonFinitePolicy::fail;
   int nonfinite_skips = 3;
   double max_loss = 1e4;
+  double peak_tflops = 0.0;  // per-device peak for MFU; 0: the GPU datasheet table or the CPU's measured sgemm
   bool check_inputs = false;
   // Checkpoints (harness/train/checkpoint.h): every checkpoint_every optimizer steps (0: only when
   // a run is stopped by a signal) into checkpoint_dir (default with -o: <runs>/<run_id>.ckpt);

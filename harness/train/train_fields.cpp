@@ -113,6 +113,10 @@ std::vector<Field<T>> make_table() {
                          "--on-nonfinite skip: fail after this many skipped steps in a row", kLater, in_range(1, 1000000)));
   f.push_back(make_field("max_loss", &T::max_loss, "A training loss above this counts as diverged (non-finite)", kLater,
                          above(0.0)));
+  f.push_back(make_field("peak_tflops", &T::peak_tflops,
+                         "Peak TFLOP/s per device that MFU divides by (0: the GPU datasheet table, docs/results-schema.md, "
+                         "or the CPU's sgemm measured at start-up)",
+                         {.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default}, at_least(0.0)));
   f.push_back(make_field("check_inputs", &T::check_inputs,
                          "Also check every input batch for NaN/Inf (one pass over the batch per step)", kLater));
   // Where and when a run keeps its state: not what it computes (no id; ranks need not agree on

@@ -93,8 +93,8 @@ REPO_SCRIPT_SUFFIXES = (".py", ".sh")
 # fails the test.
 ALLOWED_FOREIGN = [
     ("--mca", "mpirun (Open MPI MCA parameter)", ["docs/comm.md"]),
-    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/comm.md"]),
-    ("--allow-run-as-root", "mpirun (added by the local launcher as root)", ["docs/sweep-spec.md"]),
+    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/comm.md", "README.md"]),
+    ("--allow-run-as-root", "mpirun (added by the local launcher as root)", ["docs/sweep-spec.md", "README.md"]),
     ("--mpi", "srun (--mpi=none: the wrong PMI plugin)", ["docs/slurm.md"]),
     ("--array", "sbatch (job arrays for repetitions)", ["docs/slurm.md"]),
     ("--dependency", "sbatch (the collect job)", ["docs/slurm.md"]),

@@ -242,3 +242,42 @@ TEST(Compare, MissingMetricOnAnOkPointFails) {
   EXPECT_NE(out.find("MISSING"), std::string::npos) << out;
   EXPECT_NE(out.find("1 regression,"), std::string::npos) << out;
 }
+
+// Failures and regressions come first whatever the table order; one summary line per metric;
+// --only-regressions lists only them; an unmatched point names the fields that differ.
+TEST(Compare, OrderSummaryOnlyRegressionsAndDifferences) {
+  StudyFile base = empty_study(), now = empty_study();
+  run(base, "a", "ok", {{"images_per_s", 100}});
+  run(base, "z", "ok", {{"images_per_s", 100}});
+  run(now, "a", "ok", {{"images_per_s", 130}});  // improved
+  run(now, "z", "ok", {{"images_per_s", 50}});   // regressed: listed first although z sorts last
+  Attrs only_base;
+  only_base.set("point_id", "p2");
+  only_base.set("status", "ok");
+  only_base.set("model", "m");
+  only_base.set("strategy", "q");
+  only_base.set("world_size", 1);
+  only_base.set("batch", 8);
+  only_base.set("epochs", 2);
+  only_base.set("images_per_s", 1.0);
+  base.runs.append(only_base);
+  only_base.set("point_id", "p3");
+  only_base.set("epochs", 3);
+  now.runs.append(only_base);
+  const CompareResult r = compare(base, now, {});
+  ASSERT_GE(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0].verdict, "REGRESSION");
+  EXPECT_EQ(r.rows[1].verdict, "improved");
+  // epochs differs between the unmatched points, so it is part of every label and named as the difference
+  ASSERT_EQ(r.only_base_nearest.size(), 1u);
+  EXPECT_NE(r.only_base_nearest[0].find("epochs 2 -> 3"), std::string::npos) << r.only_base_nearest[0];
+  const std::string text = render_compare(r, Format::text);
+  EXPECT_NE(text.find("nearest in NEW is m q N=1 b=8 epochs=3: epochs 2 -> 3"), std::string::npos) << text;
+  // the per-metric summary: median change of -50% and +30%, their range, one regression, one improved
+  EXPECT_NE(text.find("-10.0%  -50.0% .. +30.0%            1         1"), std::string::npos) << text;
+  const std::string only = render_compare(r, Format::text, true);
+  EXPECT_NE(only.find("REGRESSION"), std::string::npos) << only;
+  std::size_t table_rows = 0;
+  for (std::size_t p = only.find("\nm "); p != std::string::npos; p = only.find("\nm ", p + 1)) ++table_rows;
+  EXPECT_EQ(table_rows, 1u) << only;  // the regression row only
+}

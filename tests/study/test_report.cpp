@@ -70,7 +70,9 @@ TEST(Report, MarkdownAndJson) {
   EXPECT_NE(md.find("| N | global batch |"), std::string::npos) << md;
   EXPECT_NE(md.find("| ---: | ---: |"), std::string::npos) << md;
   const std::string js = report(sample(), Format::json);
-  EXPECT_EQ(js.rfind("{\"study\": \"rep\", \"tables\": [", 0), 0u) << js;
+  EXPECT_EQ(js.rfind("{\"study\": \"rep\", \"provenance\": {\"hosts\": ", 0), 0u) << js;
+  EXPECT_NE(js.find("\"tables\": ["), std::string::npos) << js;
+  EXPECT_NE(js.find("\"images_per_s_spread\": \"±10.0%\""), std::string::npos) << js;  // 3 repetitions
   EXPECT_NE(js.find("\"devices\": 4"), std::string::npos) << js;
   EXPECT_NE(js.find("\"status\": \"failed\", \"error\": \"no such strategy\""), std::string::npos) << js;
   EXPECT_NE(js.find("\"images_per_s\": null"), std::string::npos) << js;  // NaN → null

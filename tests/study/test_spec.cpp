@@ -156,3 +156,77 @@ TEST(Spec, LoadNamesAMissingFile) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/spec.toml"), std::string::npos);
   }
 }
+
+// [sweep] axes: any run option a spec may set, swept over a list; batch as a list too.
+const char* kAxes = R"(
+[study]
+name = "axes"
+[dataset]
+path = "d.h5"
+[sweep]
+models = ["unet:depth=2,base=4"]
+strategies = ["single", "ring"]
+devices = [1, 2]
+batch = [2, 4]
+compression = ["none", "bf16"]
+bucket_mb = [0.25, 4]
+)";
+
+TEST(Spec, SweepAxesExpandAsACartesianProduct) {
+  const SweepSpec s = parse_spec(kAxes, "s.toml");
+  ASSERT_EQ(s.axes.size(), 2u);
+  EXPECT_EQ(s.axes[0].key, "bucket_mb");  // axes in key order (a TOML table has no order)
+  EXPECT_EQ(s.axes[0].values, (std::vector<std::string>{"0.25", "4"}));
+  EXPECT_EQ(s.axes[1].values, (std::vector<std::string>{"none", "bf16"}));  // values in the order written
+  EXPECT_EQ(s.batches, (std::vector<int>{2, 4}));
+  const auto pts = expand(s);
+  // Per batch: ring at N = 1, 2 for each of 2 × 2 axis values (8), single once: it uses neither
+  // compression nor buckets, so it runs at the [train] values only (1). × 2 batches.
+  ASSERT_EQ(pts.size(), 18u);
+  std::set<std::string> ids, singles;
+  int bf16 = 0;
+  for (const auto& p : pts) {
+    ids.insert(record::run_id(p));
+    if (p.train.strategy == StrategyKind::single) {
+      EXPECT_EQ(p.train.compression, comm::WireType::f32);
+      EXPECT_EQ(p.train.bucket_mb, TrainConfig{}.bucket_mb);
+      EXPECT_EQ(axes_label(s, p), fmt::format(" b={}", p.train.batch));
+    } else {
+      bf16 += p.train.compression == comm::WireType::bf16;
+    }
+  }
+  EXPECT_EQ(ids.size(), pts.size());  // every point its own run id
+  EXPECT_EQ(bf16, 8);
+  EXPECT_EQ(pts[1].train.strategy, StrategyKind::ring);
+  EXPECT_EQ(axes_label(s, pts[1]), " b=2 bucket_mb=0.25 compression=none");
+}
+
+TEST(Spec, SweepAxesRejectBadInput) {
+  const std::string head = "[study]\nname = \"t\"\n[dataset]\npath = \"d.h5\"\n[sweep]\nmodels = [\"unet\"]\n"
+                           "strategies = [\"ring\"]\ndevices = [1]\nbatch = 4\n";
+  EXPECT_NE(error_of(head + "compression = \"bf16\"\n").find("s.toml:10:15: sweep.compression: expected a non-empty list"),
+            std::string::npos)
+      << error_of(head + "compression = \"bf16\"\n");
+  EXPECT_NE(error_of(head + "compression = [\"none\", \"zip\"]\n").find("s.toml:10:24: sweep.compression: 'zip'"),
+            std::string::npos)
+      << error_of(head + "compression = [\"none\", \"zip\"]\n");
+  EXPECT_NE(error_of(head + "bucket_mb = [1, 1]\n").find("sweep.bucket_mb: '1' is listed twice"), std::string::npos);
+  EXPECT_NE(error_of(head + "bucket_mb = [1, -1]\n").find("sweep.bucket_mb: -1 must be > 0"), std::string::npos)
+      << error_of(head + "bucket_mb = [1, -1]\n");
+  EXPECT_NE(error_of(head + "epochz = [1]\n").find("sweep.epochz: unknown key (known: batch,"), std::string::npos);
+  EXPECT_NE(error_of(head + "data = [\"a\"]\n").find("sweep.data: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(head + "epochs = [1, 2]\n[train]\nepochs = 3\n").find("s.toml:12:10: train.epochs: also swept"),
+            std::string::npos)
+      << error_of(head + "epochs = [1, 2]\n[train]\nepochs = 3\n");
+  // A swept value no point of a strategy that uses it can run is a point error before anything runs.
+  const std::string bad = head + "precision = [\"fp32\", \"bf16\"]\n";
+  try {
+    expand(parse_spec(bad, "s.toml"));
+    ADD_FAILURE() << "cpu with precision bf16 expanded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("point unet ring N=1 b=4 precision=bf16: --precision bf16"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_NE(error_of(head.substr(0, head.size() - 10) + "batch = [4, 0]\n").find("sweep.batch: each value"),
+            std::string::npos);
+}

@@ -9,6 +9,7 @@
 
 #include "harness/record/context.h"
 #include "harness/record/run_config.h"
+#include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/stats.h"
 #include "harness/study/status.h"
 #include "kernels/common/check.h"
@@ -46,7 +47,7 @@ void add_config_columns(Attrs& r, const Attrs& config, std::span<const Field<C>>
 const char* kSummary[] = {"epoch_time_s", "images_per_s", "tflops", "mfu", "peak_tflops", "exposed_comm_frac",
                           "comm_bytes_per_step", "final_train_loss", "final_val_loss", "final_val_miou",
                           "final_val_accuracy", "peak_mem_bytes", "train_flops_per_image", "measured_epochs"};
-const char* kContext[] = {"hostnames", "cpu_model", "git_sha", "git_dirty", "scalebench_version"};
+const char* kContext[] = {"hostnames", "cpu_model", "gpu_names", "git_sha", "git_dirty", "scalebench_version"};
 
 }  // namespace
 
@@ -158,6 +159,9 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   sf.attrs.set("study", name);
   sf.attrs.set("runs", std::int64_t(sf.runs.rows()));
   sf.attrs.set("runs_ok", ok);
+  std::string keys;  // the configuration columns that tell points apart (plots label series by them)
+  for (const std::string& k : point_keys()) keys += (keys.empty() ? "" : ",") + k;
+  sf.attrs.set("point_fields", keys);
   sf.attrs.set("speedup_definition",
                "speedup = images_per_s / median images_per_s of the ok N=1 runs of the same group_id and strategy "
                "(else of the group's single runs); efficiency = speedup / world_size");

@@ -1,6 +1,7 @@
 // compare.cpp — per-point, per-metric verdicts between two study files (see compare.h).
 #include "harness/study/analysis/compare.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -8,15 +9,44 @@
 #include <fmt/format.h>
 
 #include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/stats.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::study {
 namespace {
 
-std::string label(const record::Table& t, std::size_t r) {
-  return fmt::format("{} {} N={} b={}", t.str("model", r), t.str("strategy", r), t.integer("world_size", r),
-                     t.integer("batch", r));
+// Verdicts a reader must see first: the point broke, then it regressed, then it improved.
+int severity(const std::string& verdict) {
+  for (int i = 0; const char* v : {"FAILED", "MISSING", "REGRESSION", "improved", "fixed", "not ok in both"}) {
+    if (verdict == v) return i;
+    ++i;
+  }
+  return 6;
+}
+
+bool is_regression(const MetricVerdict& v) { return severity(v.verdict) <= 2; }
+
+// For each point of `from` not in `to`: "<label of the nearest point of to>: <fields that differ>".
+std::vector<std::string> nearest(const record::Table& from, const std::vector<PointRows>& points,
+                                 const std::vector<std::string>& ids, const record::Table& to,
+                                 const std::vector<PointRows>& to_points, const std::vector<std::string>& varied) {
+  std::vector<std::string> out;
+  for (const std::string& id : ids) {
+    const auto p = std::find_if(points.begin(), points.end(), [&](const PointRows& x) { return x.point_id == id; });
+    std::string best;
+    std::size_t fewest = SIZE_MAX;
+    for (const PointRows& q : to_points) {
+      const std::string d = field_differences(from, p->rows[0], to, q.rows[0]);
+      const auto n = std::size_t(std::count(d.begin(), d.end(), ',')) + (d.empty() ? 0 : 1);
+      if (n < fewest) {
+        fewest = n;
+        best = row_label(to, q.rows[0], varied) + ": " + (d.empty() ? "no configuration field (the ids were computed differently)" : d);
+      }
+    }
+    out.push_back(best);
+  }
+  return out;
 }
 
 std::vector<double> values(const record::Table& t, const PointRows& p, const std::string& col) {
@@ -79,6 +109,9 @@ void apply_threshold(std::vector<MetricRule>& rules, const std::string& spec) {
 CompareResult compare(const StudyFile& base, const StudyFile& now, const CompareOptions& opt) {
   CompareResult res;
   const auto bp = group_points(base.runs), np = group_points(now.runs);
+  const std::vector<std::string> varied = varied_keys({&base.runs, &now.runs});
+  const auto label = [&](const record::Table& t, std::size_t r) { return row_label(t, r, varied); };
+  std::vector<std::string> base_only_ids, new_only_ids;
   std::map<std::string, const PointRows*> in_now;
   for (const auto& p : np) in_now[p.point_id] = &p;
   std::map<std::string, bool> matched;
@@ -87,6 +120,7 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     const auto it = in_now.find(b.point_id);
     if (it == in_now.end()) {
       res.only_base.push_back(name);
+      base_only_ids.push_back(b.point_id);
       continue;
     }
     const PointRows& n = *it->second;
@@ -157,42 +191,92 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     }
   }
   for (const PointRows& n : np)
-    if (!matched.count(n.point_id)) res.only_new.push_back(label(now.runs, n.rows[0]));
+    if (!matched.count(n.point_id)) {
+      res.only_new.push_back(label(now.runs, n.rows[0]));
+      new_only_ids.push_back(n.point_id);
+    }
+  res.only_base_nearest = nearest(base.runs, bp, base_only_ids, now.runs, np, varied);
+  res.only_new_nearest = nearest(now.runs, np, new_only_ids, base.runs, bp, varied);
+  // Rows in the order a reader needs them, not the study table's (run-id hash) order.
+  std::stable_sort(res.rows.begin(), res.rows.end(), [](const MetricVerdict& a, const MetricVerdict& b) {
+    return std::pair(severity(a.verdict), a.point) < std::pair(severity(b.verdict), b.point);
+  });
   return res;
 }
 
-std::string render_compare(const CompareResult& r, Format f) {
+namespace {
+
+// One line per metric over the points it was compared on: how many, the median change and its
+// range, and the verdicts.
+std::string metric_summary(const CompareResult& r, Format f) {
+  std::vector<std::string> metrics;
+  for (const auto& v : r.rows)
+    if (std::find(metrics.begin(), metrics.end(), v.metric) == metrics.end()) metrics.push_back(v.metric);
+  TextTable t;
+  t.header = {"metric", "points", "median change", "range", "regressions", "improved"};
+  for (const std::string& m : metrics) {
+    std::vector<double> change;
+    int points = 0, bad = 0, good = 0;
+    bool absolute = false;
+    for (const auto& v : r.rows)
+      if (v.metric == m) {
+        ++points;
+        bad += is_regression(v);
+        good += v.verdict == "improved" || v.verdict == "fixed";
+        absolute = v.absolute;
+        if (m != "status" && std::isfinite(v.change)) change.push_back(v.change);
+      }
+    const auto text = [absolute](double c) {
+      return absolute ? fmt::format("{:+.4g}", c) : fmt::format("{:+.1f}%", 100 * c);
+    };
+    const auto [lo, hi] = std::minmax_element(change.begin(), change.end());
+    t.rows.push_back({m, std::to_string(points), change.empty() ? "-" : text(median(change)),
+                      change.empty() ? "-" : text(*lo) + " .. " + text(*hi), std::to_string(bad), std::to_string(good)});
+  }
+  return render(t, f);
+}
+
+}  // namespace
+
+std::string render_compare(const CompareResult& r, Format f, bool only_regressions) {
   const auto change_text = [](const MetricVerdict& v) {
     if (v.metric == "status" || std::isnan(v.change)) return std::string("-");
     return v.absolute ? fmt::format("{:+.4g}", v.change) : fmt::format("{:+.1f}%", 100 * v.change);
   };
   if (f == Format::json) {
-    std::string out = fmt::format("{{\"matched\": {}, \"regressions\": {}, \"improvements\": {}, \"only_base\": [",
-                                  r.matched, r.regressions, r.improvements);
-    for (std::size_t i = 0; i < r.only_base.size(); ++i) out += (i ? ", " : "") + json_string(r.only_base[i]);
-    out += "], \"only_new\": [";
-    for (std::size_t i = 0; i < r.only_new.size(); ++i) out += (i ? ", " : "") + json_string(r.only_new[i]);
-    out += "], \"rows\": [";
-    for (std::size_t i = 0; i < r.rows.size(); ++i) {
-      const auto& v = r.rows[i];
+    const auto strings = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_string(v[i]);
+      return "[" + s + "]";
+    };
+    std::string out = fmt::format("{{\"matched\": {}, \"regressions\": {}, \"improvements\": {}, \"only_base\": {}, "
+                                  "\"only_base_nearest\": {}, \"only_new\": {}, \"only_new_nearest\": {}, \"rows\": [",
+                                  r.matched, r.regressions, r.improvements, strings(r.only_base),
+                                  strings(r.only_base_nearest), strings(r.only_new), strings(r.only_new_nearest));
+    bool first = true;
+    for (const auto& v : r.rows) {
+      if (only_regressions && !is_regression(v)) continue;
       out += fmt::format("{}\n  {{\"point\": {}, \"metric\": {}, \"base\": {}, \"new\": {}, \"change\": {}, "
                          "\"relative\": {}, \"limit\": {}, \"p\": {}, \"verdict\": {}, \"note\": {}}}",
-                         i ? "," : "", json_string(v.point), json_string(v.metric), json_number(v.base),
+                         first ? "" : ",", json_string(v.point), json_string(v.metric), json_number(v.base),
                          json_number(v.now), json_number(v.change), v.absolute ? "false" : "true",
                          json_string(v.limit), v.p < 0 ? "null" : json_number(v.p), json_string(v.verdict),
                          json_string(v.note));
+      first = false;
     }
     return out + "\n]}\n";
   }
   TextTable t;
   t.header = {"point", "metric", "base", "new", "change", "limit", "p", "verdict", "note"};
   for (const auto& v : r.rows) {
+    if (only_regressions && !is_regression(v)) continue;
     const bool st = v.metric == "status";
     const auto value = [st](double x) { return st ? std::string() : std::isnan(x) ? "-" : fmt::format("{:.4g}", x); };
     t.rows.push_back({v.point, v.metric, value(v.base), value(v.now),
                       change_text(v), v.limit, v.p < 0 ? "-" : fmt::format("{:.3g}", v.p), v.verdict, v.note});
   }
-  std::string out = render(t, f);
+  std::string out = t.rows.empty() ? std::string() : render(t, f);
+  if (!r.rows.empty()) out += (out.empty() ? "" : "\n") + metric_summary(r, f) + (f == Format::markdown ? "" : "\n");
   out += fmt::format("{}compare: {} points matched: {} regression{}, {} improvement{}\n",
                      f == Format::markdown ? "\n" : "", r.matched, r.regressions, r.regressions == 1 ? "" : "s",
                      r.improvements, r.improvements == 1 ? "" : "s");
@@ -203,6 +287,12 @@ std::string render_compare(const CompareResult& r, Format f) {
   };
   if (!r.only_base.empty()) out += fmt::format("only in BASE ({}): {}\n", r.only_base.size(), list(r.only_base));
   if (!r.only_new.empty()) out += fmt::format("only in NEW ({}): {}\n", r.only_new.size(), list(r.only_new));
+  const auto why = [&](const std::vector<std::string>& labels, const std::vector<std::string>& near, const char* other) {
+    for (std::size_t i = 0; i < labels.size() && i < near.size(); ++i)
+      if (!near[i].empty()) out += fmt::format("  {}: nearest in {} is {}\n", labels[i], other, near[i]);
+  };
+  why(r.only_base, r.only_base_nearest, "NEW");
+  why(r.only_new, r.only_new_nearest, "BASE");
   if (r.matched == 0)
     out += "compare: nothing was compared: BASE and NEW share no point (a point id hashes every result "
            "field, so the configurations differ, or the ids changed since BASE was recorded)\n";

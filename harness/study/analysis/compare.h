@@ -9,6 +9,8 @@
 // alone and says so. A point ok in BASE but failed in NEW counts as a regression, and so does a
 // metric missing (NaN) on an ok run: verdict MISSING when BASE has the metric and NEW's ok run
 // lacks it, or when an ok run on either side lacks images_per_s (every ok run measures it).
+// Points are labelled by model, strategy, N, batch and every configuration field that varies
+// between the two files (point_fields.h), so two points never share a label.
 // Not here: file reading (study_file.h) or printing beyond render_compare().
 #pragma once
 
@@ -45,8 +47,11 @@ struct MetricVerdict {
 };
 
 struct CompareResult {
-  std::vector<MetricVerdict> rows;
+  std::vector<MetricVerdict> rows;  // failures and regressions first, then improvements, then the rest; by point
   std::vector<std::string> only_base, only_new;  // point labels
+  // Per unmatched point, the nearest point on the other side and the fields that differ:
+  // "m d N=1 b=8: model c -> d" ("" when the other side has no point at all).
+  std::vector<std::string> only_base_nearest, only_new_nearest;
   int matched = 0, regressions = 0, improvements = 0;
 };
 
@@ -56,6 +61,9 @@ struct CompareOptions {
 };
 
 CompareResult compare(const StudyFile& base, const StudyFile& now, const CompareOptions& opt);
-std::string render_compare(const CompareResult& r, Format f);
+// The rows (only the failures, MISSING and REGRESSION rows with only_regressions), then one line per
+// metric (points compared, median and range of the change, regressions, improvements), the totals
+// and the unmatched points with the fields that differ.
+std::string render_compare(const CompareResult& r, Format f, bool only_regressions = false);
 
 }  // namespace scalebench::study

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/point_fields.h"
+#include "harness/study/analysis/stats.h"
 
 namespace scalebench::study {
 namespace {
@@ -17,16 +20,26 @@ const std::vector<std::string> kOrder = {"single", "mirrored", "multiworker", "r
 
 struct Group {
   std::string model, strategy;
+  std::string series;  // the swept fields besides N: "compression=bf16 bucket_mb=1" ("" when none)
   std::vector<PointRows> points;
 };
 
+// One table per model × strategy × value of every other swept field (point_fields.h); in strong
+// scaling the per-device batch changes with N inside a table, so it does not split tables.
 std::vector<Group> groups_of(const record::Table& t) {
   std::vector<Group> gs;
+  const std::vector<std::string> varied = varied_keys({&t});
   for (const PointRows& p : group_points(t)) {
     const std::size_t r = p.rows.front();
     const std::string model = t.str("model", r), strategy = t.str("strategy", r);
-    auto it = std::find_if(gs.begin(), gs.end(), [&](const Group& g) { return g.model == model && g.strategy == strategy; });
-    if (it == gs.end()) it = gs.insert(gs.end(), Group{model, strategy, {}});
+    std::string series;
+    for (const std::string& k : varied)
+      if (k != "batch" || t.str("scaling", r) != "strong")
+        series += fmt::format("{}{}={}", series.empty() ? "" : " ", k, t.str(k, r));
+    auto it = std::find_if(gs.begin(), gs.end(), [&](const Group& g) {
+      return g.model == model && g.strategy == strategy && g.series == series;
+    });
+    if (it == gs.end()) it = gs.insert(gs.end(), Group{model, strategy, series, {}});
     it->points.push_back(p);
   }
   const auto rank = [&](const std::string& s) {
@@ -36,7 +49,7 @@ std::vector<Group> groups_of(const record::Table& t) {
   // Models by name (the study table's row order follows run-id hashes, which mean nothing to a
   // reader), strategies in the order of DESIGN §4.
   std::stable_sort(gs.begin(), gs.end(), [&](const Group& a, const Group& b) {
-    return std::pair(a.model, rank(a.strategy)) < std::pair(b.model, rank(b.strategy));
+    return std::tuple(a.model, rank(a.strategy), a.series) < std::tuple(b.model, rank(b.strategy), b.series);
   });
   for (auto& g : gs)
     std::stable_sort(g.points.begin(), g.points.end(), [&](const PointRows& a, const PointRows& b) {
@@ -56,6 +69,52 @@ std::pair<std::string, std::string> status_of(const record::Table& t, const Poin
   return {status, t.str("error", r)};
 }
 
+// The distinct values of a column over all rows, joined: "n1, n2".
+std::string distinct(const record::Table& t, const char* column) {
+  std::vector<std::string> v;
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (const std::string x = t.str(column, r); !x.empty() && std::find(v.begin(), v.end(), x) == v.end())
+      v.push_back(x);
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "-" : s;
+}
+
+// Where and from what the numbers come: hosts, processors, the code, when, the file's schema.
+std::vector<std::pair<std::string, std::string>> provenance(const StudyFile& f) {
+  const record::Table& t = f.runs;
+  std::string first, last;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    const std::string c = t.str("created_utc", r);
+    if (c.empty()) continue;
+    if (first.empty() || c < first) first = c;
+    if (last.empty() || c > last) last = c;
+  }
+  std::string commit = distinct(t, "git_sha");
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (t.integer("git_dirty", r)) {
+      commit += " (uncommitted changes)";
+      break;
+    }
+  return {{"hosts", distinct(t, "hostnames")},
+          {"cpu", distinct(t, "cpu_model")},
+          {"gpus", distinct(t, "gpu_names")},
+          {"commit", commit + ", " + distinct(t, "scalebench_version")},
+          {"runs", first.empty() ? "-" : first + " .. " + last},
+          {"collected", f.attrs.str("created_utc") + ", schema " + f.attrs.str("schema_version") + ", " +
+                            f.attrs.str("writer")}};
+}
+
+// "1.2%": half the range of a point's ok images/s around its median ("-" with one run).
+std::string spread(const record::Table& t, const PointRows& p) {
+  std::vector<double> v;
+  for (auto r : p.ok_rows)
+    if (const double x = t.num("images_per_s", r); std::isfinite(x)) v.push_back(x);
+  if (v.size() < 2) return "-";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return "±" + percent((*hi - *lo) / 2 / median(v), 1);
+}
+
 std::string count(std::int64_t v) { return v > 0 ? std::to_string(v) : "-"; }
 std::string general(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
 
@@ -66,11 +125,17 @@ std::string report(const StudyFile& f, Format format) {
   const auto groups = groups_of(t);
   const auto med = [&](const PointRows& p, const char* c) { return point_median(t, p, c); };
   if (format == Format::json) {
-    std::string out = "{\"study\": " + json_string(f.attrs.str("study")) + ", \"tables\": [";
+    std::string out = "{\"study\": " + json_string(f.attrs.str("study")) + ", \"provenance\": {";
+    bool first = true;
+    for (const auto& [k, v] : provenance(f)) {
+      out += fmt::format("{}{}: {}", first ? "" : ", ", json_string(k), json_string(v));
+      first = false;
+    }
+    out += "}, \"tables\": [";
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const Group& gr = groups[g];
-      out += fmt::format("{}\n  {{\"model\": {}, \"strategy\": {}, \"scaling\": {}, \"points\": [", g ? "," : "",
-                         json_string(gr.model), json_string(gr.strategy),
+      out += fmt::format("{}\n  {{\"model\": {}, \"strategy\": {}, \"series\": {}, \"scaling\": {}, \"points\": [",
+                         g ? "," : "", json_string(gr.model), json_string(gr.strategy), json_string(gr.series),
                          json_string(t.str("scaling", gr.points[0].rows[0])));
       for (std::size_t i = 0; i < gr.points.size(); ++i) {
         const PointRows& p = gr.points[i];
@@ -82,6 +147,9 @@ std::string report(const StudyFile& f, Format format) {
         for (const char* c : {"epoch_time_s", "images_per_s", "speedup", "efficiency", "tflops", "mfu",
                               "exposed_comm_frac", "final_val_loss", "final_val_miou", "final_val_accuracy"})
           out += fmt::format(", \"{}\": {}", c, json_number(med(p, c)));
+        out += fmt::format(", \"images_per_s_spread\": {}, \"speedup_baseline\": {}, \"baseline_images_per_s\": {}",
+                           json_string(spread(t, p)), json_string(t.str("baseline", r)),
+                           json_number(t.num("baseline_images_per_s", r)));
         out += fmt::format(", \"runs\": {}, \"runs_ok\": {}, \"status\": {}, \"error\": {}}}", p.rows.size(),
                            p.ok_rows.size(), json_string(status), json_string(error));
       }
@@ -95,14 +163,20 @@ std::string report(const StudyFile& f, Format format) {
   for (std::size_t r = 0; r < t.rows(); ++r) ok += t.str("status", r) == "ok";
   out += fmt::format("{}study {}: {} runs, {} ok\n", format == Format::markdown ? "## " : "", f.attrs.str("study"),
                      t.rows(), ok);
+  if (format == Format::markdown) out += "\n";
+  for (const auto& [k, v] : provenance(f))
+    out += format == Format::markdown ? fmt::format("- {}: {}\n", k, v) : fmt::format("  {:<10} {}\n", k, v);
+  out += fmt::format("{}values are medians over a point's ok repetitions; images/s ± is half their range; speedup is "
+                     "images/s over the median images/s of the N=1 runs named under \"vs\"\n",
+                     format == Format::markdown ? "\n" : "");
   for (const Group& g : groups) {
     const std::size_t r0 = g.points[0].rows[0];
     const bool seg = t.str("task", r0) != "classification";
-    out += fmt::format("\n{}{} - {} ({} scaling)\n", format == Format::markdown ? "### " : "== ", g.model, g.strategy,
-                       t.str("scaling", r0));
+    out += fmt::format("\n{}{} - {}{} ({} scaling)\n", format == Format::markdown ? "### " : "== ", g.model, g.strategy,
+                       g.series.empty() ? "" : " - " + g.series, t.str("scaling", r0));
     if (format == Format::markdown) out += "\n";
     TextTable tt;
-    tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "speedup", "efficiency",
+    tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "±", "speedup", "vs", "efficiency",
                  "TFLOP/s", "MFU", "comm exposed", "val loss", seg ? "mIoU" : "accuracy", "runs", "status"};
     for (const PointRows& p : g.points) {
       const std::size_t r = p.rows.front();
@@ -110,7 +184,8 @@ std::string report(const StudyFile& f, Format format) {
       if (!error.empty()) status += ": " + (format == Format::text && error.size() > 90 ? error.substr(0, 87) + "..." : error);
       tt.rows.push_back({std::to_string(t.integer("world_size", r)), std::to_string(t.integer("global_batch", r)),
                          general(t.num("lr_effective", r)), count(t.integer("steps_per_epoch", r)),
-                         fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1), fixed(med(p, "speedup"), 2),
+                         fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1), spread(t, p),
+                         fixed(med(p, "speedup"), 2), t.str("baseline", r).empty() ? "-" : t.str("baseline", r),
                          percent(med(p, "efficiency"), 1), fixed(med(p, "tflops"), 4), percent(med(p, "mfu"), 1),
                          percent(med(p, "exposed_comm_frac"), 1), fixed(med(p, "final_val_loss"), 4),
                          fixed(med(p, seg ? "final_val_miou" : "final_val_accuracy"), 3),

@@ -1,6 +1,9 @@
-// report.h — `scalebench report study.h5`: one table per model × strategy with, per point
+// report.h — `scalebench report study.h5`: a provenance header (hosts, CPU, GPUs, commit, when the
+// runs ran, when collected, schema), then one table per model × strategy (× each value of any other
+// swept field) with, per point
 // (repetitions aggregated by their median): devices, global batch, LR (after the scaling rule),
-// steps/epoch, epoch time, images/s, speedup, efficiency, TFLOP/s, MFU, exposed communication,
+// steps/epoch, epoch time, images/s and its spread over repetitions, speedup and the N = 1 runs it
+// is measured against, efficiency, TFLOP/s, MFU, exposed communication,
 // final validation loss, and mIoU (segmentation) or accuracy (classification). Points with no ok
 // run show their status and error instead. Formats: text, markdown, json (NaN → null).
 // Reads only the study file; computes nothing that collect did not.

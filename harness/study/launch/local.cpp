@@ -6,6 +6,7 @@
 // and distort each other's throughput).
 #include "harness/study/launch/launcher.h"
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -31,12 +32,13 @@ constexpr double kStopGraceSeconds = 20;
 
 std::string family(const std::string& model) { return model.substr(0, model.find(':')); }
 
-// "[3/12] unet ring N=4" (+ " rep 2/3"); the full model spec when two models share a family.
+// "[3/12] unet ring N=4" (+ the swept axes, " compression=bf16", + " rep 2/3"); the full model spec when two models share a family.
 std::string prefix(const SweepSpec& spec, const record::RunConfig& c, std::size_t i, std::size_t n) {
   std::set<std::string> families;
   for (const auto& m : spec.models) families.insert(family(m));
   const std::string model = families.size() == spec.models.size() ? family(c.train.model) : c.train.model;
-  std::string p = fmt::format("[{}/{}] {} {} N={}", i, n, model, name_of(c.train.strategy), c.world_size);
+  std::string p = fmt::format("[{}/{}] {} {} N={}{}", i, n, model, name_of(c.train.strategy), c.world_size,
+                              axes_label(spec, c));
   if (spec.repetitions > 1) p += fmt::format(" rep {}/{}", c.repetition, spec.repetitions);
   return p;
 }
@@ -54,8 +56,12 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
   const auto points = expand(spec);
   const std::string runs = (fs::path(spec.output) / "runs").string();
   const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
-  out << fmt::format("sweep: {}: {} points ({} models x {} strategies x {} device counts x {} repetitions) -> {}\n",
-                     spec.name, points.size(), spec.models.size(), spec.strategies.size(), spec.devices.size(),
+  std::string axes;
+  for (const SweepAxis& a : spec.axes) axes += fmt::format(" x {} {}", a.values.size(), a.key);
+  if (std::max(spec.batches.size(), spec.global_batches.size()) > 1)
+    axes += fmt::format(" x {} batches", std::max(spec.batches.size(), spec.global_batches.size()));
+  out << fmt::format("sweep: {}: {} points ({} models x {} strategies x {} device counts{} x {} repetitions) -> {}\n",
+                     spec.name, points.size(), spec.models.size(), spec.strategies.size(), spec.devices.size(), axes,
                      spec.repetitions, runs)
       << std::flush;
   prepare_dataset(spec, opt.dry_run, out);

@@ -51,6 +51,16 @@ bool apply(const Section& s, const std::string& key, const toml::node& n, const 
 
 }  // namespace
 
+std::string field_text(const Section& s, const std::string& field, const toml::node& n, const Field<TrainConfig>& f,
+                       const TrainConfig& train) {
+  std::string problem;
+  const auto text = text_of_node(n, f.kind, problem);
+  if (!text) s.fail_at(n.source(), field, problem);
+  TrainConfig probe = train;
+  if (auto p = f.parse(probe, *text)) s.fail_at(n.source(), field, *p);
+  return f.text(probe);
+}
+
 void read_train_table(const Section& s, TrainConfig& train, record::RunConfig* run,
                       const std::function<bool(const Field<TrainConfig>&)>& allowed,
                       const std::set<std::string>& skip) {

@@ -23,6 +23,12 @@ void read_train_table(const Section& s, TrainConfig& train, record::RunConfig* r
                       const std::function<bool(const Field<TrainConfig>&)>& allowed,
                       const std::set<std::string>& skip = {});
 
+// One TOML value of train field `f` (a [train] value, or one element of a [sweep] list) as the
+// field's text form, checked by the field against a copy of `train`; a wrong type or a failed check
+// fails at the node, naming `field` ("sweep.compression").
+std::string field_text(const Section& s, const std::string& field, const toml::node& n, const Field<TrainConfig>& f,
+                       const TrainConfig& train);
+
 // `train --config FILE`: the file's options into train and run, except the keys in `skip`.
 void apply_config_file(const std::string& path, TrainConfig& train, record::RunConfig& run,
                        const std::set<std::string>& skip);

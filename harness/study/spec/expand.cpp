@@ -1,5 +1,7 @@
 // expand.cpp — device ranges and the expansion of a spec into points (see spec.h).
 #include <charconv>
+#include <algorithm>
+#include <set>
 
 #include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
@@ -46,34 +48,73 @@ std::vector<int> parse_device_range(const std::string& text) {
   return out;
 }
 
+bool strategy_uses(const StrategyTraits& st, std::string_view key) {
+  if (key == "compression") return st.compression;
+  if (key == "bucket_mb" || key == "no_overlap") return st.overlap;
+  if (key == "staleness") return st.staleness;
+  if (key == "ranks_per_node") return st.algo == comm::AllreduceAlgo::hierarchical;
+  return true;
+}
+
+std::string axes_label(const SweepSpec& spec, const record::RunConfig& c) {
+  std::string s;
+  if (std::max(spec.batches.size(), spec.global_batches.size()) > 1) s += fmt::format(" b={}", c.train.batch);
+  for (const SweepAxis& a : spec.axes)
+    if (strategy_uses(c.train.strategy_traits(), a.key)) s += fmt::format(" {}={}", a.key, find_train_field(a.key)->text(c.train));
+  return s;
+}
+
 std::vector<record::RunConfig> expand(const SweepSpec& spec) {
+  // The axes' cartesian product, first axis outermost: one TrainConfig template per combination.
+  std::vector<std::vector<std::size_t>> combos{{}};
+  for (const SweepAxis& a : spec.axes) {
+    std::vector<std::vector<std::size_t>> next;
+    for (const auto& c : combos)
+      for (std::size_t v = 0; v < a.values.size(); ++v) {
+        next.push_back(c);
+        next.back().push_back(v);
+      }
+    combos = std::move(next);
+  }
+  const std::vector<int>& batches = spec.scaling == record::Scaling::weak ? spec.batches : spec.global_batches;
   std::vector<record::RunConfig> points;
+  std::set<std::string> ids;
   for (int rep = 1; rep <= spec.repetitions; ++rep)
     for (const auto& model : spec.models)
-      for (const StrategyKind strategy : spec.strategies)
-        for (int n : spec.devices) {
-          const StrategyTraits& st = traits(strategy);
-          // A one-device strategy (single) is the baseline: it runs once, at the smallest N.
-          if (!st.multi_device && n != spec.devices.front()) continue;
-          record::RunConfig c;
-          c.train = spec.train;
-          c.train.model = model;
-          c.train.strategy = strategy;
-          c.train.data = spec.data;
-          c.world_size = st.multi_device ? n : 1;
-          c.train.devices = st.processes == Processes::one ? c.world_size : 1;
-          c.train.batch = spec.scaling == record::Scaling::weak ? spec.batch : spec.global_batch / c.world_size;
-          c.repetition = rep;
-          c.scaling = spec.scaling;
-          c.study = spec.name;
-          try {
-            c.train.validate();
-            c.validate();
-          } catch (const Error& e) {
-            fail_input(fmt::format("{}: point {}: {}", spec.source, record::point_label(c), e.what()));
-          }
-          points.push_back(std::move(c));
-        }
+      for (int batch : batches)
+        for (const auto& combo : combos)
+          for (const StrategyKind strategy : spec.strategies)
+            for (int n : spec.devices) {
+              const StrategyTraits& st = traits(strategy);
+              // A one-device strategy (single) is the baseline: it runs once, at the smallest N.
+              if (!st.multi_device && n != spec.devices.front()) continue;
+              record::RunConfig c;
+              c.train = spec.train;
+              for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+                const SweepAxis& a = spec.axes[i];
+                if (!strategy_uses(st, a.key)) continue;  // stays at the [train] value: one point, not one per value
+                if (auto p = find_train_field(a.key)->parse(c.train, a.values[combo[i]]))
+                  fail_input(fmt::format("{}: sweep.{}: {}", spec.source, a.key, *p));
+              }
+              c.train.model = model;
+              c.train.strategy = strategy;
+              c.train.data = spec.data;
+              c.world_size = st.multi_device ? n : 1;
+              c.train.devices = st.processes == Processes::one ? c.world_size : 1;
+              c.train.batch = spec.scaling == record::Scaling::weak ? batch : batch / c.world_size;
+              c.repetition = rep;
+              c.scaling = spec.scaling;
+              c.study = spec.name;
+              try {
+                c.train.validate();
+                c.validate();
+              } catch (const Error& e) {
+                fail_input(fmt::format("{}: point {}{}: {}", spec.source, record::point_label(c), axes_label(spec, c),
+                                       e.what()));
+              }
+              // An axis the strategy does not use gives the same point once per value: keep the first.
+              if (ids.insert(record::run_id(c)).second) points.push_back(std::move(c));
+            }
   return points;
 }
 

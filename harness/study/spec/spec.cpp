@@ -40,8 +40,55 @@ void read_dataset(const Section& s, SweepSpec& spec) {
   spec.data = fmt::format("{}/data/{}-n{}-s{}-seed{}.h5", spec.output, task, g.n, g.size, g.seed);
 }
 
+const std::set<std::string> kSweepKeys = {"models", "strategies", "devices", "scaling", "batch", "global_batch"};
+
+// `batch = 8` or `batch = [4, 8]`: each in [1, hi], none twice.
+std::vector<int> int_list(const Section& s, const char* key, std::int64_t hi) {
+  const toml::node* n = s.node(key);
+  if (!n->as_array()) return {int(*s.integer(key, 1, hi))};
+  if (n->as_array()->empty()) s.fail(key, "must not be empty");
+  std::vector<int> out;
+  for (const toml::node& e : *n->as_array()) {
+    if (!e.is_integer() || *e.value<std::int64_t>() < 1 || *e.value<std::int64_t>() > hi)
+      s.fail_at(e.source(), s.name() + "." + key, fmt::format("each value must be an integer in [1, {}]", hi));
+    if (std::count(out.begin(), out.end(), int(*e.value<std::int64_t>())))
+      s.fail_at(e.source(), s.name() + "." + key, fmt::format("{} is listed twice", *e.value<std::int64_t>()));
+    out.push_back(int(*e.value<std::int64_t>()));
+  }
+  return out;
+}
+
+// Every other [sweep] key names a run option a sweep spec may set (field.h's in_spec) and lists its
+// values: one axis each, in key order (toml++ keeps a table's keys sorted).
+void read_axes(const Section& s, SweepSpec& spec) {
+  for (auto&& [k, v] : *s.table()) {
+    const std::string key(k.str());
+    if (kSweepKeys.count(key)) continue;
+    const Field<TrainConfig>* f = find_train_field(key);
+    if (!f || !f->in_spec) {
+      std::string known;
+      for (const std::string& x : kSweepKeys) known += (known.empty() ? "" : ", ") + x;
+      for (const auto& t : train_fields())
+        if (t.in_spec) known += ", " + std::string(t.key);
+      s.fail_at(k.source(), "sweep." + key, fmt::format("unknown key (known: {})", known));
+    }
+    const toml::array* a = v.as_array();
+    if (!a || a->empty())
+      s.fail_at(v.source(), "sweep." + key,
+                "expected a non-empty list of values to sweep; a single value belongs in [train]");
+    SweepAxis axis{key, {}};
+    for (const toml::node& e : *a) {
+      std::string text = field_text(s, "sweep." + key, e, *f, spec.train);
+      if (std::count(axis.values.begin(), axis.values.end(), text))
+        s.fail_at(e.source(), "sweep." + key, fmt::format("'{}' is listed twice", text));
+      axis.values.push_back(std::move(text));
+    }
+    spec.axes.push_back(std::move(axis));
+  }
+}
+
 void read_sweep(const Section& s, SweepSpec& spec) {
-  s.check_known({"models", "strategies", "devices", "scaling", "batch", "global_batch"});
+  if (!s.present()) s.fail("models", "required: a [sweep] section");
   spec.models = s.strings("models");
   const toml::array* models = s.node("models")->as_array();
   for (std::size_t i = 0; i < spec.models.size(); ++i) try {
@@ -82,17 +129,18 @@ void read_sweep(const Section& s, SweepSpec& spec) {
   spec.scaling = parse_enum<record::Scaling>(s.one_of("scaling", "weak", {"weak", "strong"}), "sweep.scaling");
   if (spec.scaling == record::Scaling::weak) {
     if (s.has("global_batch")) s.fail("global_batch", "only for scaling = \"strong\" (weak scaling fixes batch per device)");
-    spec.batch = int(s.integer("batch", 1, 1 << 20).value_or(0));
-    if (!spec.batch) s.fail("batch", "required: the batch per device (weak scaling)");
+    if (!s.has("batch")) s.fail("batch", "required: the batch per device (weak scaling)");
+    spec.batches = int_list(s, "batch", 1 << 20);
   } else {
     if (s.has("batch")) s.fail("batch", "not for scaling = \"strong\": give global_batch (per device = global_batch / N)");
-    spec.global_batch = int(s.integer("global_batch", 1, 1 << 24).value_or(0));
-    if (!spec.global_batch) s.fail("global_batch", "required for strong scaling");
-    for (int n : spec.devices)
-      if (spec.global_batch % n != 0)
-        s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)",
-                                           spec.global_batch, n));
+    if (!s.has("global_batch")) s.fail("global_batch", "required for strong scaling");
+    spec.global_batches = int_list(s, "global_batch", 1 << 24);
+    for (int g : spec.global_batches)
+      for (int n : spec.devices)
+        if (g % n != 0)
+          s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)", g, n));
   }
+  read_axes(s, spec);
 }
 
 }  // namespace
@@ -128,8 +176,10 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
   read_dataset(section(source, root, "dataset"), spec);
   read_sweep(section(source, root, "sweep"), spec);
   // [train]: every option a point does not get from [sweep] or [dataset] (field.h's in_spec).
-  read_train_table(section(source, root, "train"), spec.train, nullptr,
-                   [](const Field<TrainConfig>& f) { return f.in_spec; });
+  const Section train = section(source, root, "train");
+  read_train_table(train, spec.train, nullptr, [](const Field<TrainConfig>& f) { return f.in_spec; });
+  for (const SweepAxis& a : spec.axes)
+    if (train.has(a.key.c_str())) train.fail(a.key.c_str(), "also swept in [sweep]; give it in one place");
   return spec;
 }
 

@@ -16,6 +16,19 @@
 
 namespace scalebench::study {
 
+// A run option swept in [sweep] (`compression = ["none", "bf16"]`): the key of its train field
+// (harness/train/train_fields.cpp) and its values in the field's text form, checked while parsed.
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+// Whether a strategy uses a run option: the options its traits name (compression; bucket_mb and
+// no_overlap for overlapping strategies; staleness; ranks_per_node for hierarchical) are used only
+// where the traits say so, every other option by every strategy. A point of a strategy that does
+// not use a swept option runs once, at the [train] value, instead of once per value.
+bool strategy_uses(const StrategyTraits& st, std::string_view key);
+
 struct SweepSpec {
   std::string source;                 // the spec file (for messages)
   std::string text;                   // the spec as read (kept in the study folder)
@@ -32,8 +45,9 @@ struct SweepSpec {
   std::vector<StrategyKind> strategies;
   std::vector<int> devices;
   record::Scaling scaling = record::Scaling::weak;
-  int batch = 0;                      // per device (weak)
-  int global_batch = 0;               // fixed global batch (strong)
+  std::vector<int> batches;           // per device (weak): `batch = 8` or `batch = [4, 8]`
+  std::vector<int> global_batches;    // fixed global batch (strong)
+  std::vector<SweepAxis> axes;        // every other [sweep] key: a run option swept over its values
   TrainConfig train;                  // the [train] template (model, strategy, batch, data set per point)
 };
 
@@ -41,12 +55,18 @@ struct SweepSpec {
 SweepSpec parse_spec(std::string_view text, const std::string& source);
 SweepSpec load_spec(const std::string& path);
 
+// What tells a point apart beyond model, strategy and N: " b=8" when several batches are swept,
+// then " key=value" for each [sweep] axis the point's strategy uses (" compression=bf16 bucket_mb=1").
+std::string axes_label(const SweepSpec& spec, const record::RunConfig& c);
+
 // "1:8:*2" → 1 2 4 8; "2:8:+2" or "2:8:2" → 2 4 6 8; "1:4" → 1 2 3 4; "4" → 4. Throws a message
 // without location (the caller adds it).
 std::vector<int> parse_device_range(const std::string& text);
 
 // Points in run order: repetition outermost (so a slow drift of the machine spreads over all points
-// instead of biasing one), then model, strategy, devices. `single` runs only at N = 1.
+// instead of biasing one), then model, batch, the [sweep] axes (the cartesian product; axes in key
+// order, as a TOML table has no order of its own, each axis's values in the order written),
+// strategy, devices. `single` runs only at N = 1.
 std::vector<record::RunConfig> expand(const SweepSpec& spec);
 
 }  // namespace scalebench::study

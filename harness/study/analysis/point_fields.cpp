@@ -1,0 +1,49 @@
+// point_fields.cpp — configuration columns that tell points apart (see point_fields.h).
+#include "harness/study/analysis/point_fields.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "harness/record/run_config.h"
+
+namespace scalebench::study {
+
+std::vector<std::string> point_keys() {
+  std::vector<std::string> keys;
+  for (const auto& f : train_fields())
+    if (f.id != IdRule::never && f.attr && f.key != "data") keys.emplace_back(f.key);
+  for (const auto& f : record::run_fields())
+    if (f.id != IdRule::never && f.attr && f.key != "repetition") keys.emplace_back(f.key);
+  return keys;
+}
+
+std::vector<std::string> varied_keys(const std::vector<const record::Table*>& tables) {
+  std::vector<std::string> out;
+  for (const std::string& k : point_keys()) {
+    if (k == "model" || k == "strategy" || k == "world_size") continue;
+    std::vector<std::string> seen;
+    for (const record::Table* t : tables)
+      for (std::size_t r = 0; r < t->rows(); ++r)
+        if (std::find(seen.begin(), seen.end(), t->str(k, r)) == seen.end()) seen.push_back(t->str(k, r));
+    if (seen.size() > 1) out.push_back(k);
+  }
+  return out;
+}
+
+std::string row_label(const record::Table& t, std::size_t r, const std::vector<std::string>& varied) {
+  std::string s = fmt::format("{} {} N={} b={}", t.str("model", r), t.str("strategy", r), t.integer("world_size", r),
+                              t.integer("batch", r));
+  for (const std::string& k : varied)
+    if (k != "batch") s += fmt::format(" {}={}", k, t.str(k, r));
+  return s;
+}
+
+std::string field_differences(const record::Table& a, std::size_t ra, const record::Table& b, std::size_t rb) {
+  std::string s;
+  for (const std::string& k : point_keys())
+    if (a.str(k, ra) != b.str(k, rb)) s += fmt::format("{}{} {} -> {}", s.empty() ? "" : ", ", k, a.str(k, ra), b.str(k, rb));
+  return s;
+}
+
+}  // namespace scalebench::study

@@ -27,6 +27,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 mpi=(mpirun --oversubscribe)
 fail() { echo "FAIL: $*"; exit 1; }
 cmp_py() { /usr/bin/python3 "$here/compare_weights.py" "$@"; }
+strategy_cmd() {  # strategy, workers → cmd: how a synchronous strategy (or ps-sync) runs N workers
+  case $1 in
+    mirrored) cmd=("$sb" train --strategy mirrored --devices "$2") ;;
+    ps-sync) cmd=("${mpi[@]}" -np $(($2 + 1)) "$sb" train --strategy ps-sync) ;;
+    hierarchical) cmd=("${mpi[@]}" -np "$2" "$sb" train --strategy hierarchical --ranks-per-node 2) ;;
+    *) cmd=("${mpi[@]}" -np "$2" "$sb" train --strategy "$1") ;;
+  esac
+}
 
 data_for() {  # model → dataset
   case $1 in
@@ -46,12 +54,7 @@ case $what in
     "$sb" train "${common[@]}" --batch $((n * b)) --max-steps 1 --dump-weights "$tmp/single" >/dev/null \
       || fail "single"
     for s in mirrored multiworker ring hierarchical ps-sync; do
-      case $s in
-        mirrored) cmd=("$sb" train --strategy mirrored --devices "$n") ;;
-        ps-sync) cmd=("${mpi[@]}" -np $((n + 1)) "$sb" train --strategy ps-sync) ;;
-        hierarchical) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy hierarchical --ranks-per-node 2) ;;
-        *) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy "$s") ;;
-      esac
+      strategy_cmd "$s" "$n"
       "${cmd[@]}" "${common[@]}" --batch $b --max-steps 1 --dump-weights "$tmp/$s-1" >"$tmp/log" 2>&1 \
         || { cat "$tmp/log"; fail "$s N=$n one step"; }
       cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s-1.rank0" --rtol 1e-5 || fail "$s N=$n != single"
@@ -73,12 +76,7 @@ case $what in
     cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/single-acc.rank0" --rtol 1e-5 \
       || fail "single: $k micro-batches of $((n * b)) != one batch of $((k * n * b))"
     for s in mirrored multiworker ring hierarchical ps-sync; do
-      case $s in
-        mirrored) cmd=("$sb" train --strategy mirrored --devices "$n") ;;
-        ps-sync) cmd=("${mpi[@]}" -np $((n + 1)) "$sb" train --strategy ps-sync) ;;
-        hierarchical) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy hierarchical --ranks-per-node 2) ;;
-        *) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy "$s") ;;
-      esac
+      strategy_cmd "$s" "$n"
       "${cmd[@]}" "${common[@]}" --batch $b --accumulate $k --dump-weights "$tmp/$s" >"$tmp/log" 2>&1 \
         || { cat "$tmp/log"; fail "$s N=$n --accumulate $k"; }
       cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s.rank0" --rtol 1e-5 \

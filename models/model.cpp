@@ -149,9 +149,10 @@ const Tensor& Model::forward(Ctx& ctx, const Tensor& x, bool training) {
   return outputs_.back();
 }
 
-void Model::backward(Ctx& ctx, const Tensor& dlogits) {
+void Model::backward(Ctx& ctx, const Tensor& dlogits, bool last_micro_batch) {
   SB_CHECK(dlogits.shape() == out_shapes_.back(), "dlogits {} != output {}", to_string(dlogits.shape()),
            to_string(out_shapes_.back()));
+  SB_CHECK(last_micro_batch || backend_ == Backend::cpu, "gradient accumulation is cpu only");
   if (backend_ == Backend::cpu) {
     std::copy_n(dlogits.f32(), dlogits.numel(), dgrads_.back().f32());
   } else {
@@ -193,13 +194,23 @@ void Model::backward(Ctx& ctx, const Tensor& dlogits) {
       const float* src = scratch_.f32();
       for (std::int64_t e = 0, n = scratch_.numel(); e < n; ++e) dst[e] += src[e];
     }
-    if (hook_ && node_param_range_[j].second > node_param_range_[j].first) {
+    const auto [pb, pe] = node_param_range_[j];
+    if (!last_micro_batch) continue;  // earlier micro-batch: the hook waits for the last one
+    if (holding_)
+      for (std::int64_t e = pb; e < pe; ++e) grads_.f32()[e] += held_[std::size_t(e)];
+    if (hook_ && pe > pb) {
 #if SCALEBENCH_HAVE_CUDA
       if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
 #endif
-      hook_(int(j), node_param_range_[j].first, node_param_range_[j].second);
+      hook_(int(j), pb, pe);
     }
   }
+  if (!last_micro_batch) {
+    if (!holding_) held_.assign(std::size_t(grads_.numel()), 0.0f);
+    const float* g = grads_.f32();
+    for (std::size_t e = 0; e < held_.size(); ++e) held_[e] += g[e];
+  }
+  holding_ = !last_micro_batch;
 }
 
 void Model::scale_grads(float s) {

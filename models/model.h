@@ -58,7 +58,11 @@ class Model {
 
   const Tensor& forward(Ctx& ctx, const Tensor& x, bool training);  // logits
   // dlogits has the output shape. Fills the gradient arena (overwrites).
-  void backward(Ctx& ctx, const Tensor& dlogits);
+  // Gradient accumulation (cpu): with last_micro_batch = false the backward hook does not fire and
+  // the arena's gradients are added to a held sum; the next backward with last_micro_batch = true
+  // adds the held sum into each node's range before that node's hook fires (so an overlapping
+  // strategy sends the accumulated gradient), then empties it.
+  void backward(Ctx& ctx, const Tensor& dlogits, bool last_micro_batch = true);
 
   Tensor& params() { return params_; }  // flat [param_count]
   Tensor& grads() { return grads_; }    // flat [param_count]
@@ -112,6 +116,8 @@ class Model {
   std::vector<ParamInfo> param_info_;
   std::vector<std::pair<std::int64_t, std::int64_t>> node_param_range_;  // [begin, end) per node
   BackwardHook hook_;
+  std::vector<float> held_;  // summed gradients of this step's earlier micro-batches
+  bool holding_ = false;     // held_ holds some
 };
 
 }  // namespace scalebench

@@ -80,6 +80,9 @@ void RunConfig::validate() const {
   SB_REQUIRE(st.multi_device || world_size == 1,
              "--strategy {} runs on one device, but the world size is {} (use mirrored, multiworker, ...)", st.name,
              world_size);
+  SB_REQUIRE(scaling == Scaling::weak || train.accumulate == 1,
+             "accumulate {}: strong scaling splits global_batch over devices, not over micro-batches; use weak "
+             "scaling with accumulate", train.accumulate);
 }
 
 std::string canonical_text(const RunConfig& c) { return canonical_text(c, FieldTables{}); }

@@ -39,7 +39,7 @@ struct RunConfig {
   Scaling scaling = Scaling::weak;
   std::string study;             // the study's name ("" for a stand-alone run); not part of any id
 
-  int global_batch() const { return train.batch * world_size; }
+  int global_batch() const { return train.batch * train.accumulate * world_size; }  // per optimizer step
   void validate() const;         // throws scalebench::Error naming the field
 };
 

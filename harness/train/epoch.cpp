@@ -44,7 +44,7 @@ std::string format_final(const EpochResult& last, const data::DatasetInfo& info)
 EpochRunner::EpochRunner(RankState& st, std::ostream& log)
     : st_(st),
       log_(log),
-      loader_(st.cfg.data, st.shard, st.cfg.batch),
+      loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .seed = st.cfg.seed, .step = 0,
            .sample_offset = st.worker, .sample_stride = st.workers} {}
 
@@ -99,16 +99,36 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
     t.data = sw.lap();
-    const Tensor x = Tensor::view(batch_.images.data(), {batch_.size, info.channels, info.height, info.width});
-    const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
-    const auto y = labels_for_logits(batch_.labels, x.shape(), logits.shape(), info);
-    const double loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
-    StepHealth health = check_step(loss, x);
+    // --accumulate K: the loader dealt K micro-batches of --batch; each loss is scaled by 1/K and the
+    // gradients summed (Model::backward), so the step trains the mean over all K·b samples.
+    double loss = 0;
+    StepHealth health;
+    const int micro = cfg.accumulate;
+    const int mb = batch_.size / micro;
+    const std::int64_t image_floats = std::int64_t(info.channels) * info.height * info.width;
+    const std::size_t label_values = batch_.labels.size() / std::size_t(batch_.size);
+    for (int m = 0; m < micro; ++m) {
+      const Tensor x = Tensor::view(batch_.images.data() + m * mb * image_floats, {mb, info.channels, info.height,
+                                                                                   info.width});
+      const auto first = batch_.labels.begin() + std::ptrdiff_t(std::size_t(m * mb) * label_values);
+      // Dropout draws at the global position: local sample m·b + i of this worker's K·b.
+      ctx_.sample_offset = std::int64_t(st_.worker) + std::int64_t(st_.workers) * m * mb;
+      const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
+      const auto y = labels_for_logits(std::vector<std::int32_t>(first, first + std::ptrdiff_t(mb * label_values)),
+                                       x.shape(), logits.shape(), info);
+      const double micro_loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
+      if (!health.bad) health = check_step(micro_loss, x);
+      loss += micro_loss / micro;
+      if (micro > 1) {  // cpu only (TrainConfig::validate)
+        float* d = dlogits_.f32();
+        for (std::int64_t i = 0, n = dlogits_.numel(); i < n; ++i) d[i] /= float(micro);
+      }
+      t.fwd += sw.lap();
+      if (m + 1 == micro) st_.strategy->before_backward(st_.model);
+      st_.model.backward(ctx_, dlogits_, /*last_micro_batch=*/m + 1 == micro);
+      t.bwd += sw.lap();
+    }
     health.stop_wanted = preemption_signal();
-    t.fwd = sw.lap();
-    st_.strategy->before_backward(st_.model);
-    st_.model.backward(ctx_, dlogits_);
-    t.bwd = sw.lap();
     o.epoch.lr = st_.sched.at(ctx_.step);
     const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr), health);
     t.comm_exposed = xch.comm_exposed;

@@ -37,8 +37,15 @@ ModelSpec fitted_spec(const TrainConfig& cfg, const data::DatasetInfo& info) {
 }
 
 std::int64_t steps_per_epoch(const TrainConfig& cfg, const data::SamplerConfig& shard) {
-  const std::int64_t full = data::ShardedSampler(shard).per_rank() / cfg.batch;
+  const std::int64_t full = data::ShardedSampler(shard).per_rank() / (std::int64_t(cfg.batch) * cfg.accumulate);
   return cfg.max_steps ? std::min(cfg.max_steps, full) : full;
+}
+
+// The arena's tensors for LARS / LAMB: biases and batch-norm parameters (rank 1) keep trust 1.
+std::vector<ParamTensor> param_tensors(const Model& m) {
+  std::vector<ParamTensor> out;
+  for (const auto& p : m.param_info()) out.push_back({p.offset, numel(p.shape), p.shape.size() > 1});
+  return out;
 }
 
 }  // namespace
@@ -49,9 +56,9 @@ std::int64_t held_out_samples(const TrainConfig& cfg, std::int64_t n) {
 
 void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int workers) {
   const std::int64_t n_val = held_out_samples(cfg, n), n_train = n - n_val;
-  SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * workers,
-             "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {})", cfg.data,
-             n_train, n_val, workers, cfg.batch);
+  SB_REQUIRE(n_train >= std::int64_t(cfg.batch) * cfg.accumulate * workers,
+             "{}: {} training samples (after holding out {}) are fewer than one global batch ({} x {}{})", cfg.data,
+             n_train, n_val, workers, cfg.batch, cfg.accumulate > 1 ? fmt::format(" x {}", cfg.accumulate) : "");
 }
 
 RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
@@ -77,7 +84,8 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
       steps(steps_per_epoch(c, shard)),
       sched{.base_lr = c.lr, .scaling = c.lr_scaling, .world = workers, .warmup_epochs = c.warmup_epochs,
             .decay = c.lr_decay, .steps_per_epoch = steps, .epochs = c.epochs},
-      opt({.kind = c.optimizer, .momentum = float(c.momentum), .weight_decay = float(c.weight_decay)},
+      opt({.kind = c.optimizer, .momentum = float(c.momentum), .weight_decay = float(c.weight_decay),
+           .tensors = param_tensors(model)},
           model.param_count(), io.gpu()),
       class_weights(resolve_class_weights(c.class_weights, ds, n_train)) {
   require_one_global_batch(cfg, info.n, workers);
@@ -89,9 +97,9 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
   result.train_flops_per_image = model.train_flops_per_image();
   result.world = comm ? comm->size() : 1;
   result.workers = workers;
-  result.global_batch = std::int64_t(cfg.batch) * workers;
+  result.global_batch = std::int64_t(cfg.batch) * cfg.accumulate * workers;
   result.comm_bytes_per_step = strategy->bytes_per_step();
-  result.steps_per_epoch = data::ShardedSampler(shard).per_rank() / cfg.batch;
+  result.steps_per_epoch = data::ShardedSampler(shard).per_rank() / (std::int64_t(cfg.batch) * cfg.accumulate);
   result.epoch_steps = steps;
   result.peak_lr = sched.peak_lr();
 }

@@ -43,6 +43,10 @@ void TrainConfig::validate() const {
   SB_REQUIRE(!deterministic || cuda, "--deterministic is a cuda option (the CPU is deterministic)");
   SB_REQUIRE(cudnn_workspace_mib == kDefaultCudnnWorkspaceMib || cuda,
              "--cudnn-workspace-mib is a cuda option (the CPU backend has no cuDNN workspace)");
+  SB_REQUIRE(accumulate == 1 || !cuda, "--accumulate {}: gradient accumulation runs on the CPU backend only",
+             accumulate);
+  SB_REQUIRE(!cuda || optimizer == OptimizerKind::sgd || optimizer == OptimizerKind::adamw,
+             "--optimizer {}: the layer-wise optimizers (lars, lamb) run on the CPU backend only", name_of(optimizer));
   SB_REQUIRE(runs_on(strategy, backend), "--backend {} does not run --strategy {} ({}); it runs: {}", name_of(backend),
              st.name, st.transport, strategies_on(backend));
   SB_REQUIRE(devices == 1 || (st.multi_device && st.processes == Processes::one),

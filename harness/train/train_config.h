@@ -53,7 +53,11 @@ struct TrainConfig {
   static constexpr int kMaxCudnnWorkspaceMib = 1 << 20;  // 1 TiB: a typo guard, not a device limit
   int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;
   int epochs = 3;
-  int batch = 8;                     // per device
+  int batch = 8;                     // per device (per micro-batch with accumulate > 1)
+  // Gradient accumulation: an optimizer step sums the gradients of `accumulate` micro-batches of
+  // `batch` (each loss scaled by 1/accumulate), so it trains what batch accumulate × batch trains
+  // (batch norm aside: statistics are per micro-batch). cpu only.
+  int accumulate = 1;
   double lr = 0.05;
   LrScaling lr_scaling = LrScaling::none;  // in the device count
   double warmup_epochs = 0.0;

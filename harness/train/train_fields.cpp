@@ -58,17 +58,21 @@ std::vector<Field<T>> make_table() {
                          in_range(0, T::kMaxCudnnWorkspaceMib)));
   f.push_back(make_field("epochs", &T::epochs, "Passes over the training split", {}, in_range(1, 100000)));
   f.push_back(make_field("batch", &T::batch, "Batch size per device", kPerPoint, in_range(1, 1 << 20)));
+  f.push_back(make_field("accumulate", &T::accumulate,
+                         "Gradient accumulation: micro-batches of --batch summed per optimizer step (a step trains "
+                         "accumulate x batch per device; cpu)", kLater, in_range(1, 1 << 16)));
   f.push_back(make_field("lr", &T::lr, "Base learning rate", {}, above(0.0)));
   f.push_back(make_field("lr_scaling", &T::lr_scaling, "LR rule in the device count" + choices<LrScaling>()));
   f.push_back(make_field("warmup_epochs", &T::warmup_epochs, "Linear warm-up length (may be fractional)", {},
                          at_least(0.0)));
   f.push_back(make_field("lr_decay", &T::lr_decay, "After warm-up" + choices<LrDecay>()));
-  f.push_back(make_field("optimizer", &T::optimizer, "Optimizer" + choices<OptimizerKind>()));
-  f.push_back(make_field("momentum", &T::momentum, "SGD momentum, in [0, 1)", {}, Check<double>([](const double& v) -> Problem {
+  f.push_back(make_field("optimizer", &T::optimizer, "Optimizer" + choices<OptimizerKind>() +
+                                                         "; lars, lamb: layer-wise trust ratio, cpu"));
+  f.push_back(make_field("momentum", &T::momentum, "SGD and LARS momentum, in [0, 1)", {}, Check<double>([](const double& v) -> Problem {
                            if (v >= 0 && v < 1) return std::nullopt;
                            return fmt::format("{} must be in [0, 1)", v);
                          })));
-  f.push_back(make_field("weight_decay", &T::weight_decay, "L2 (sgd) or decoupled (adamw) weight decay", {},
+  f.push_back(make_field("weight_decay", &T::weight_decay, "Weight decay: L2 (sgd), decoupled (adamw), in the trust-ratio direction (lars, lamb)", {},
                          at_least(0.0)));
   f.push_back(make_field("val_fraction", &T::val_fraction, "Fraction held out (the end of the file), in (0, 1)", {},
                          Check<double>([](const double& v) -> Problem {

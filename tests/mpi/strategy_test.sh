@@ -3,6 +3,9 @@
 #   equivalence N MODEL : after one step, k = N workers × batch b equal 1 worker × batch N·b for
 #                         every synchronous strategy (and ps-sync) within 1e-5 of the update;
 #                         after 3 steps every worker holds bit-identical weights.
+#   accumulate N MODEL  : gradient accumulation: after one step, single with --accumulate 2 --batch N·b
+#                         and every strategy at N workers with --accumulate 2 --batch b equal single
+#                         with batch 2·N·b within 1e-5 of the update.
 #   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
 #   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
@@ -24,6 +27,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 mpi=(mpirun --oversubscribe)
 fail() { echo "FAIL: $*"; exit 1; }
 cmp_py() { /usr/bin/python3 "$here/compare_weights.py" "$@"; }
+strategy_cmd() {  # strategy, workers → cmd: how a synchronous strategy (or ps-sync) runs N workers
+  case $1 in
+    mirrored) cmd=("$sb" train --strategy mirrored --devices "$2") ;;
+    ps-sync) cmd=("${mpi[@]}" -np $(($2 + 1)) "$sb" train --strategy ps-sync) ;;
+    hierarchical) cmd=("${mpi[@]}" -np "$2" "$sb" train --strategy hierarchical --ranks-per-node 2) ;;
+    *) cmd=("${mpi[@]}" -np "$2" "$sb" train --strategy "$1") ;;
+  esac
+}
 
 data_for() {  # model → dataset
   case $1 in
@@ -43,12 +54,7 @@ case $what in
     "$sb" train "${common[@]}" --batch $((n * b)) --max-steps 1 --dump-weights "$tmp/single" >/dev/null \
       || fail "single"
     for s in mirrored multiworker ring hierarchical ps-sync; do
-      case $s in
-        mirrored) cmd=("$sb" train --strategy mirrored --devices "$n") ;;
-        ps-sync) cmd=("${mpi[@]}" -np $((n + 1)) "$sb" train --strategy ps-sync) ;;
-        hierarchical) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy hierarchical --ranks-per-node 2) ;;
-        *) cmd=("${mpi[@]}" -np "$n" "$sb" train --strategy "$s") ;;
-      esac
+      strategy_cmd "$s" "$n"
       "${cmd[@]}" "${common[@]}" --batch $b --max-steps 1 --dump-weights "$tmp/$s-1" >"$tmp/log" 2>&1 \
         || { cat "$tmp/log"; fail "$s N=$n one step"; }
       cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s-1.rank0" --rtol 1e-5 || fail "$s N=$n != single"
@@ -58,6 +64,25 @@ case $what in
       for ((r = 0; r < n; r++)); do ranks+=("$tmp/$s-3.rank$r"); done
       [ ${#ranks[@]} -le 1 ] || cmp_py identical "${ranks[@]}" || fail "$s N=$n ranks differ"
     done
+    ;;
+  accumulate)
+    n=$1; model=$2; b=2; k=2
+    data_for "$model"
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1
+            --val-fraction 0.1 --seed 11 --progress-seconds 1000 --max-steps 1)
+    "$sb" train "${common[@]}" --batch $((k * n * b)) --dump-weights "$tmp/single" >/dev/null || fail "single"
+    "$sb" train "${common[@]}" --batch $((n * b)) --accumulate $k --dump-weights "$tmp/single-acc" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "single --accumulate $k"; }
+    cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/single-acc.rank0" --rtol 1e-5 \
+      || fail "single: $k micro-batches of $((n * b)) != one batch of $((k * n * b))"
+    for s in mirrored multiworker ring hierarchical ps-sync; do
+      strategy_cmd "$s" "$n"
+      "${cmd[@]}" "${common[@]}" --batch $b --accumulate $k --dump-weights "$tmp/$s" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n --accumulate $k"; }
+      cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s.rank0" --rtol 1e-5 \
+        || fail "$s N=$n --accumulate $k != single batch $((k * n * b))"
+    done
+    echo "accumulate N=$n $model: single and 5 strategies with $k micro-batches equal one batch of $((k * n * b))"
     ;;
   ps_async)
     data_for unet

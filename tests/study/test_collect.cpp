@@ -70,6 +70,34 @@ TEST(Collect, SpeedupAndEfficiencyByHand) {
   EXPECT_EQ(t.str("baseline", 6), "");
 }
 
+// Weak scaling keeps the per-device batch, strong scaling the global batch: the run ids' group_id
+// puts each N = 4 run with the N = 1 run it is measured against, and speedup / efficiency follow.
+TEST(Collect, EfficiencyWeakAndStrong) {
+  auto cfg = [](record::Scaling sc, int n, int batch) {
+    record::RunConfig c;
+    c.train.model = "unet:depth=2,base=4";
+    c.train.data = "d.h5";
+    c.scaling = sc;
+    c.world_size = n;
+    c.train.batch = batch;
+    c.train.strategy = n == 1 ? StrategyKind::single : StrategyKind::mirrored;
+    return c;
+  };
+  Table t;
+  using record::Scaling;
+  add(t, record::group_id(cfg(Scaling::weak, 1, 8)), "single", 1, 100);    // 0: weak, b = 8
+  add(t, record::group_id(cfg(Scaling::weak, 4, 8)), "mirrored", 4, 360);  // 1: global batch 32
+  add(t, record::group_id(cfg(Scaling::strong, 1, 32)), "single", 1, 150); // 2: strong, global 32
+  add(t, record::group_id(cfg(Scaling::strong, 4, 8)), "mirrored", 4, 300); // 3: 4 × 8 = 32
+  add_speedup(t);
+  EXPECT_EQ(t.str("group_id", 1), t.str("group_id", 0));
+  EXPECT_EQ(t.str("group_id", 3), t.str("group_id", 2));
+  EXPECT_DOUBLE_EQ(t.num("speedup", 1), 3.6);        // 360 / 100
+  EXPECT_DOUBLE_EQ(t.num("efficiency", 1), 0.9);     // 3.6 / 4
+  EXPECT_DOUBLE_EQ(t.num("speedup", 3), 2.0);        // 300 / 150, not 300 / 100
+  EXPECT_DOUBLE_EQ(t.num("efficiency", 3), 0.5);
+}
+
 TEST(Collect, RunFilesToStudyFile) {
   sbtest::TempDir dir;
   const std::string runs = dir / "runs";

@@ -167,6 +167,8 @@ void run_train(const TrainCli& t, int argc, char** argv) {
     rc.train.checkpoint_dir = (std::filesystem::path(t.output) / (rec::run_id(rc) + ".ckpt")).string();
   SB_REQUIRE(rc.train.checkpoint_every == 0 || !rc.train.checkpoint_dir.empty(),
              "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
+  SB_REQUIRE(rc.train.checkpoint_minutes == 0 || !rc.train.checkpoint_dir.empty(),
+             "--checkpoint-minutes needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
   if (t.output.empty() || rec::launcher_rank() > 0) {
     if (t.output.empty() && rec::launcher_rank() <= 0)
       std::cout << "train: no -o: nothing is recorded (give -o results/<study>/runs/ to write a run file)" << std::endl;

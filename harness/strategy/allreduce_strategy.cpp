@@ -49,14 +49,18 @@ class AllreduceStrategy final : public Strategy {
     buckets_->finish();
     // One scalar per step tells every worker what it must know of the others: whether any
     // worker's own step was bad, and what it found (the highest such rank and its issue), else
-    // the highest stop signal any worker got (preemption). A stop that meets a bad step waits one
-    // step: the signal stays set, and the next step's scalar carries it.
+    // the highest stop signal any worker got (preemption), times 2, plus 1 when rank 0 wants a
+    // time-based checkpoint. A stop that meets a bad step waits one step (the signal stays set and
+    // the next step's scalar carries it); a checkpoint wish that meets another rank's higher
+    // signal is dropped (the stop writes one anyway).
     constexpr int kIssues = 8;
-    constexpr double kBad = 1 << 16;  // above every signal number
+    constexpr double kBad = 1 << 16;  // above every signal number, doubled
     const double code = allreduce_scalar_max(
-        comm_, health.bad ? kBad + (comm_.rank() + 1) * kIssues + int(health.issue) : double(health.stop_wanted));
+        comm_, health.bad ? kBad + (comm_.rank() + 1) * kIssues + int(health.issue)
+                          : double(2 * health.stop_wanted + (health.checkpoint_wanted ? 1 : 0)));
     const int bad_code = code >= kBad ? int(code - kBad) : 0;
-    agreed_stop_ = code >= kBad ? 0 : int(code);
+    const int ok_code = code >= kBad ? 0 : int(code);
+    agreed_stop_ = ok_code / 2;
     const int bad_rank = bad_code / kIssues - 1;
     const auto issue = StepHealth::Issue(bad_code % kIssues);
     const double comm_exposed = seconds_since(t0);
@@ -64,6 +68,7 @@ class AllreduceStrategy final : public Strategy {
     model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
     StepExchange x = check_gradient(model, bad_rank == comm_.rank() ? health : StepHealth{}, bad_rank, issue);
     if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
+    x.checkpoint = ok_code % 2 == 1;
     x.comm_exposed = comm_exposed;
     x.update = seconds_since(t0);
     return x;

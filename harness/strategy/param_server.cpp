@@ -65,6 +65,7 @@ class ParameterServer final : public Strategy {
     comm_.recv(model.params().f32(), bytes(), server_, kTagWeights);
     version_ = reply.version, stop_after_ = reply.stop, stop_signal_ = int(reply.signal), ++pushes_;
     StepExchange x{.comm_exposed = since(t0)};  // the update happens on the server, inside this wait
+    x.checkpoint = reply.checkpoint >= 0 && reply.checkpoint == pushes_;  // a time-based one, the server's call
     if (reply.action == kOk) return x;
     x.nonfinite = true;
     x.bad_rank = int(reply.bad_rank);
@@ -85,6 +86,7 @@ class ParameterServer final : public Strategy {
              const ServeHooks& hooks) override {
     server_signal_ = hooks.stop_signal;
     hooks_ = hooks;
+    last_checkpoint_ = std::chrono::steady_clock::now();
     version_ = opt.steps_taken();  // resumed: the updates already applied
     async_ ? serve_async(model, opt, sched, steps) : serve_sync(model, opt, sched, steps);
     for (int w = 0; w < workers(); ++w) {
@@ -119,7 +121,9 @@ class ParameterServer final : public Strategy {
   struct Header {
     // push: stop = the signal this worker got (0: none); reply: stop = the push count every worker
     // stops after (-1: none) and signal = the signal that stop is for. issue: StepHealth::Issue.
-    std::int64_t version = 0, stop = -1, bad_rank = -1, action = kOk, issue = 0, signal = 0;
+    // checkpoint (reply): the push count after which every worker writes a time-based checkpoint
+    // (--checkpoint-minutes; -1: none).
+    std::int64_t version = 0, stop = -1, bad_rank = -1, action = kOk, issue = 0, signal = 0, checkpoint = -1;
   };
   static std::string nonfinite_message(std::int64_t bad_rank, std::int64_t push, const std::string& where) {
     return fmt::format("non-finite training at push {}: rank {}{} (--on-nonfinite fail, or skip after too many in a row)",
@@ -141,6 +145,10 @@ class ParameterServer final : public Strategy {
     return true;
   }
   int server_stop_signal() const { return server_signal_ ? server_signal_() : 0; }
+  // --checkpoint-minutes, on the server's clock.
+  bool checkpoint_overdue() const {
+    return hooks_.after_round && hooks_.checkpoint_minutes > 0 && since(last_checkpoint_) >= hooks_.checkpoint_minutes * 60;
+  }
 
   double reduce(double x, bool take_max) {
     const int w = workers();
@@ -190,8 +198,14 @@ class ParameterServer final : public Strategy {
         opt.step(model.params().f32(), sum.data(), float(sched.at(s)));
         ++version_;
       }
-      if (hooks_.after_round && action != kFailed) hooks_.after_round(s + 1, limit < steps && s + 1 == limit);
-      const Header reply{version_, limit < steps ? limit : -1, bad_rank, action, issue, stop_signal_};
+      // The server's file is on disk before any reply of a checkpoint round goes out.
+      const bool stopping = limit < steps && s + 1 == limit;
+      const bool timed = s + 1 < limit && checkpoint_overdue();
+      const std::int64_t every = hooks_.checkpoint_every;
+      const bool write = hooks_.after_round && action != kFailed && (stopping || timed || (every > 0 && (s + 1) % every == 0));
+      if (write) hooks_.after_round(s + 1, stopping), last_checkpoint_ = std::chrono::steady_clock::now();
+      const Header reply{version_, limit < steps ? limit : -1, bad_rank, action, issue, stop_signal_,
+                         write && timed ? s + 1 : -1};
       for (int r = 0; r < w; ++r) {
         comm_.send(&reply, sizeof reply, r, kTagVersion);
         comm_.send(model.params().f32(), bytes(), r, kTagWeights);
@@ -210,10 +224,13 @@ class ParameterServer final : public Strategy {
     std::int64_t limit = steps;  // pushes per worker: steps, or fewer once a stop was asked for
     const std::int64_t first = hooks_.first_step;  // pushes per worker a resumed run had applied
     std::int64_t saved = first;                    // the last checkpoint moment written
-    // A checkpoint moment (after_round): every `checkpoint_every` pushes per worker, and a stop.
+    std::int64_t timed_at = -1;  // the time-based checkpoint moment announced (--checkpoint-minutes)
+    // A checkpoint moment (after_round): every `checkpoint_every` pushes per worker, a stop, and
+    // the time-based one the server announced.
     auto checkpoint_at = [&](std::int64_t c) {
       const std::int64_t every = hooks_.checkpoint_every;
-      return hooks_.after_round && c > saved && ((every > 0 && c % every == 0) || (c == limit && limit < steps));
+      return hooks_.after_round && c > saved &&
+             ((every > 0 && c % every == 0) || (c == limit && limit < steps) || c == timed_at);
     };
     auto post = [&](int r) {
       auto& k = ws[std::size_t(r)];
@@ -225,7 +242,7 @@ class ParameterServer final : public Strategy {
       k.reply_v.wait();
       k.reply_w.wait();
       std::memcpy(k.snapshot.data(), model.params().f32(), bytes());  // weights change while in flight
-      k.sent = {version_, limit < steps ? limit : -1, k.got.bad_rank, k.action, k.got.issue, stop_signal_};
+      k.sent = {version_, limit < steps ? limit : -1, k.got.bad_rank, k.action, k.got.issue, stop_signal_, timed_at};
       k.reply_v = comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
       k.reply_w = comm_.isend(k.snapshot.data(), bytes(), r, kTagWeights);
       k.deferred = false;
@@ -269,10 +286,12 @@ class ParameterServer final : public Strategy {
       // reply (which carries the count): a worker awaiting a reply is at `pushes`, one computing
       // its next step will push once more.
       if (!stop_signal_) stop_signal_ = server_stop_signal();
-      if (limit == steps && stop_signal_) {
-        std::int64_t at = 0;
-        for (const auto& k : ws) at = std::max(at, k.deferred || k.pushes >= steps ? k.pushes : k.pushes + 1);
-        limit = std::min(at, steps);
+      if (limit == steps && stop_signal_) limit = std::min(furthest(ws, steps), steps);
+      // A time-based checkpoint: at the same push count, found the same way (so no worker has had
+      // its reply for it yet); every later reply announces it. None on a run's last push.
+      if (timed_at <= saved && checkpoint_overdue()) {
+        const std::int64_t at = furthest(ws, limit);
+        if (at > saved && at < limit) timed_at = at;
       }
       // Replies: a worker may run ahead of the slowest unfinished one by at most `staleness` pushes.
       // At a checkpoint moment a reply waits until every worker has pushed as often; the server's
@@ -289,6 +308,7 @@ class ParameterServer final : public Strategy {
           if (least < k.pushes) continue;
           hooks_.after_round(k.pushes, k.pushes == limit && limit < steps);
           saved = k.pushes;
+          last_checkpoint_ = std::chrono::steady_clock::now();
         }
         if (k.pushes >= limit || k.pushes - slowest <= opts_.staleness)
           reply(r);
@@ -313,6 +333,14 @@ class ParameterServer final : public Strategy {
     comm::Request version_req, grad_req, reply_v, reply_w;
     bool deferred = false;
   };
+  // ps-async: the furthest push count any worker reaches before it next hears from the server — a
+  // worker awaiting a reply (or done: at `done`) is at its count, one computing its next step
+  // will push once more. A stop or a checkpoint announced at it finds no worker past it.
+  static std::int64_t furthest(const std::vector<AsyncWorker>& ws, std::int64_t done) {
+    std::int64_t at = 0;
+    for (const auto& k : ws) at = std::max(at, k.deferred || k.pushes >= done ? k.pushes : k.pushes + 1);
+    return at;
+  }
 
   // ps-async, --on-nonfinite fail (or too many skips): worker `bad`'s push just failed. Tell every
   // worker once, where it waits — for its reply (it pushed, or is computing a push we wait for),
@@ -360,6 +388,7 @@ class ParameterServer final : public Strategy {
   std::int64_t skipped_total_ = 0;
   std::function<int()> server_signal_;
   ServeHooks hooks_;
+  std::chrono::steady_clock::time_point last_checkpoint_;  // server: the last checkpoint written (or the start)
 };
 
 }  // namespace

@@ -19,6 +19,7 @@ class SingleStrategy final : public Strategy {
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     const auto t0 = std::chrono::steady_clock::now();
     StepExchange x = check_gradient(model, health, health.bad ? 0 : -1, health.issue);
+    x.checkpoint = health.checkpoint_wanted;
     if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
     x.update = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return x;

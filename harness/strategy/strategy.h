@@ -41,6 +41,9 @@ struct StepHealth {
   Issue issue = Issue::none;
   std::string where;  // this rank's detail: "loss nan", "input batch element 12 is inf", ...
   int stop_wanted = 0;  // the signal this rank got (preemption.h; 0: none): the step's agreement carries it
+  // --checkpoint-minutes: the deciding rank's clock says a checkpoint is due (rank 0 of the
+  // allreduce strategies and single; the parameter servers decide on the server's clock instead).
+  bool checkpoint_wanted = false;
   static const char* describe(Issue i);  // what other ranks can say of it: "loss not finite", ...
 };
 
@@ -56,6 +59,9 @@ struct StepExchange {
   int bad_rank = -1;
   std::string where;                // the bad rank's own detail, or what the others know of it
   bool skipped = false;
+  // Every worker writes a checkpoint after this step (--checkpoint-minutes: a time-based one, agreed
+  // in the exchange so that all of them write at the same step).
+  bool checkpoint = false;
 };
 
 class Strategy {
@@ -79,14 +85,16 @@ class Strategy {
     // agree_stop() does.
     std::function<int()> stop_signal;
     // Checkpoints. first_step: a resumed run's steps per worker already applied. after_round:
-    // called once every worker's push number `steps_done` is applied (or skipped) and before any
-    // reply to it goes out, with whether the run stops there — where the server writes its
-    // checkpoint file, so a worker that has the reply knows it is on disk. ps-sync calls it after
-    // every round. ps-async calls it at its checkpoint moments only (every `checkpoint_every`
-    // pushes per worker, and at a stop), which it makes shared: a worker's reply there waits until
-    // every worker has pushed as often, so all of them continue from the server's same weights.
+    // called at a checkpoint moment — every `checkpoint_every` pushes per worker, a stop, and once
+    // `checkpoint_minutes` have passed on the server's clock (announced to the workers in the
+    // replies) — once every worker's push number `steps_done` is applied (or skipped) and before
+    // any reply to it goes out, with whether the run stops there: the server writes its checkpoint
+    // file, so a worker that has the reply knows it is on disk. ps-async makes its moments shared:
+    // a worker's reply there waits until every worker has pushed as often, so all of them continue
+    // from the same server weights.
     std::int64_t first_step = 0;
     std::int64_t checkpoint_every = 0;
+    double checkpoint_minutes = 0;  // also a checkpoint moment once this long since the last (server's clock)
     std::function<void(std::int64_t steps_done, bool stopping)> after_round;
   };
   virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker,

@@ -129,6 +129,8 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       t.bwd += sw.lap();
     }
     health.stop_wanted = preemption_signal();
+    health.checkpoint_wanted = st_.rank == 0 && st_.cfg.checkpoint_minutes > 0 &&
+                               since_checkpoint_.elapsed() >= st_.cfg.checkpoint_minutes * 60;
     o.epoch.lr = st_.sched.at(ctx_.step);
     const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr), health);
     t.comm_exposed = xch.comm_exposed;
@@ -157,7 +159,8 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     // All workers stop after the same step or none does (the exchange carried the requests).
     o.stop_signal = st_.strategy->agree_stop(preemption_signal());
     o.stop = o.stop_signal != 0;
-    if (checkpointing() && st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0) {
+    const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
+    if (checkpointing() && (periodic || xch.checkpoint)) {  // xch.checkpoint: the same on every worker
       o.epoch.wall_s = wall_before + epoch_clock.elapsed();
       save_checkpoint(o, false);
     }
@@ -218,6 +221,7 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   c.nonfinite_skipped = st_.result.nonfinite_skipped;
   if (st_.reports()) c.epochs = st_.result.epochs, c.epoch_steps = finished_rows_;
   write_rank_checkpoint(st_.cfg.checkpoint_dir, c);
+  since_checkpoint_.lap();
   st_.strategy->max_over_workers(0);  // every worker's file is in place before `latest` moves
   if (st_.rank == 0) commit_checkpoint(st_.cfg.checkpoint_dir, c.global_step);
 }

@@ -13,6 +13,7 @@
 
 #include "harness/data/loader.h"
 #include "harness/train/checkpoint.h"
+#include "harness/train/phase_timer.h"
 #include "harness/train/rank_state.h"
 
 namespace scalebench {
@@ -63,6 +64,7 @@ class EpochRunner {
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint
   double resumed_wall_s_ = 0;
+  Stopwatch since_checkpoint_;  // --checkpoint-minutes (rank 0's decides)
 };
 
 // "IoU shower 0.512  track 0.301  mIoU 0.406" or "accuracy 0.870"; the run's last line.

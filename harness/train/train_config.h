@@ -95,6 +95,7 @@ struct TrainConfig {
   // a run is stopped by a signal) into checkpoint_dir (default with -o: <runs>/<run_id>.ckpt);
   // resume: auto (continue from the newest complete checkpoint there, if any), none, or a folder.
   std::int64_t checkpoint_every = 0;
+  double checkpoint_minutes = 0;  // also once this long since the last checkpoint (0: off)
   std::string checkpoint_dir;
   std::string resume = "auto";
   std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)

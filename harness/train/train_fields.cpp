@@ -129,6 +129,10 @@ std::vector<Field<T>> make_table() {
   f.push_back(make_field("checkpoint_every", &T::checkpoint_every,
                          "Write a checkpoint every N optimizer steps (0: only when stopped by a signal)", ckpt,
                          at_least(std::int64_t{0})));
+  f.push_back(make_field("checkpoint_minutes", &T::checkpoint_minutes,
+                         "Also write a checkpoint once this many minutes have passed since the last one (0: off); "
+                         "rank 0's clock (the server's for ps-*) decides, and every rank writes after the same step",
+                         ckpt, at_least(0.0)));
   f.push_back(make_field("checkpoint_dir", &T::checkpoint_dir,
                          "Checkpoint folder (default with -o: <runs>/<run_id>.ckpt)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default, .in_spec = false}));

@@ -71,9 +71,8 @@ TrainResult serve(RankState& st) {
     }
   if (checkpoints) {
     hooks.checkpoint_every = cfg.checkpoint_every;
-    hooks.after_round = [&st](std::int64_t done, bool stopping) {
-      const std::int64_t every = st.cfg.checkpoint_every;
-      if (!stopping && (every == 0 || done % every != 0)) return;
+    hooks.checkpoint_minutes = cfg.checkpoint_minutes;
+    hooks.after_round = [&st](std::int64_t done, bool) {
       RankCheckpoint c;
       c.config_text = st.cfg.canonical_text();
       c.workers = st.workers, c.rank = st.rank, c.global_step = done;

@@ -58,6 +58,8 @@ PY
     expect_error "--layout: 'NWHC' is not one of: NCHW, NHWC" "$sb" train --data "$tmp/seg.h5" --layout NWHC
     expect_error "--layout NHWC: the CPU backend" "$sb" train --data "$tmp/seg.h5" --layout NHWC
     expect_error "--deterministic is a cuda option" "$sb" train --data "$tmp/seg.h5" --deterministic
+    expect_error "--checkpoint-minutes needs a checkpoint folder" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes 5
+    expect_error "--checkpoint-minutes: -1 must be >= 0" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes -1 -o "$tmp/r"
     expect_error "--cudnn-workspace-mib is a cuda option" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
     expect_error "--cudnn-workspace-mib: -1 is out of range [0, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
     # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.

@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""docs.commands, the rules: which subcommands exist, what stands for a value, which other tools'
+commands and options a doc may name. Tables only; test_doc_commands.py's docstring explains them.
+Not here: reading the docs (doc_extract.py) or checking them (doc_checker.py).
+"""
+from __future__ import annotations
+
+import re
+
+# Subcommands whose --help is read. slurm-point is hidden from `scalebench --help` (the generated
+# sbatch scripts run it) but docs/slurm.md names it.
+EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "commbench")
+HIDDEN_SUBCOMMANDS = ("slurm-point",)
+# Subcommands of the design (docs/design.md, a copy of shared/DESIGN.md) that this tree does not have;
+# README.md says so ("Not yet: `scalebench project`"). Lines using them are skipped and counted.
+NOT_BUILT = {"project": "DESIGN §7's what-if projection; not implemented (README.md: 'Not yet')"}
+
+# Placeholder words in doc commands -> the value the parse run uses. Whole tokens only (or the
+# value after `--opt=`), except <...> which is replaced inside a token too.
+PLACEHOLDERS = {
+    "<spec>": "studies/cpu-demo.toml", "SPEC": "studies/cpu-demo.toml",
+    "<profile>": "slurm/profiles/local-test.toml", "<cluster>": "my-cluster",
+    "<study>": "cpu-demo", "<dir>": "results/cpu-demo", "DIR": "results/cpu-demo/runs",
+    "N": "2", "NN": "1", "R": "1", "K": "2", "S": "2", "NAME": "ring", "PATH": "weights.bin",
+    "<strategy>": "ring", "BASE": "results/baselines/cpu-demo.h5", "NEW": "results/cpu-demo/study.h5",
+}
+# What a fragment lacks, by the name CLI11 or the config check gives in "X is required".
+FILL = {
+    "--data": ["--data", "data/seg.h5"], "--output": ["-o", "data/x.h5"], "spec": ["studies/cpu-demo.toml"],
+    "dir": ["results/cpu-demo"], "study": ["results/cpu-demo/study.h5"],
+    "base": ["results/baselines/cpu-demo.h5"], "new": ["results/cpu-demo/study.h5"],
+    "--group": ["--group", "1"], "--repetition": ["--repetition", "1"],
+}
+# Inline spans that hold `scalebench` but are not commands.
+NOT_COMMANDS = {"scalebench <version>": "the `writer` attribute of a run file (docs/results-schema.md)"}
+
+# Launchers: the command they start is the first `scalebench` word after them; their own options
+# before it are theirs. Without a `scalebench` word, a launcher line is that tool's own -- except
+# that words after a `…` continue an elided `scalebench train` (docs/strategies.md's launch column).
+LAUNCHERS = {"mpirun": "Open MPI", "mpiexec": "MPI", "srun": "Slurm", "time": "time", "/usr/bin/time": "time"}
+# Other tools: a command (code line or span) whose first word is one of these is not scalebench's,
+# and its options are that tool's. Scripts and binaries of this repository are recognised by path.
+OTHER_TOOLS = {
+    "sbatch": "Slurm", "scontrol": "Slurm", "squeue": "Slurm", "sacct": "Slurm", "cmake": "CMake",
+    "ctest": "CTest", "make": "make", "git": "git", "python3": "python3 (plots/, tools/, tests/ scripts)",
+    "/usr/bin/python3": "python3 (plots/, tools/, tests/ scripts)", "pip": "pip", "less": "less",
+    "source": "shell", "cd": "shell", "for": "shell", "do": "shell", "done": "shell",
+    "sb_bench_gpu_model": "the GPU model benchmark (models/bench)", "sb_bench_kernels": "Google Benchmark",
+    "sb_fuzz": "the fuzzer (tests/fuzz)",
+}
+# Tool names that are also English words: in prose they do not name the tool ("a value for --x").
+ENGLISH_WORDS = {"time", "for", "do", "done", "source", "make", "less", "cd"}
+REPO_PATH_PREFIXES = ("tools/", "plots/", "tests/", "build/", "./build/", "slurm/", "/tmp/sb/bin/", ".gpu/")
+REPO_SCRIPT_SUFFIXES = (".py", ".sh")
+# Options named in prose or in bare `--option` spans that belong to another tool the prose is
+# talking about: (option, tool, files where it may appear). Keep it short; an entry nothing uses
+# fails the test.
+ALLOWED_FOREIGN = [
+    ("--mca", "mpirun (Open MPI MCA parameter)", ["docs/comm.md"]),
+    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/comm.md", "README.md"]),
+    ("--allow-run-as-root", "mpirun (added by the local launcher as root)", ["docs/sweep-spec.md", "README.md"]),
+    ("--mpi", "srun (--mpi=none: the wrong PMI plugin)", ["docs/slurm.md"]),
+    ("--array", "sbatch (job arrays for repetitions)", ["docs/slurm.md"]),
+    ("--dependency", "sbatch (the collect job)", ["docs/slurm.md"]),
+    ("--exclusive", "sbatch (profile sbatch_args example)", ["docs/slurm.md"]),
+    ("--constraint", "sbatch (profile sbatch_args example)", ["docs/slurm.md"]),
+    ("--signal", "sbatch (profile signal_seconds)", ["docs/slurm.md", "docs/results-schema.md"]),
+    ("--requeue", "sbatch (profile requeue)", ["docs/slurm.md"]),
+    ("--name", "srun/mpirun (the form of a profile's srun_args: `--name` or `--name=value`)", ["docs/slurm.md"]),
+    ("--layers", "sb_bench_gpu_model (per-layer timings)", ["docs/gpu.md"]),
+    ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),
+    ("--commbench", "plots/make_all.py", ["docs/plots.md"]),
+    ("--traceback", "plots/make_all.py", ["docs/plots.md"]),
+    ("--replay-only", "sb_fuzz (tests/fuzz: the corpus alone)", ["docs/testing.md"]),
+    ("--input-timeout", "sb_fuzz (tests/fuzz: the hang limit)", ["docs/testing.md"]),
+]
+
+BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
+SHELL_INFO = {"", "sh", "bash", "shell", "console"}
+OPTION_IN_TEXT = re.compile(r"(?<![\w-])(--[A-Za-z][A-Za-z0-9_-]*)")
+ELLIPSES = {"…", "..."}
+SEPARATORS = {"|", "||", "&&", ";"}
+
+
+# ---- the CLI's options, from --help ------------------------------------------------------------------

@@ -73,7 +73,8 @@ NOT_COMMANDS = {"scalebench <version>": "the `writer` attribute of a run file (d
 # Launchers: the command they start is the first `scalebench` word after them; their own options
 # before it are theirs. Without a `scalebench` word, a launcher line is that tool's own -- except
 # that words after a `…` continue an elided `scalebench train` (docs/strategies.md's launch column).
-LAUNCHERS = {"mpirun": "Open MPI", "mpiexec": "MPI", "srun": "Slurm", "time": "time", "/usr/bin/time": "time"}
+LAUNCHERS = {"mpirun": "Open MPI", "mpiexec": "MPI", "srun": "Slurm", "time": "time", "/usr/bin/time": "time",
+             "tools/cluster/mpirun.sh": "the emulated cluster (tools/cluster)"}
 # Other tools: a command (code line or span) whose first word is one of these is not scalebench's,
 # and its options are that tool's. Scripts and binaries of this repository are recognised by path.
 OTHER_TOOLS = {
@@ -109,7 +110,9 @@ ALLOWED_FOREIGN = [
     ("--traceback", "plots/make_all.py", ["docs/plots.md"]),
     ("--replay-only", "sb_fuzz (tests/fuzz: the corpus alone)", ["docs/testing.md"]),
     ("--input-timeout", "sb_fuzz (tests/fuzz: the hang limit)", ["docs/testing.md"]),
-]
+    ("--mca", "mpirun (the MCA parameters tools/cluster/mpirun.sh sets)", ["docs/cluster-emulation.md"]),
+] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
+     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset")]
 
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
 SHELL_INFO = {"", "sh", "bash", "shell", "console"}

@@ -14,6 +14,7 @@
 #include "harness/data/loader.h"
 #include "harness/train/checkpoint.h"
 #include "harness/train/rank_state.h"
+#include "harness/train/trace.h"
 
 namespace scalebench {
 
@@ -60,6 +61,8 @@ class EpochRunner {
   Tensor dlogits_;
   data::Batch batch_;
   bool agree_every_step_;
+  trace::Clock::time_point layer_mark_;  // --trace: where the next layer's backward span starts
+  void trace_step(trace::Clock::time_point t0, const StepTimes& t, std::int64_t step) const;
   int consecutive_skips_ = 0;
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint

@@ -45,7 +45,7 @@ SOURCE_DIR = ""
 
 # Subcommands whose --help is read. slurm-point is hidden from `scalebench --help` (the generated
 # sbatch scripts run it) but docs/slurm.md names it.
-EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "commbench")
+EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "commbench", "trace")
 HIDDEN_SUBCOMMANDS = ("slurm-point",)
 # Subcommands of the design (docs/design.md, a copy of shared/DESIGN.md) that this tree does not have;
 # README.md says so ("Not yet: `scalebench project`"). Lines using them are skipped and counted.
@@ -149,11 +149,14 @@ def parse_help(text):
 
 
 def cli_options(binary):
-    """{"": top-level options, sub: options of `scalebench sub`}."""
+    """{"": top-level options, sub: options of `scalebench sub`, "sub nested": of `scalebench sub nested`
+    (a subcommand's own subcommands, e.g. `trace merge`)}."""
     top, subs = parse_help(_help(binary))
     opts = {"": top}
     for sub in list(subs) + [s for s in HIDDEN_SUBCOMMANDS if s not in subs]:
-        opts[sub] = parse_help(_help(binary, sub))[0]
+        opts[sub], nested = parse_help(_help(binary, sub))
+        for n in nested:
+            opts[f"{sub} {n}"] = parse_help(_help(binary, sub, n))[0]
     return opts, subs
 
 
@@ -442,6 +445,8 @@ class Checker:
         if sub and sub not in self.opts:
             self.fail(item, f"`scalebench {sub}`: no such subcommand: {shown}")
             return
+        if k + 1 < len(toks) and f"{sub} {toks[k + 1]}" in self.opts:  # a nested subcommand
+            sub, k = f"{sub} {toks[k + 1]}", k + 1
         missing = []
         for pos, t in enumerate(toks):
             if not t.startswith("-") or re.match(r"^-\d", t):

@@ -20,6 +20,7 @@
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/report.h"
+#include "harness/study/project/project_cli.h"
 #include "harness/study/sweep.h"
 #include "harness/study/launch/slurm/point.h"
 #include "harness/study/status.h"
@@ -277,6 +278,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> trace_inputs;
   std::string trace_out;
   CLI::App* trace_merge = add_trace(app, trace_inputs, trace_out);
+  scalebench::project::ProjectCli project;
+  CLI::App* project_cmd = scalebench::project::add_project(app, project);
   bool parse_only = false;
   app.add_flag("--parse-only", parse_only,
                "Parse and validate the command line, print 'parse-only: ok' (train: and the effective options) and run "
@@ -323,6 +326,8 @@ int main(int argc, char** argv) {
         bench.algos.push_back(bench_algos.substr(b, e - b));
       }
       return scalebench::comm::commbench_main(bench, std::cout);
+    } else if (project_cmd->parsed()) {
+      return scalebench::project::run_project(project, std::cout);
     } else if (trace_merge->parsed()) {
       scalebench::trace::merge(trace_inputs, trace_out);
       std::cout << "trace merge: " << trace_inputs.size() << " rank file(s) -> " << trace_out << "\n";

@@ -51,7 +51,8 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
                                  int node, std::int64_t b, std::int64_t e) {
     const auto now = trace::Clock::now();
     const auto it = names.find(node);
-    st_.trace->add("backward " + (it == names.end() ? std::to_string(node) : it->second), "layer", layer_mark_, now);
+    st_.trace->add("backward " + (it == names.end() ? std::to_string(node) : it->second), "layer", layer_mark_, now,
+                   trace::kTrainRow, fmt::format("\"begin\": {}, \"end\": {}", b, e));
     layer_mark_ = now;
     if (next) next(node, b, e);
   });

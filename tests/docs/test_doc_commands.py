@@ -23,7 +23,7 @@ The rules that turn a doc line into an argv, all explicit and counted in the sum
     is parsed again; an inline span that ends in an option without its value only names the option;
   - PLACEHOLDERS (`<spec>`, `N`, `DIR`, ...) get a sensible value; any other `<...>` is an error;
   - a fenced block that draws with box characters (docs/design.md's flow) is a diagram: its lines
-    are prose; NOT_BUILT subcommands (DESIGN's `project`) are skipped, not parsed;
+    are prose; NOT_BUILT subcommands (none now) are skipped, not parsed;
   - `--backend cuda` lines in a build without CUDA stop at "this build has no CUDA backend" after
     CLI11 accepted every option and value: counted as parsed, not as validated.
 The summary prints how many command lines, parse runs and option mentions were checked.
@@ -49,7 +49,7 @@ EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "repor
 HIDDEN_SUBCOMMANDS = ("slurm-point",)
 # Subcommands of the design (docs/design.md, a copy of shared/DESIGN.md) that this tree does not have;
 # README.md says so ("Not yet: `scalebench project`"). Lines using them are skipped and counted.
-NOT_BUILT = {"project": "DESIGN §7's what-if projection; not implemented (README.md: 'Not yet')"}
+NOT_BUILT = {}
 
 # Placeholder words in doc commands -> the value the parse run uses. Whole tokens only (or the
 # value after `--opt=`), except <...> which is replaced inside a token too.
@@ -66,6 +66,7 @@ FILL = {
     "dir": ["results/cpu-demo"], "study": ["results/cpu-demo/study.h5"],
     "base": ["results/baselines/cpu-demo.h5"], "new": ["results/cpu-demo/study.h5"],
     "--group": ["--group", "1"], "--repetition": ["--repetition", "1"],
+    "--trace": ["--trace", "t.json"], "--batch": ["--batch", "8"],
 }
 # Inline spans that hold `scalebench` but are not commands.
 NOT_COMMANDS = {"scalebench <version>": "the `writer` attribute of a run file (docs/results-schema.md)"}
@@ -106,7 +107,6 @@ ALLOWED_FOREIGN = [
     ("--name", "srun/mpirun (the form of a profile's srun_args: `--name` or `--name=value`)", ["docs/slurm.md"]),
     ("--layers", "sb_bench_gpu_model (per-layer timings)", ["docs/gpu.md"]),
     ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),
-    ("--commbench", "plots/make_all.py", ["docs/plots.md"]),
     ("--traceback", "plots/make_all.py", ["docs/plots.md"]),
     ("--replay-only", "sb_fuzz (tests/fuzz: the corpus alone)", ["docs/testing.md"]),
     ("--input-timeout", "sb_fuzz (tests/fuzz: the hang limit)", ["docs/testing.md"]),

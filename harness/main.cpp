@@ -20,9 +20,11 @@
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/report.h"
+#include "harness/study/project/project_cli.h"
 #include "harness/study/sweep.h"
 #include "harness/study/launch/slurm/point.h"
 #include "harness/study/status.h"
+#include "harness/train/trace.h"
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
 
@@ -245,6 +247,16 @@ void add_commbench(CLI::App& app, scalebench::comm::CommbenchOptions& o, std::st
   cmd->add_option("--json", o.json_path, "Also write the results as JSON to this file");
 }
 
+// `trace merge`: rank files of `train --trace` into one timeline (harness/train/trace.h).
+CLI::App* add_trace(CLI::App& app, std::vector<std::string>& inputs, std::string& out) {
+  auto* cmd = app.add_subcommand("trace", "Step timelines written by train --trace");
+  cmd->require_subcommand(1);
+  auto* merge = cmd->add_subcommand("merge", "Merge per-rank trace files into one Chrome trace (a process per rank)");
+  merge->add_option("inputs", inputs, "The ranks' trace files (FILE.rank<r>.json)")->required();
+  merge->add_option("-o,--output", out, "The merged trace file (written atomically)")->required();
+  return merge;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -263,6 +275,11 @@ int main(int argc, char** argv) {
   scalebench::comm::CommbenchOptions bench;
   std::string bench_algos = "native,ring";
   add_commbench(app, bench, bench_algos);
+  std::vector<std::string> trace_inputs;
+  std::string trace_out;
+  CLI::App* trace_merge = add_trace(app, trace_inputs, trace_out);
+  scalebench::project::ProjectCli project;
+  CLI::App* project_cmd = scalebench::project::add_project(app, project);
   bool parse_only = false;
   app.add_flag("--parse-only", parse_only,
                "Parse and validate the command line, print 'parse-only: ok' (train: and the effective options) and run "
@@ -309,6 +326,11 @@ int main(int argc, char** argv) {
         bench.algos.push_back(bench_algos.substr(b, e - b));
       }
       return scalebench::comm::commbench_main(bench, std::cout);
+    } else if (project_cmd->parsed()) {
+      return scalebench::project::run_project(project, std::cout);
+    } else if (trace_merge->parsed()) {
+      scalebench::trace::merge(trace_inputs, trace_out);
+      std::cout << "trace merge: " << trace_inputs.size() << " rank file(s) -> " << trace_out << "\n";
     }
   } catch (const scalebench::Error& e) {
     std::cout.flush();

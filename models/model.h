@@ -78,6 +78,7 @@ class Model {
   // synchronised first), so another stream (NCCL) may read the range at once.
   using BackwardHook = std::function<void(int node, std::int64_t grad_begin, std::int64_t grad_end)>;
   void set_backward_hook(BackwardHook hook) { hook_ = std::move(hook); }
+  const BackwardHook& backward_hook() const { return hook_; }
 
   // Analytic forward FLOPs per image, per layer and in total. Training ≈ 3× forward.
   std::vector<LayerFlops> layer_flops() const;

@@ -39,7 +39,7 @@ class AllreduceStrategy final : public Strategy {
     for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
     const auto bucket = std::int64_t(opts_.bucket_mb * (1 << 20) / sizeof(float));
     buckets_ = std::make_unique<BucketAllreducer>(*bg_, algo_opts_, model.grads().f32(), model.param_count(), bucket,
-                                                  opts_.overlap);
+                                                  opts_.overlap, opts_.on_bucket);
     model.set_backward_hook([this](int, std::int64_t b, std::int64_t e) { buckets_->ready(b, e); });
   }
   void before_backward(Model&) override { buckets_->begin_step(); }

@@ -6,9 +6,9 @@
 namespace scalebench {
 
 BucketAllreducer::BucketAllreducer(comm::Communicator& comm, const comm::AllreduceOptions& opts, float* grads,
-                                   std::int64_t count, std::int64_t bucket_elems, bool overlap)
+                                   std::int64_t count, std::int64_t bucket_elems, bool overlap, BucketObserver observer)
     : reduce_(comm, opts), grads_(grads), count_(count), bucket_elems_(std::max<std::int64_t>(1, bucket_elems)),
-      overlap_(overlap) {
+      overlap_(overlap), observer_(std::move(observer)) {
   if (overlap_) thread_ = std::thread([this] { run(); });
 }
 
@@ -24,6 +24,7 @@ BucketAllreducer::~BucketAllreducer() {
 void BucketAllreducer::begin_step() {
   pending_hi_ = pending_lo_ = count_;
   submitted_ = 0;
+  index_ = 0;
 }
 
 void BucketAllreducer::ready(std::int64_t begin, std::int64_t end) {
@@ -39,7 +40,7 @@ void BucketAllreducer::ready(std::int64_t begin, std::int64_t end) {
 void BucketAllreducer::submit(std::int64_t begin, std::int64_t end) {
   ++submitted_;
   if (!overlap_) {
-    reduce_(grads_ + begin, std::size_t(end - begin));
+    reduce(begin, end);
     return;
   }
   {
@@ -73,7 +74,7 @@ void BucketAllreducer::run() {
       queue_.pop_front();
     }
     try {
-      reduce_(grads_ + b.first, std::size_t(b.second - b.first));
+      reduce(b.first, b.second);
     } catch (...) {
       std::lock_guard<std::mutex> lk(mu_);
       error_ = std::current_exception();
@@ -87,6 +88,15 @@ void BucketAllreducer::run() {
     }
     cv_.notify_all();
   }
+}
+
+void BucketAllreducer::reduce(std::int64_t begin, std::int64_t end) {
+  const auto t0 = std::chrono::steady_clock::now();
+  reduce_(grads_ + begin, std::size_t(end - begin));
+  const int index = index_++;  // buckets are reduced in submission order, one at a time
+  if (observer_)
+    observer_({.index = index, .begin = begin, .end = end, .t0 = t0, .t1 = std::chrono::steady_clock::now(),
+               .on_comm_thread = overlap_});
 }
 
 }  // namespace scalebench

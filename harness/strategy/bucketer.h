@@ -16,14 +16,25 @@
 #include <utility>
 
 #include "harness/comm/allreduce.h"
+#include <chrono>
+#include <functional>
 
 namespace scalebench {
+
+// One bucket's allreduce, as told to a BucketObserver (the step timeline) by the thread that ran it.
+struct BucketSpan {
+  int index = 0;                  // within the step, in reduction order
+  std::int64_t begin = 0, end = 0;  // gradient elements [begin, end)
+  std::chrono::steady_clock::time_point t0, t1;
+  bool on_comm_thread = false;    // overlapped with backward
+};
+using BucketObserver = std::function<void(const BucketSpan&)>;
 
 class BucketAllreducer {
  public:
   // `comm` is used only by this object (give it a dup() when others use the original).
   BucketAllreducer(comm::Communicator& comm, const comm::AllreduceOptions& opts, float* grads, std::int64_t count,
-                   std::int64_t bucket_elems, bool overlap);
+                   std::int64_t bucket_elems, bool overlap, BucketObserver observer = {});
   ~BucketAllreducer();
   BucketAllreducer(const BucketAllreducer&) = delete;
   BucketAllreducer& operator=(const BucketAllreducer&) = delete;
@@ -36,11 +47,14 @@ class BucketAllreducer {
  private:
   void submit(std::int64_t begin, std::int64_t end);
   void run();
+  void reduce(std::int64_t begin, std::int64_t end);  // one bucket, then the observer
 
   comm::Allreducer reduce_;
   float* grads_;
   std::int64_t count_, bucket_elems_;
   bool overlap_;
+  BucketObserver observer_;
+  int index_ = 0;  // the next bucket's number within the step
   std::int64_t pending_hi_ = 0, pending_lo_ = 0;  // [lo, hi): ready, not yet submitted
   int buckets_ = 0, submitted_ = 0;
 

@@ -13,6 +13,7 @@
 
 #include "harness/comm/communicator.h"
 #include "harness/strategy/strategy_traits.h"
+#include "harness/strategy/bucketer.h"
 #include "models/lr_schedule.h"
 #include "models/model.h"
 #include "models/optimizer.h"
@@ -31,6 +32,7 @@ struct StrategyOptions {
   // row) or fail; the synchronous strategies leave the decision to the trainer (StepExchange).
   bool skip_nonfinite = false;
   int max_nonfinite_skips = 3;
+  BucketObserver on_bucket;  // --trace: told of each bucket's allreduce
 };
 
 // What this worker saw of its own step before the exchange: a non-finite or diverged loss, or a

@@ -2,10 +2,12 @@
 #include "harness/train/epoch.h"
 
 #include <cmath>
+#include <map>
 #include <ostream>
 
 #include "harness/train/evaluate.h"
 #include "harness/train/preemption.h"
+#include "harness/train/trace.h"
 
 namespace scalebench {
 namespace {
@@ -46,7 +48,41 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
       log_(log),
       loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .seed = st.cfg.seed, .step = 0,
-           .sample_offset = st.worker, .sample_stride = st.workers} {}
+           .sample_offset = st.worker, .sample_stride = st.workers} {
+  if (!st.trace) return;
+  // Backward per layer: the model's hook fires as each layer with parameters has its gradient; the
+  // span since the previous one is that layer's (and any parameter-free layers' after it in
+  // backward order). The strategy's own hook (its buckets) still runs, after the span is taken.
+  std::map<int, std::string> names;
+  for (const auto& p : st.model.param_info()) names.emplace(p.node, p.name.substr(0, p.name.rfind('.')));
+  st.model.set_backward_hook([this, names = std::move(names), next = st.model.backward_hook()](
+                                 int node, std::int64_t b, std::int64_t e) {
+    const auto now = trace::Clock::now();
+    const auto it = names.find(node);
+    st_.trace->add("backward " + (it == names.end() ? std::to_string(node) : it->second), "layer", layer_mark_, now,
+                   trace::kTrainRow, fmt::format("\"begin\": {}, \"end\": {}", b, e));
+    layer_mark_ = now;
+    if (next) next(node, b, e);
+  });
+}
+
+// The step's phases as spans laid end to end from the step's start, with exactly the durations
+// the run file records (so the timeline's per-phase sums are the run file's).
+void EpochRunner::trace_step(trace::Clock::time_point t0, const StepTimes& t, std::int64_t step) const {
+  auto at = t0;
+  const auto span = [&](const char* name, double s) {
+    const auto end = at + std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double>(s));
+    st_.trace->add(name, "phase", at, end);
+    at = end;
+  };
+  st_.trace->add(fmt::format("step {}", step), "step", t0,
+                 t0 + std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double>(t.total())));
+  span("data", t.data);
+  span("forward", t.fwd);
+  span("backward", t.bwd);
+  span("exchange", t.comm_exposed);
+  span("optimizer", t.update);
+}
 
 StepHealth EpochRunner::check_step(double loss, const Tensor& x) const {
   using I = StepHealth::Issue;
@@ -95,6 +131,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   Stopwatch epoch_clock, progress_clock;
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
+    const auto step_t0 = trace::Clock::now();
     Stopwatch sw;
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
@@ -125,6 +162,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       }
       t.fwd += sw.lap();
       if (m + 1 == micro) st_.strategy->before_backward(st_.model);
+      layer_mark_ = trace::Clock::now();
       st_.model.backward(ctx_, dlogits_, /*last_micro_batch=*/m + 1 == micro);
       t.bwd += sw.lap();
     }
@@ -136,6 +174,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     t.comm_exposed = xch.comm_exposed;
     t.update = xch.update;
     ++ctx_.step;
+    if (st_.trace) trace_step(step_t0, t, ctx_.step);
     o.epoch.time += t;
     o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
     if (xch.nonfinite) {
@@ -181,8 +220,10 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   er.images_per_s = double(er.images) / er.wall_s;
   if (!st_.reports()) return;
   Stopwatch eval_clock;
+  const auto eval_t0 = trace::Clock::now();
   const EvalResult ev =
       evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
+  if (st_.trace) st_.trace->add(fmt::format("evaluation (epoch {})", er.epoch), "evaluation", eval_t0, trace::Clock::now());
   er.val_loss = ev.loss;
   er.val_iou = ev.confusion.iou_all();
   er.val_miou = ev.confusion.mean_iou_non_background();

@@ -15,6 +15,7 @@
 #include "harness/train/checkpoint.h"
 #include "harness/train/phase_timer.h"
 #include "harness/train/rank_state.h"
+#include "harness/train/trace.h"
 
 namespace scalebench {
 
@@ -60,6 +61,8 @@ class EpochRunner {
   Ctx ctx_;
   Tensor dlogits_;
   data::Batch batch_;
+  trace::Clock::time_point layer_mark_;  // --trace: where the next layer's backward span starts
+  void trace_step(trace::Clock::time_point t0, const StepTimes& t, std::int64_t step) const;
   int consecutive_skips_ = 0;
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint

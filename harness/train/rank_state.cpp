@@ -64,6 +64,9 @@ void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int worker
 RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
     : cfg(c),
       rank(comm ? comm->rank() : 0),
+      trace(c.trace.empty() ? nullptr
+                            : std::make_unique<trace::Trace>(
+                                  trace::trace_path_for_rank(c.trace, rank, comm ? comm->size() : 1), rank)),
       ds(c.data),
       info(ds.info()),
       n_val(held_out_samples(c, info.n)),
@@ -76,7 +79,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
                               .ranks_per_node = c.ranks_per_node, .staleness = c.staleness,
                               .compression = c.compression,
                               .skip_nonfinite = c.on_nonfinite == NonFinitePolicy::skip,
-                              .max_nonfinite_skips = c.nonfinite_skips},
+                              .max_nonfinite_skips = c.nonfinite_skips, .on_bucket = trace::bucket_observer(trace.get())},
                              comm, set_up_model(model, c, info))),
       workers(strategy->workers()),
       worker(strategy->worker_index()),

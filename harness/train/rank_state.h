@@ -14,6 +14,7 @@
 #include "harness/data/sampler.h"
 #include "harness/strategy/strategy.h"
 #include "harness/train/step_io.h"
+#include "harness/train/trace.h"
 #include "harness/train/trainer.h"
 #include "models/model.h"
 #include "models/spec.h"
@@ -35,6 +36,7 @@ struct RankState {
 
   const TrainConfig& cfg;
   const int rank;
+  std::unique_ptr<trace::Trace> trace;     // --trace, else null
   data::Dataset ds;
   const data::DatasetInfo& info;
   const std::int64_t n_val, n_train;       // held out: the last n_val samples

@@ -99,6 +99,7 @@ struct TrainConfig {
   std::string checkpoint_dir;
   std::string resume = "auto";
   std::string dump_weights;          // write the final weights (raw f32) to <path>.rank<r> (tests)
+  std::string trace;                 // step timeline, Chrome trace events (harness/train/trace.h)
 
   const StrategyTraits& strategy_traits() const { return traits(strategy); }
   // Every field's own check (train_fields.cpp) and the rules between fields; throws

@@ -148,6 +148,11 @@ std::vector<Field<T>> make_table() {
                          "Write the final weights (raw f32) to PATH.rank<r> (tests)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,
                           .in_spec = false}));
+  f.push_back(make_field("trace", &T::trace,
+                         "Write the step timeline as Chrome trace-event JSON to FILE (FILE.rank<r>.json per rank "
+                         "when there are several; merge with `scalebench trace merge`)",
+                         {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,
+                          .in_spec = false}));
   return f;
 }
 

@@ -187,6 +187,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   }
   st.result.strategy_summary = st.strategy->summary();
   dump_weights(st, "");
+  if (st.trace) st.trace->write();
   log_final(st, log);
   return std::move(st.result);
 }

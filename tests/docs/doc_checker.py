@@ -181,6 +181,8 @@ class Checker:
         if sub and sub not in self.opts:
             self.fail(item, f"`scalebench {sub}`: no such subcommand: {shown}")
             return
+        if k + 1 < len(toks) and f"{sub} {toks[k + 1]}" in self.opts:  # a nested subcommand
+            sub, k = f"{sub} {toks[k + 1]}", k + 1
         missing = []
         for pos, t in enumerate(toks):
             if not t.startswith("-") or re.match(r"^-\d", t):

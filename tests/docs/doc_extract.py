@@ -39,11 +39,14 @@ def parse_help(text):
 
 
 def cli_options(binary):
-    """{"": top-level options, sub: options of `scalebench sub`}."""
+    """{"": top-level options, sub: options of `scalebench sub`, "sub nested": of `scalebench sub nested`
+    (a subcommand's own subcommands, e.g. `trace merge`)}."""
     top, subs = parse_help(_help(binary))
     opts = {"": top}
     for sub in list(subs) + [s for s in HIDDEN_SUBCOMMANDS if s not in subs]:
-        opts[sub] = parse_help(_help(binary, sub))[0]
+        opts[sub], nested = parse_help(_help(binary, sub))
+        for n in nested:
+            opts[f"{sub} {n}"] = parse_help(_help(binary, sub, n))[0]
     return opts, subs
 
 

@@ -9,11 +9,11 @@ import re
 
 # Subcommands whose --help is read. slurm-point is hidden from `scalebench --help` (the generated
 # sbatch scripts run it) but docs/slurm.md names it.
-EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "commbench")
+EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "commbench", "trace")
 HIDDEN_SUBCOMMANDS = ("slurm-point",)
 # Subcommands of the design (docs/design.md, a copy of shared/DESIGN.md) that this tree does not have;
-# README.md says so ("Not yet: `scalebench project`"). Lines using them are skipped and counted.
-NOT_BUILT = {"project": "DESIGN §7's what-if projection; not implemented (README.md: 'Not yet')"}
+# README.md would say so. Lines using them are skipped and counted.
+NOT_BUILT = {}
 
 # Placeholder words in doc commands -> the value the parse run uses. Whole tokens only (or the
 # value after `--opt=`), except <...> which is replaced inside a token too.
@@ -30,6 +30,7 @@ FILL = {
     "dir": ["results/cpu-demo"], "study": ["results/cpu-demo/study.h5"],
     "base": ["results/baselines/cpu-demo.h5"], "new": ["results/cpu-demo/study.h5"],
     "--group": ["--group", "1"], "--repetition": ["--repetition", "1"],
+    "--trace": ["--trace", "t.json"], "--batch": ["--batch", "8"],
 }
 # Inline spans that hold `scalebench` but are not commands.
 NOT_COMMANDS = {"scalebench <version>": "the `writer` attribute of a run file (docs/results-schema.md)"}
@@ -37,7 +38,8 @@ NOT_COMMANDS = {"scalebench <version>": "the `writer` attribute of a run file (d
 # Launchers: the command they start is the first `scalebench` word after them; their own options
 # before it are theirs. Without a `scalebench` word, a launcher line is that tool's own -- except
 # that words after a `…` continue an elided `scalebench train` (docs/strategies.md's launch column).
-LAUNCHERS = {"mpirun": "Open MPI", "mpiexec": "MPI", "srun": "Slurm", "time": "time", "/usr/bin/time": "time"}
+LAUNCHERS = {"mpirun": "Open MPI", "mpiexec": "MPI", "srun": "Slurm", "time": "time", "/usr/bin/time": "time",
+             "tools/cluster/mpirun.sh": "the emulated cluster (tools/cluster)"}
 # Other tools: a command (code line or span) whose first word is one of these is not scalebench's,
 # and its options are that tool's. Scripts and binaries of this repository are recognised by path.
 OTHER_TOOLS = {
@@ -69,11 +71,12 @@ ALLOWED_FOREIGN = [
     ("--name", "srun/mpirun (the form of a profile's srun_args: `--name` or `--name=value`)", ["docs/slurm.md"]),
     ("--layers", "sb_bench_gpu_model (per-layer timings)", ["docs/gpu.md"]),
     ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),
-    ("--commbench", "plots/make_all.py", ["docs/plots.md"]),
     ("--traceback", "plots/make_all.py", ["docs/plots.md"]),
     ("--replay-only", "sb_fuzz (tests/fuzz: the corpus alone)", ["docs/testing.md"]),
     ("--input-timeout", "sb_fuzz (tests/fuzz: the hang limit)", ["docs/testing.md"]),
-]
+    ("--mca", "mpirun (the MCA parameters tools/cluster/mpirun.sh sets)", ["docs/cluster-emulation.md"]),
+] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
+     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset")]
 
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
 SHELL_INFO = {"", "sh", "bash", "shell", "console"}

@@ -23,7 +23,7 @@ The rules that turn a doc line into an argv, all explicit and counted in the sum
     is parsed again; an inline span that ends in an option without its value only names the option;
   - PLACEHOLDERS (`<spec>`, `N`, `DIR`, ...) get a sensible value; any other `<...>` is an error;
   - a fenced block that draws with box characters (docs/design.md's flow) is a diagram: its lines
-    are prose; NOT_BUILT subcommands (DESIGN's `project`) are skipped, not parsed;
+    are prose; NOT_BUILT subcommands (none now) are skipped, not parsed;
   - `--backend cuda` lines in a build without CUDA stop at "this build has no CUDA backend" after
     CLI11 accepted every option and value: counted as parsed, not as validated.
 The summary prints how many command lines, parse runs and option mentions were checked.

@@ -1,0 +1,187 @@
+// projection.cpp — the measured step from a trace, the step simulation, the scenario sweep
+// (see projection.h).
+#include "harness/study/project/projection.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <regex>
+
+#include "kernels/common/check.h"
+
+namespace scalebench::project {
+namespace {
+
+struct Event { std::string name, cat; double ts = 0, dur = 0; std::int64_t begin = -1, end = -1; };
+
+std::vector<Event> read_events(const std::string& path) {
+  std::ifstream f(path);
+  SB_REQUIRE(f.good(), "--trace: cannot read {}", path);
+  std::string line;
+  std::getline(f, line);
+  SB_REQUIRE(line == "{\"traceEvents\": [", "--trace {}: not a file written by train --trace (first line)", path);
+  static const std::regex ev(
+      R"re(^\{"name": "([^"]*)", "cat": "([a-z]+)", "ph": "X", "ts": ([0-9.]+), "dur": ([0-9.]+), "pid": \d+, "tid": \d+, "args": \{(.*)\}\},?$)re");
+  static const std::regex range(R"re("begin": (\d+), "end": (\d+))re");
+  std::vector<Event> out;
+  std::smatch m, r;
+  while (std::getline(f, line)) {
+    if (!std::regex_match(line, m, ev)) continue;
+    Event e{m[1], m[2], std::stod(m[3]) * 1e-6, std::stod(m[4]) * 1e-6};
+    const std::string args = m[5];
+    if (std::regex_search(args, r, range)) e.begin = std::stoll(r[1]), e.end = std::stoll(r[2]);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+MeasuredStep read_trace(const std::string& path) {
+  const auto events = read_events(path);
+  std::vector<Event> steps;
+  for (const auto& e : events)
+    if (e.cat == "step") steps.push_back(e);
+  std::sort(steps.begin(), steps.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+  SB_REQUIRE(steps.size() >= 2, "--trace {}: {} step(s); the projection averages the steps after the first, so it needs 2 or more",
+             path, steps.size());
+  MeasuredStep m;
+  std::vector<MeasuredStep::Layer> first;
+  for (std::size_t k = 1; k < steps.size(); ++k) {
+    const Event& s = steps[k];
+    const auto in = [&](const Event& e) { return e.ts >= s.ts - 1e-8 && e.ts + e.dur <= s.ts + s.dur + 1e-8; };
+    std::vector<Event> layers;
+    for (const auto& e : events) {
+      if (!in(e)) continue;
+      if (e.cat == "phase") {
+        if (e.name == "data") m.data_s += e.dur;
+        if (e.name == "forward") m.fwd_s += e.dur;
+        if (e.name == "backward") m.bwd_s += e.dur;
+        if (e.name == "optimizer") m.update_s += e.dur;
+      }
+      if (e.cat == "layer") layers.push_back(e);
+    }
+    std::sort(layers.begin(), layers.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+    if (m.layers.empty()) {
+      for (const auto& l : layers)
+        m.layers.push_back({l.name.substr(l.name.find(' ') + 1), 0, l.end - l.begin});
+      SB_REQUIRE(!m.layers.empty() && layers.front().begin >= 0,
+                 "--trace {}: no layer spans with gradient ranges (a trace from an older scalebench?)", path);
+    }
+    SB_REQUIRE(layers.size() == m.layers.size(), "--trace {}: step {} has {} layer spans, step 2 has {}", path, k + 1,
+               layers.size(), m.layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) m.layers[i].bwd_s += layers[i].dur;
+    ++m.steps;
+  }
+  const double k = m.steps;
+  m.data_s /= k, m.fwd_s /= k, m.bwd_s /= k, m.update_s /= k;
+  for (auto& l : m.layers) l.bwd_s /= k, m.params += l.elems;
+  return m;
+}
+
+std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, double bwd_scale, std::int64_t bucket_elems) {
+  std::vector<std::pair<double, std::int64_t>> out;
+  double t = 0;
+  std::int64_t pending = 0;
+  for (const auto& l : m.layers) {
+    t += l.bwd_s * bwd_scale;
+    pending += l.elems;
+    if (pending >= bucket_elems) out.emplace_back(t, pending), pending = 0;
+  }
+  if (pending > 0 || out.empty()) out.emplace_back(t, pending);
+  // The last bucket is submitted when backward has finished (after_backward), not at its last layer.
+  out.back().first = std::max(out.back().first, m.bwd_s * bwd_scale);
+  return out;
+}
+
+Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
+  Prediction p;
+  const double global = o.global_batch > 0 ? o.global_batch : o.batch;
+  p.device_batch = s.strong ? global / s.n : o.batch;
+  const double scale = p.device_batch / o.batch;  // compute per device, linear in its batch
+  const double compute = (m.data_s + m.fwd_s + m.bwd_s) * scale;
+  const double wire = s.compressed ? 2.0 : 4.0;
+  if (s.strategy == StrategyKind::ps_sync) {
+    p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) : 0.0;
+    p.buckets = 1;
+  } else {
+    const auto buckets = buckets_of(m, scale, std::int64_t(o.bucket_mb * (1 << 20) / 4));
+    p.buckets = int(buckets.size());
+    double free_at = 0;  // the communication thread: one bucket at a time, in order
+    for (const auto& [ready, elems] : buckets) {
+      const double t = allreduce_time(s.strategy, s.n, double(elems) * wire, net);
+      p.comm_s += t;
+      free_at = (s.overlap ? std::max(ready, free_at) : std::max(m.bwd_s * scale, free_at)) + t;
+    }
+    p.exposed_s = std::max(0.0, free_at - m.bwd_s * scale);
+  }
+  p.step_s = compute + p.exposed_s + m.update_s;
+  p.images_per_s = s.n * p.device_batch / p.step_s;
+  return p;
+}
+
+record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
+                          bool show_overlap, bool show_compressed, std::ostream& out) {
+  record::Table t;
+  const StrategyKind kinds[] = {StrategyKind::ring, StrategyKind::hierarchical, StrategyKind::multiworker,
+                                StrategyKind::ps_sync};
+  out << fmt::format("# measured: {} steps averaged; data {:.2f} ms  forward {:.2f} ms  backward {:.2f} ms ({} layers)  "
+                     "optimizer {:.2f} ms  gradient {:.2f} MB; batch {} per device, bucket {} MB\n",
+                     m.steps, m.data_s * 1e3, m.fwd_s * 1e3, m.bwd_s * 1e3, m.layers.size(), m.update_s * 1e3,
+                     m.params * 4e-6, o.batch, o.bucket_mb);
+  out << fmt::format("# network: inter-node alpha {:.1f} us, {:.3f} GB/s ({}); intra-node alpha {:.1f} us, {:.3f} GB/s; "
+                     "{} ranks per node\n",
+                     net.inter.alpha_s * 1e6, net.inter.bytes_per_s * 1e-9, net.inter.source, net.intra.alpha_s * 1e6,
+                     net.intra.bytes_per_s * 1e-9, net.ranks_per_node);
+  out << fmt::format("# overlap {}  compression {} (ring and hierarchical; ps-sync never overlaps)\n",
+                     show_overlap ? "on" : "off", show_compressed ? "16-bit" : "none");
+  out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10}\n", "strategy", "scaling", "N",
+                     "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency");
+  for (const bool strong : {false, true})
+    for (const auto kind : kinds)
+      {
+          const bool comp = show_compressed && (kind == StrategyKind::ring || kind == StrategyKind::hierarchical);
+          const bool overlap = show_overlap && kind != StrategyKind::ps_sync;
+          const int global = o.global_batch > 0 ? o.global_batch : o.batch;
+          const Prediction base = predict(m, net, o, {kind, 1, strong, overlap, comp});
+          for (int n = 1; n <= o.max_devices; n *= 2) {
+            if (strong && global / n < 1) break;
+            const Prediction p = predict(m, net, o, {kind, n, strong, overlap, comp});
+            // weak: ideal is the N = 1 step time; strong: ideal is the N = 1 step time / N
+            const double efficiency = strong ? base.step_s / (n * p.step_s) : base.step_s / p.step_s;
+            record::Attrs row;
+            const std::string name(traits(kind).name);
+            const std::string group = fmt::format("project-{}-{}{}{}", model, strong ? "strong" : "weak",
+                                                  overlap ? "" : "-nooverlap", comp ? "-bf16" : "");
+            row.set("point_id", fmt::format("{}-{}-n{}", group, name, n));
+            row.set("group_id", group);
+            row.set("status", "ok");
+            row.set("model", model);
+            row.set("strategy", name);
+            row.set("world_size", std::int64_t(n));
+            row.set("devices", std::int64_t(n));
+            row.set("scaling", strong ? "strong" : "weak");
+            row.set("batch", std::int64_t(p.device_batch));
+            row.set("global_batch", std::int64_t(p.device_batch * n));
+            row.set("no_overlap", std::int64_t(!overlap));
+            row.set("compression", comp ? "bf16" : "none");
+            row.set("images_per_s", p.images_per_s);
+            row.set("step_time_s", p.step_s);
+            row.set("comm_s", p.comm_s);
+            row.set("exposed_comm_s", p.exposed_s);
+            row.set("exposed_comm_frac", p.exposed_s / p.step_s);
+            row.set("speedup", efficiency * n);
+            row.set("efficiency", efficiency);
+            row.set("buckets", std::int64_t(p.buckets));
+            row.set("source", "projection");
+            t.append(row);
+            out << fmt::format("{:>13} {:>7} {:>6} {:>10.2f} {:>12.1f} {:>11.2f} {:>11.2f} {:>10.3f}\n", name,
+                                 strong ? "strong" : "weak", n, p.step_s * 1e3, p.images_per_s, p.comm_s * 1e3,
+                                 p.exposed_s * 1e3, efficiency);
+          }
+        }
+  return t;
+}
+
+}  // namespace scalebench::project

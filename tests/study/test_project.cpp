@@ -1,0 +1,158 @@
+// test_project.cpp — `scalebench project`'s model on hand-computed cases: the alpha-beta allreduce
+// costs per strategy, the bucket formation and overlap simulation, strong and weak scaling,
+// compression, the commbench fit recovering known parameters, reading a trace written by the
+// Trace class, and bad inputs failing with one line naming the file.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "harness/study/project/netmodel.h"
+#include "harness/study/project/projection.h"
+#include "harness/train/trace.h"
+#include "kernels/common/check.h"
+#include "tests/common/harness_test_util.h"
+
+namespace scalebench::project {
+namespace {
+
+Network net(double alpha, double bw, int ppn = 1) {
+  return {.inter = {alpha, bw, "test"}, .intra = {1e-6, 1e9, "test intra"}, .ranks_per_node = ppn};
+}
+
+TEST(ProjectNet, AllreduceCostsByHand) {
+  const Network n1 = net(10e-6, 1e8);
+  // ring, 4 ranks on 4 nodes: 2*3*10us + 2*3/4 * 1 MB / 100 MB/s
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 4, 1e6, n1), 6e-5 + 0.015, 1e-12);
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 1, 1e6, n1), 0.0);
+  // all 4 ranks in one node: the intra-node link
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 4, 1e6, net(10e-6, 1e8, 4)), 6e-6 + 0.0015, 1e-12);
+  // hierarchical, 8 ranks, 4 per node: chains 2*(3*1us + 1 MB/1 GB/s) + ring of 2 leaders 2*10us + 1 MB/100 MB/s
+  EXPECT_NEAR(allreduce_time(StrategyKind::hierarchical, 8, 1e6, net(10e-6, 1e8, 4)), 0.002006 + 0.01002, 1e-12);
+  // native is costed as the ring
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::multiworker, 4, 1e6, n1), allreduce_time(StrategyKind::ring, 4, 1e6, n1));
+  // parameter server: 4 workers' 1 MB through the server's link + 2 alpha
+  EXPECT_NEAR(ps_step_time(4, 1e6, n1), 2e-5 + 0.04, 1e-12);
+}
+
+MeasuredStep three_layers() {
+  MeasuredStep m;
+  m.data_s = 0.005, m.fwd_s = 0.015, m.bwd_s = 0.040, m.update_s = 0.005;
+  m.layers = {{"a", 0.010, 1'000'000}, {"b", 0.020, 1'000'000}, {"c", 0.010, 2'000'000}};
+  m.params = 4'000'000;
+  return m;
+}
+
+TEST(ProjectStep, BucketsAndOverlapByHand) {
+  const MeasuredStep m = three_layers();
+  // 4 MB buckets = 1 048 576 elements: a+b close one at 30 ms, c the last at 40 ms
+  const auto b = buckets_of(m, 1.0, 1 << 20);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_NEAR(b[0].first, 0.030, 1e-12);
+  EXPECT_EQ(b[0].second, 2'000'000);
+  EXPECT_NEAR(b[1].first, 0.040, 1e-12);
+  EXPECT_EQ(b[1].second, 2'000'000);
+  // 2 ranks, alpha 0, 100 MB/s: each 8 MB bucket takes 80 ms
+  const Network n = net(0, 1e8);
+  const ProjectOptions o{.batch = 8, .bucket_mb = 4.0};
+  const Prediction one = predict(m, n, o, {StrategyKind::ring, 1});
+  EXPECT_NEAR(one.step_s, 0.065, 1e-12);
+  // overlap: 30 -> 110 ms, 110 -> 190 ms; exposed 150 ms after backward's 40
+  const Prediction p = predict(m, n, o, {StrategyKind::ring, 2});
+  EXPECT_NEAR(p.exposed_s, 0.150, 1e-12);
+  EXPECT_NEAR(p.comm_s, 0.160, 1e-12);
+  EXPECT_NEAR(p.step_s, 0.215, 1e-12);
+  EXPECT_NEAR(p.images_per_s, 16 / 0.215, 1e-9);
+  // no overlap: both after backward, 160 ms exposed
+  EXPECT_NEAR(predict(m, n, o, {StrategyKind::ring, 2, false, false}).exposed_s, 0.160, 1e-12);
+  // 16-bit wire: 40 ms each, 30 -> 70, 70 -> 110: 70 ms exposed
+  EXPECT_NEAR(predict(m, n, o, {StrategyKind::ring, 2, false, true, true}).exposed_s, 0.070, 1e-12);
+  // strong scaling, global batch 8 on 2 ranks: compute halves (30 ms, backward 20 ms), buckets ready at
+  // 15 and 20 ms: 15 -> 95, 95 -> 175; exposed 155; step 30 + 155 + 5 (the optimizer does not shrink)
+  const Prediction s = predict(m, n, o, {StrategyKind::ring, 2, true});
+  EXPECT_NEAR(s.device_batch, 4.0, 0);
+  EXPECT_NEAR(s.exposed_s, 0.155, 1e-12);
+  EXPECT_NEAR(s.step_s, 0.190, 1e-12);
+}
+
+TEST(ProjectStep, RowsInTheStudySchema) {
+  std::ostringstream table;
+  const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 4};
+  const record::Table t = project_all(three_layers(), net(0, 1e8), o, "toy", true, false, table);
+  // 4 strategies x N = 1, 2, 4 x weak and strong (global batch 8 allows N up to 4)
+  EXPECT_EQ(t.rows(), 24u);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    EXPECT_EQ(t.str("status", r), "ok");
+    EXPECT_EQ(t.str("source", r), "projection");
+    if (t.integer("world_size", r) == 1) EXPECT_NEAR(t.num("efficiency", r), 1.0, 1e-12) << t.str("point_id", r);
+    EXPECT_NEAR(t.num("speedup", r), t.num("efficiency", r) * double(t.integer("world_size", r)), 1e-9);
+  }
+  EXPECT_NE(table.str().find("215.00"), std::string::npos) << table.str();  // ring, weak, N = 2 (above)
+}
+
+TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {
+  sbtest::TempDir d;
+  const std::string path = d.path() + "/cb.json";
+  {
+    std::ofstream f(path);
+    f << "{\n  \"benchmark\": \"allreduce\",\n  \"ranks\": 2,\n  \"results\": [\n";
+    for (int k = 0; k < 4; ++k) {
+      const double bytes = double(1 << (16 + 2 * k)), t_us = (2 * 100e-6 + bytes / 1e8) * 1e6;
+      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": 0}},\n",
+                       bytes, bytes / 4, t_us);
+    }
+    f << "    {\"algo\": \"native\", \"bytes\": 4096, \"count\": 1024, \"time_us\": 5.000, \"algbw_GBps\": 0}\n  ]\n}\n";
+  }
+  const AlphaBeta ab = fit_commbench(path, "ring");
+  EXPECT_NEAR(ab.alpha_s, 100e-6, 1e-8);
+  EXPECT_NEAR(ab.bytes_per_s, 1e8, 1e3);
+  try {
+    fit_commbench(path, "native");
+    FAIL() << "one size must not fit";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("1 size(s) of algorithm native"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(profile("5gbe"), Error);
+}
+
+TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
+  sbtest::TempDir d;
+  const std::string path = d.path() + "/t.json";
+  trace::Trace tr(path, 0);
+  const auto t0 = trace::Clock::now();
+  const auto ms = [](double v) { return std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double, std::milli>(v)); };
+  for (int s = 0; s < 3; ++s) {
+    const auto at = t0 + ms(100.0 * s);
+    const double k = s == 0 ? 10.0 : 1.0;  // the first step is 10x slower: it must not count
+    tr.add(fmt::format("step {}", s + 1), "step", at, at + ms(50 * k));
+    tr.add("data", "phase", at, at + ms(1 * k));
+    tr.add("forward", "phase", at + ms(1 * k), at + ms(11 * k));
+    tr.add("backward", "phase", at + ms(11 * k), at + ms(41 * k));
+    tr.add("backward head", "layer", at + ms(11 * k), at + ms(21 * k), trace::kTrainRow, "\"begin\": 100, \"end\": 300");
+    tr.add("backward enc0", "layer", at + ms(21 * k), at + ms(41 * k), trace::kTrainRow, "\"begin\": 0, \"end\": 100");
+    tr.add("optimizer", "phase", at + ms(41 * k), at + ms(43 * k));
+  }
+  tr.write();
+  const MeasuredStep m = read_trace(path);
+  EXPECT_EQ(m.steps, 2);
+  EXPECT_NEAR(m.fwd_s, 0.010, 1e-6);
+  EXPECT_NEAR(m.bwd_s, 0.030, 1e-6);
+  EXPECT_NEAR(m.update_s, 0.002, 1e-6);
+  ASSERT_EQ(m.layers.size(), 2u);
+  EXPECT_EQ(m.layers[0].name, "head");
+  EXPECT_EQ(m.layers[0].elems, 200);
+  EXPECT_NEAR(m.layers[1].bwd_s, 0.020, 1e-6);
+  EXPECT_EQ(m.params, 300);
+  // not a trace
+  std::ofstream(d.path() + "/x.json") << "{}\n";
+  try {
+    read_trace(d.path() + "/x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("x.json: not a file written by train --trace"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace scalebench::project

@@ -1,0 +1,62 @@
+# tools/cluster/common.sh — names, state and presets shared by the cluster-emulation scripts
+# (sourced, not run). One emulated cluster is identified by its NAME (default sbemu); everything it
+# creates carries that name: namespaces NAME-n<i>, bridge NAME-br, veths NAME-h<i> (bridge side) and
+# NAME-v<i> (node side), state under /run/NAME/. This file creates nothing itself.
+
+SBEMU_RUN_ROOT=${SBEMU_RUN_ROOT:-/run}
+
+die() { echo "cluster: $*" >&2; exit 1; }
+
+# check_name NAME: the name becomes interface names (15 characters at most: NAME-h<i>).
+check_name() {
+  case "$1" in
+    ''|*[!a-z0-9]*) die "--name '$1': use lower-case letters and digits only" ;;
+  esac
+  [ "${#1}" -le 8 ] || die "--name '$1': at most 8 characters (it prefixes interface names)"
+}
+
+state_dir() { echo "$SBEMU_RUN_ROOT/$1"; }
+
+# Presets: named networks as "rate one-way-latency". The rate is the per-node link rate (each
+# direction, tc tbf); the latency is the one-way node-to-node delay added by tc netem, split
+# evenly over the sender's and the receiver's link. The latencies are this project's stated
+# choices for a switched Ethernet hop, not measurements; the host's own TCP stack adds its own.
+preset_values() {
+  case "$1" in
+    1gbe)   echo "1gbit 50us" ;;
+    10gbe)  echo "10gbit 20us" ;;
+    25gbe)  echo "25gbit 10us" ;;
+    100mbe) echo "100mbit 100us" ;;
+    *) die "--preset '$1': unknown (known: 100mbe, 1gbe, 10gbe, 25gbe)" ;;
+  esac
+}
+
+# rate_bits TEXT -> bits per second (tc's units: bit, kbit, mbit, gbit; decimal).
+rate_bits() {
+  local v=${1%[kmg]bit} u
+  case "$1" in
+    *kbit) u=1000 ;; *mbit) u=1000000 ;; *gbit) u=1000000000 ;; *bit) v=${1%bit}; u=1 ;;
+    *) die "rate '$1': expected a number followed by bit, kbit, mbit or gbit (e.g. 10gbit)" ;;
+  esac
+  case "$v" in ''|*[!0-9]*) die "rate '$1': expected a whole number followed by its unit" ;; esac
+  [ "$v" -gt 0 ] || die "rate '$1': must be positive"
+  echo $((v * u))
+}
+
+# latency_us TEXT -> microseconds (us or ms).
+latency_us() {
+  local v
+  case "$1" in
+    *us) v=${1%us}; m=1 ;; *ms) v=${1%ms}; m=1000 ;;
+    *) die "latency '$1': expected a whole number followed by us or ms (e.g. 50us)" ;;
+  esac
+  case "$v" in ''|*[!0-9]*) die "latency '$1': expected a whole number followed by us or ms" ;; esac
+  echo $((v * m))
+}
+
+# netem_available: whether this kernel can attach a netem qdisc (tried on a throw-away veth pair
+# inside a throw-away network namespace, so nothing of the host is touched).
+netem_available() {
+  unshare -n sh -c 'ip link add sbq0 type veth peer name sbq1 && tc qdisc add dev sbq0 root netem delay 1us' \
+    >/dev/null 2>&1
+}

@@ -272,17 +272,23 @@ class SamplePlots(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^skipped: commbench: .+")
 
 
-class MultiNPlots(unittest.TestCase):
-    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples."""
+class FixtureStudyCase(unittest.TestCase):
+    """A test class over one fixture study, made once in a temporary folder by `build`."""
+    build = None
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_multi_")
-        cls.study = make_multi_n_study(os.path.join(cls.tmp, "study"))
+        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_fixture_")
+        cls.study = cls.build(os.path.join(cls.tmp, "study"))
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class MultiNPlots(FixtureStudyCase):
+    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples."""
+    build = staticmethod(make_multi_n_study)
 
     def test_make_all(self):
         out = os.path.join(self.tmp, "out")
@@ -342,17 +348,9 @@ RECIPE_MIOU = {(rule, sync, n): round(0.60 - (0.02 if rule == "none" else 0.005)
                for rule in ("none", "linear") for sync in (False, True) for n in (1, 2, 4, 8)}
 
 
-class AccuracyCostPlot(unittest.TestCase):
+class AccuracyCostPlot(FixtureStudyCase):
     """accuracy_cost.py on a small recipe study (invented numbers, real study-file shape)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_recipe_")
-        cls.study = make_recipe_study(os.path.join(cls.tmp, "study"))
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+    build = staticmethod(make_recipe_study)
 
     def test_plot_drawn(self):
         check_outputs(self, accuracy_cost.make(self.study, os.path.join(self.tmp, "out")), ["accuracy-cost"])

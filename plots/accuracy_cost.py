@@ -89,7 +89,7 @@ def make(study_path_or_dir, out_dir) -> list:
                                                                     line_fields else ""), title_fontsize=7)
     cap = sbplot.caption(study, shown, study.rows,
                          [sbplot.reps_note(shown), "values of the last epoch (equal epochs at every N)"])
-    return sbplot.finish(fig, "Accuracy cost: final held-out quality vs devices, per training recipe", cap, out_dir,
+    return sbplot.finish(fig, "Accuracy cost per training recipe", cap, out_dir,
                          "accuracy-cost")
 
 

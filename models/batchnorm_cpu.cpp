@@ -1,5 +1,6 @@
 // batchnorm_cpu.cpp — batch normalisation on the CPU for [n,c,h,w] and [n,c] inputs.
-// Running statistics are buffers (not trained, not in the gradient arena).
+// Running statistics are buffers (not trained, not in the gradient arena). With Ctx::replica_sum
+// (--sync-bn) training statistics are the global batch's; the layer itself never communicates.
 #include <vector>
 
 #include "kernels/cpu/batchnorm.h"
@@ -40,23 +41,28 @@ class BatchNormCpu final : public Layer {
     return {{"running_mean", &running_mean_}, {"running_var", &running_var_}};
   }
 
-  void forward(Ctx&, const TensorRefs& in, Tensor& out, bool training) override {
+  void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool training) override {
     if (training)
       cpu::batchnorm_forward_train(p_, in[0]->f32(), gamma_.f32(), beta_.f32(), out.f32(), save_mean_.f32(),
-                                   save_invstd_.f32(), running_mean_.f32(), running_var_.f32());
+                                   save_invstd_.f32(), running_mean_.f32(), running_var_.f32(), stat_sum(ctx));
     else
       cpu::batchnorm_forward_eval(p_, in[0]->f32(), gamma_.f32(), beta_.f32(), running_mean_.f32(),
                                   running_var_.f32(), out.f32());
   }
-  void backward(Ctx&, const TensorRefs& in, const Tensor&, const Tensor& dout,
+  void backward(Ctx& ctx, const TensorRefs& in, const Tensor&, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
     SB_CHECK(din[0], "batchnorm: the input gradient is required");
     cpu::batchnorm_backward(p_, in[0]->f32(), dout.f32(), gamma_.f32(), save_mean_.f32(), save_invstd_.f32(),
-                            din[0]->f32(), dgamma_.f32(), dbeta_.f32());
+                            din[0]->f32(), dgamma_.f32(), dbeta_.f32(), stat_sum(ctx));
   }
   double flops(const std::vector<Shape>& in) const override { return 5.0 * double(numel(in[0])); }
 
  private:
+  static cpu::StatSum stat_sum(const Ctx& ctx) {
+    if (!ctx.replica_sum) return {};
+    return [r = ctx.replica_sum](double* v, std::size_t n) { r->sum(v, n); };
+  }
+
   LayerDesc d_;
   int c_ = 0;
   BatchNormParams p_;

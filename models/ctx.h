@@ -1,5 +1,6 @@
 // ctx.h — what a layer needs to run on its device: the backend, whether to use the reference
-// kernels (the specification) instead of the fast path, and the RNG state for dropout.
+// kernels (the specification) instead of the fast path, the RNG state for dropout, and the replica
+// sum synchronised batch norm uses.
 // Passed explicitly to every forward/backward: no global mode, no singletons. GPU handles
 // (stream, cuDNN/cuBLAS, workspace) are not here: each GPU layer holds the GpuContext it was made
 // with (models/gpu_context.h, registry.h).
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/common/enum_names.h"
+#include "models/replica_sum.h"
 
 namespace scalebench {
 
@@ -29,6 +31,9 @@ struct Ctx {
   // batch b draw exactly what one device with batch k·b draws.
   std::int64_t sample_offset = 0;
   std::int64_t sample_stride = 1;
+  // Synchronised batch norm (cpu): when set, training-mode batch norm adds its statistics over the
+  // replicas, so it normalises with the global batch's. Null: each replica's own batch.
+  ReplicaSum* replica_sum = nullptr;
 };
 
 // The dropout stream of layer `salt` at this step: a pure function of (run seed, step, salt), so a

@@ -3,7 +3,8 @@
 // hierarchical (intra-node reduce, ring over node leaders, intra-node broadcast). All share tensor
 // fusion, overlap with backward, the initial broadcast from rank 0, and mean = sum / workers.
 // Gradient compression (--compression bf16|fp16) sends 16-bit floats between ranks and adds in
-// float32 (ring and hierarchical only; the native collectives are float32).
+// float32 (ring and hierarchical only; the native collectives are float32). With --sync-bn the
+// strategy lends batch norm a ReplicaSum over its communicator (doubles, summed in rank order).
 #include <chrono>
 
 #include "harness/strategy/bucketer.h"
@@ -17,10 +18,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Batch-norm statistics over the workers, on the training thread's communicator (the bucket
+// allreduces of an overlapped backward run on their own, bg_).
+class CommReplicaSum final : public ReplicaSum {
+ public:
+  explicit CommReplicaSum(comm::Communicator& comm) : comm_(comm) {}
+  void sum(double* v, std::size_t n) override { allreduce_sum_doubles(comm_, v, n); }
+
+ private:
+  comm::Communicator& comm_;
+};
+
 class AllreduceStrategy final : public Strategy {
  public:
   AllreduceStrategy(const StrategyOptions& o, comm::Communicator& comm, std::int64_t count)
-      : opts_(o), comm_(comm), count_(count), bg_(comm.dup()) {
+      : opts_(o), comm_(comm), count_(count), bg_(comm.dup()), stats_(comm) {
     const comm::AllreduceAlgo algo = traits(o.kind).algo;
     algo_opts_.algo = algo;
     algo_opts_.chunk_bytes = o.chunk_bytes;
@@ -78,6 +90,7 @@ class AllreduceStrategy final : public Strategy {
     const double elem = algo_opts_.wire == comm::WireType::f32 ? 4.0 : 2.0;
     return n > 1 ? std::int64_t(2.0 * (n - 1) / n * double(count_) * elem) : 0;
   }
+  ReplicaSum* replica_sum() override { return opts_.sync_bn ? &stats_ : nullptr; }
   double sum_over_workers(double v) override { return allreduce_scalar_sum(comm_, v); }
   double max_over_workers(double v) override { return allreduce_scalar_max(comm_, v); }
   // The last step's scalar carried the stop: every worker holds the same agreed signal.
@@ -91,6 +104,7 @@ class AllreduceStrategy final : public Strategy {
   comm::AllreduceOptions algo_opts_;
   std::unique_ptr<BucketAllreducer> buckets_;
   int agreed_stop_ = 0;  // the signal the last step's scalar agreed on (0: no stop)
+  CommReplicaSum stats_;
 };
 
 }  // namespace

@@ -1,29 +1,42 @@
-// scalar_reduce.cpp — scalar reductions over allgathered bytes, summed in rank order.
+// scalar_reduce.cpp — reductions of doubles over allgathered bytes, summed in rank order.
 #include "harness/strategy/scalar_reduce.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "kernels/common/check.h"
+
 namespace scalebench {
 namespace {
-std::vector<double> gather(comm::Communicator& comm, double x) {
-  std::string mine(sizeof(double), '\0');
-  std::memcpy(mine.data(), &x, sizeof(double));
+// Every rank's v[0..n), rank after rank.
+std::vector<double> gather(comm::Communicator& comm, const double* v, std::size_t n) {
+  std::string mine(n * sizeof(double), '\0');
+  std::memcpy(mine.data(), v, mine.size());
   std::vector<double> out;
   for (const auto& s : comm.allgather(mine)) {
-    double v = 0;
-    std::memcpy(&v, s.data(), sizeof(double));
-    out.push_back(v);
+    SB_CHECK(s.size() == mine.size(), "allreduce of {} doubles: a rank sent {} bytes", n, s.size());
+    const std::size_t at = out.size();
+    out.resize(at + n);
+    std::memcpy(out.data() + at, s.data(), s.size());
   }
   return out;
 }
+std::vector<double> gather(comm::Communicator& comm, double x) { return gather(comm, &x, 1); }
 }  // namespace
 
 double allreduce_scalar_sum(comm::Communicator& comm, double x) {
-  double s = 0;
-  for (double v : gather(comm, x)) s += v;
-  return s;
+  allreduce_sum_doubles(comm, &x, 1);
+  return x;
+}
+
+void allreduce_sum_doubles(comm::Communicator& comm, double* v, std::size_t n) {
+  const std::vector<double> all = gather(comm, v, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = 0;
+    for (std::size_t at = i; at < all.size(); at += n) s += all[at];
+    v[i] = s;
+  }
 }
 
 double allreduce_scalar_max(comm::Communicator& comm, double x) {

@@ -32,6 +32,7 @@ struct StrategyOptions {
   // row) or fail; the synchronous strategies leave the decision to the trainer (StepExchange).
   bool skip_nonfinite = false;
   int max_nonfinite_skips = 3;
+  bool sync_bn = false;  // allreduce strategies: replica_sum() adds batch-norm statistics over workers
   BucketObserver on_bucket;  // --trace: told of each bucket's allreduce
 };
 
@@ -101,6 +102,10 @@ class Strategy {
   };
   virtual void serve(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps_per_worker,
                      const ServeHooks& hooks) {}
+  // Synchronised batch norm (--sync-bn): the sum over the workers that training-mode batch norm
+  // uses (Ctx::replica_sum), or null — single (one replica: its batch is the global batch) and
+  // every strategy without sync_bn. The parameter servers have no worker-to-worker collective.
+  virtual ReplicaSum* replica_sum() { return nullptr; }
   // A worker resumed at optimizer step `steps` (checkpoint.h): counters that follow the steps.
   virtual void resume_at(std::int64_t steps) {}
   virtual std::int64_t bytes_per_step() const = 0;  // bytes this worker sends per step

@@ -79,7 +79,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
                               .ranks_per_node = c.ranks_per_node, .staleness = c.staleness,
                               .compression = c.compression,
                               .skip_nonfinite = c.on_nonfinite == NonFinitePolicy::skip,
-                              .max_nonfinite_skips = c.nonfinite_skips, .on_bucket = trace::bucket_observer(trace.get())},
+                              .max_nonfinite_skips = c.nonfinite_skips, .sync_bn = c.sync_bn, .on_bucket = trace::bucket_observer(trace.get())},
                              comm, set_up_model(model, c, info))),
       workers(strategy->workers()),
       worker(strategy->worker_index()),

@@ -55,6 +55,11 @@ void TrainConfig::validate() const {
   SB_REQUIRE(compression == comm::WireType::f32 || st.compression,
              "--compression {} needs --strategy {}, not {}", name_of(compression),
              strategies_with(&StrategyTraits::compression, " or "), st.name);
+  SB_REQUIRE(!sync_bn || !cuda, "--sync-bn: synchronised batch norm runs on the CPU backend only");
+  SB_REQUIRE(!sync_bn || st.exchange != Exchange::server,
+             "--sync-bn needs an allreduce strategy or single, not {} (parameter-server workers have no "
+             "collective among themselves)",
+             st.name);
 }
 
 void TrainConfig::require_this_build() const {

@@ -81,6 +81,9 @@ struct TrainConfig {
   int ranks_per_node = 0;
   int staleness = 4;
   comm::WireType compression = comm::WireType::f32;  // ring/hierarchical gradient wire type
+  // Synchronised batch norm (cpu; allreduce strategies, a no-op on single): training statistics
+  // are the global batch's, so N workers × b equal one device with N·b (docs/strategies.md).
+  bool sync_bn = false;
   double comm_timeout_s = 300.0;
   // Non-finite training (harness/train/epoch.cpp): every worker checks its loss (and, with
   // check_inputs, its input batch); a loss above max_loss counts as diverged. The workers agree,

@@ -107,6 +107,10 @@ std::vector<Field<T>> make_table() {
   f.push_back(make_field("compression", &T::compression,
                          "ring/hierarchical: gradients on the wire" + choices<comm::WireType>() + " (fp32 sums)",
                          kLater));
+  f.push_back(make_field("sync_bn", &T::sync_bn,
+                         "Synchronised batch norm: statistics of the global batch, summed over the workers each step "
+                         "(cpu; allreduce strategies; no-op on single)",
+                         kLater));
   f.push_back(make_field("comm_timeout", &T::comm_timeout_s, "Seconds a rank waits for a peer before the job ends",
                          kLocal, above(0.0)));
   f.push_back(make_field("on_nonfinite", &T::on_nonfinite,

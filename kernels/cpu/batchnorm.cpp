@@ -1,12 +1,14 @@
 // batchnorm.cpp — per-channel batch normalisation over (N, H·W), NCHW float32, PyTorch semantics:
 // train mode normalises with the biased batch variance and moves the running variance toward the
 // unbiased one; eval mode uses the running statistics. Statistics accumulate in double (two passes:
-// mean, then centred squares) so large planes do not lose precision. No fused activation, no
-// cross-process (sync) statistics: the strategies decide whether to synchronise them.
+// mean, then centred squares) so large planes do not lose precision. Synchronised batch norm: a
+// caller-given StatSum adds the per-channel sums over the replicas; the kernel does no
+// communication itself and knows nothing of who the replicas are. No fused activation.
 #include "kernels/cpu/batchnorm.h"
 
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "kernels/common/check.h"
 
@@ -37,27 +39,36 @@ void affine(const BatchNormParams& p, const float* x, float* y, int ch, float ce
 
 void batchnorm_forward_train(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
                              float* y, float* save_mean, float* save_invstd, float* running_mean,
-                             float* running_var) {
+                             float* running_var, const StatSum& sum_over_replicas) {
   validate(p);
-  const double count = double(p.n) * p.hw;
+  // Per channel: the sum, then (with the mean known) the centred squares — each a vector over the
+  // channels, so synchronised batch norm adds them over the replicas in one call each. The last
+  // entry of the first vector is the value count.
+  std::vector<double> sums(std::size_t(p.c) + 1, 0.0), sq(std::size_t(p.c), 0.0);
+  for (int ch = 0; ch < p.c; ++ch)
+    for (int i = 0; i < p.n; ++i) {
+      const float* xr = row(p, x, i, ch);
+      for (int k = 0; k < p.hw; ++k) sums[std::size_t(ch)] += xr[k];
+    }
+  sums[std::size_t(p.c)] = double(p.n) * p.hw;
+  if (sum_over_replicas) sum_over_replicas(sums.data(), sums.size());
+  const double count = sums[std::size_t(p.c)];
   // PyTorch refuses this too: the unbiased variance of one value is undefined.
   SB_CHECK(count > 1, "batchnorm: training needs more than one value per channel (n={}, hw={})", p.n, p.hw);
   for (int ch = 0; ch < p.c; ++ch) {
-    double sum = 0.0;
-    for (int i = 0; i < p.n; ++i) {
-      const float* xr = row(p, x, i, ch);
-      for (int k = 0; k < p.hw; ++k) sum += xr[k];
-    }
-    const double mean = sum / count;
-    double sq = 0.0;
+    const double mean = sums[std::size_t(ch)] / count;
     for (int i = 0; i < p.n; ++i) {
       const float* xr = row(p, x, i, ch);
       for (int k = 0; k < p.hw; ++k) {
         const double d = xr[k] - mean;
-        sq += d * d;
+        sq[std::size_t(ch)] += d * d;
       }
     }
-    const double var = sq / count;  // biased: used to normalise
+  }
+  if (sum_over_replicas) sum_over_replicas(sq.data(), sq.size());
+  for (int ch = 0; ch < p.c; ++ch) {
+    const double mean = sums[std::size_t(ch)] / count;
+    const double var = sq[std::size_t(ch)] / count;  // biased: used to normalise
     const double invstd = 1.0 / std::sqrt(var + p.eps);
     save_mean[ch] = static_cast<float>(mean);
     save_invstd[ch] = static_cast<float>(invstd);
@@ -79,12 +90,15 @@ void batchnorm_forward_eval(const BatchNormParams& p, const float* x, const floa
 
 void batchnorm_backward(const BatchNormParams& p, const float* x, const float* dy, const float* gamma,
                         const float* save_mean, const float* save_invstd, float* dx, float* dgamma,
-                        float* dbeta) {
+                        float* dbeta, const StatSum& sum_over_replicas) {
   validate(p);
-  const double count = double(p.n) * p.hw;
+  // Per channel Σdy and Σdy·(x − mean), then the value count: this replica's sums give dgamma and
+  // dbeta (the strategy averages those like every gradient); dx needs the global batch's sums.
+  const std::size_t c = std::size_t(p.c);
+  std::vector<double> sums(2 * c + 1, 0.0);
   for (int ch = 0; ch < p.c; ++ch) {
-    const double mean = save_mean[ch], invstd = save_invstd[ch];
-    double sum_dy = 0.0, sum_dy_xc = 0.0;  // Σdy and Σdy·(x - mean)
+    const double mean = save_mean[ch];
+    double sum_dy = 0.0, sum_dy_xc = 0.0;
     for (int i = 0; i < p.n; ++i) {
       const float* xr = row(p, x, i, ch);
       const float* dr = row(p, dy, i, ch);
@@ -94,13 +108,22 @@ void batchnorm_backward(const BatchNormParams& p, const float* x, const float* d
       }
     }
     dbeta[ch] = static_cast<float>(sum_dy);
-    dgamma[ch] = static_cast<float>(sum_dy_xc * invstd);
+    dgamma[ch] = static_cast<float>(sum_dy_xc * save_invstd[ch]);
+    sums[std::size_t(ch)] = sum_dy;
+    sums[c + std::size_t(ch)] = sum_dy_xc;
+  }
+  sums[2 * c] = double(p.n) * p.hw;
+  if (sum_over_replicas) sum_over_replicas(sums.data(), sums.size());
+  const double count = sums[2 * c];
+  for (int ch = 0; ch < p.c; ++ch) {
+    const double mean = save_mean[ch], invstd = save_invstd[ch];
+    const double sum_dy = sums[std::size_t(ch)], sum_dy_xc = sums[c + std::size_t(ch)];
     // dx = γ·invstd·(dy − mean(dy) − x̂·mean(dy·x̂)) with x̂ = (x − mean)·invstd, folded into
     // dx = a·dy + b·(x − mean) + c with per-channel constants, one pass per element.
     const double a = gamma[ch] * invstd;
     const double b = -a * invstd * invstd * sum_dy_xc / count;
-    const double c = -a * sum_dy / count;
-    const float af = static_cast<float>(a), bf = static_cast<float>(b), cf = static_cast<float>(c);
+    const double c0 = -a * sum_dy / count;
+    const float af = static_cast<float>(a), bf = static_cast<float>(b), cf = static_cast<float>(c0);
     const float mf = static_cast<float>(mean);
     for (int i = 0; i < p.n; ++i) {
       const float* xr = row(p, x, i, ch);

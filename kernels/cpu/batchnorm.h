@@ -4,20 +4,29 @@
 // eval mode uses the running statistics. Statistics accumulate in double.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+
 #include "kernels/common/batchnorm_params.h"
 
 namespace scalebench::cpu {
 
+// Synchronised batch norm: replaces v[0..n) by its sum over the data-parallel replicas (the same
+// result on every replica). Empty: statistics of this batch only.
+using StatSum = std::function<void(double* v, std::size_t n)>;
+
 // Saves per-channel mean and inverse std (save_mean, save_invstd [c]) for the backward;
-// updates running_mean/running_var [c] in place.
+// updates running_mean/running_var [c] in place. With sum_over_replicas the mean and variance are
+// the global batch's (per-channel sums and centred squares are added over the replicas).
 void batchnorm_forward_train(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
                              float* y, float* save_mean, float* save_invstd, float* running_mean,
-                             float* running_var);
+                             float* running_var, const StatSum& sum_over_replicas = {});
 void batchnorm_forward_eval(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
                             const float* running_mean, const float* running_var, float* y);
-// dx overwritten; dgamma, dbeta [c] overwritten.
+// dx overwritten; dgamma, dbeta [c] overwritten with this replica's sums. With sum_over_replicas,
+// dx uses Σdy and Σdy·x̂ over the global batch (the forward must have used it too).
 void batchnorm_backward(const BatchNormParams& p, const float* x, const float* dy, const float* gamma,
                         const float* save_mean, const float* save_invstd, float* dx, float* dgamma,
-                        float* dbeta);
+                        float* dbeta, const StatSum& sum_over_replicas = {});
 
 }  // namespace scalebench::cpu

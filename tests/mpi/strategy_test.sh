@@ -6,6 +6,12 @@
 #   accumulate N MODEL  : gradient accumulation: after one step, single with --accumulate 2 --batch N·b
 #                         and every strategy at N workers with --accumulate 2 --batch b equal single
 #                         with batch 2·N·b within 1e-5 of the update.
+#   sync_bn N MODEL     : synchronised batch norm on a model WITH batch norm: after one step, every
+#                         allreduce strategy at N workers × batch b with --sync-bn equals single with
+#                         batch N·b within 1e-5 of the update, and its workers are bit-identical after
+#                         3 steps; at N >= 2 the same run without --sync-bn must NOT match (so the
+#                         comparison can fail); single --sync-bn is bit-identical to single (no-op);
+#                         ps-sync --sync-bn is refused with one line.
 #   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
 #   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
@@ -83,6 +89,40 @@ case $what in
         || fail "$s N=$n --accumulate $k != single batch $((k * n * b))"
     done
     echo "accumulate N=$n $model: single and 5 strategies with $k micro-batches equal one batch of $((k * n * b))"
+    ;;
+  sync_bn)
+    n=$1; model=$2; b=2
+    data_for "$model"
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1
+            --val-fraction 0.1 --seed 11 --progress-seconds 1000)
+    "$sb" train "${common[@]}" --batch $((n * b)) --max-steps 1 --dump-weights "$tmp/single" >/dev/null || fail "single"
+    "$sb" train "${common[@]}" --batch $((n * b)) --max-steps 1 --sync-bn --dump-weights "$tmp/single-sync" \
+      >/dev/null || fail "single --sync-bn"
+    cmp_py identical "$tmp/single.rank0" "$tmp/single-sync.rank0" || fail "single --sync-bn is not a no-op"
+    for s in mirrored multiworker ring hierarchical; do
+      strategy_cmd "$s" "$n"
+      "${cmd[@]}" "${common[@]}" --batch $b --max-steps 1 --sync-bn --dump-weights "$tmp/$s-1" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n --sync-bn one step"; }
+      cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s-1.rank0" --rtol 1e-5 \
+        || fail "$s N=$n --sync-bn != single batch $((n * b))"
+      if [ "$n" -ge 2 ]; then  # per-replica statistics: the same comparison must fail
+        echo "expected to differ (no --sync-bn):"
+        "${cmd[@]}" "${common[@]}" --batch $b --max-steps 1 --dump-weights "$tmp/$s-local" >"$tmp/log" 2>&1 \
+          || { cat "$tmp/log"; fail "$s N=$n without --sync-bn"; }
+        ! cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s-local.rank0" --rtol 1e-5 \
+          || fail "$s N=$n without --sync-bn equals single: this model's batch norm is not exercised"
+      fi
+      "${cmd[@]}" "${common[@]}" --batch $b --max-steps 3 --sync-bn --dump-weights "$tmp/$s-3" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n --sync-bn three steps"; }
+      ranks=()
+      for ((r = 0; r < n; r++)); do ranks+=("$tmp/$s-3.rank$r"); done
+      [ ${#ranks[@]} -le 1 ] || cmp_py identical "${ranks[@]}" || fail "$s N=$n --sync-bn ranks differ"
+    done
+    strategy_cmd ps-sync "$n"
+    "${cmd[@]}" "${common[@]}" --batch $b --max-steps 1 --sync-bn >"$tmp/log" 2>&1 && fail "ps-sync --sync-bn ran"
+    grep -q -- "--sync-bn needs an allreduce strategy or single, not ps-sync" "$tmp/log" \
+      || { cat "$tmp/log"; fail "ps-sync --sync-bn: no line naming the option"; }
+    echo "sync_bn N=$n $model: 4 strategies with --sync-bn equal single with batch $((n * b))"
     ;;
   ps_async)
     data_for unet

@@ -36,6 +36,7 @@ import matplotlib.image as mpimg  # noqa: E402
 import numpy as np  # noqa: E402
 
 import accuracy  # noqa: E402
+import accuracy_cost  # noqa: E402
 import breakdown  # noqa: E402
 import commbench  # noqa: E402
 import curves  # noqa: E402
@@ -271,17 +272,23 @@ class SamplePlots(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^skipped: commbench: .+")
 
 
-class MultiNPlots(unittest.TestCase):
-    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples."""
+class FixtureStudyCase(unittest.TestCase):
+    """A test class over one fixture study, made once in a temporary folder by `build`."""
+    build = None
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_multi_")
-        cls.study = make_multi_n_study(os.path.join(cls.tmp, "study"))
+        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_fixture_")
+        cls.study = cls.build(os.path.join(cls.tmp, "study"))
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class MultiNPlots(FixtureStudyCase):
+    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples."""
+    build = staticmethod(make_multi_n_study)
 
     def test_make_all(self):
         out = os.path.join(self.tmp, "out")
@@ -306,6 +313,67 @@ class MultiNPlots(unittest.TestCase):
         phases = breakdown.phase_means(study, rows)
         self.assertGreater(phases["t_comm_exposed"], 0)
         self.assertAlmostEqual(sum(phases[p] for p, _ in breakdown.PHASES), phases["t_total"], places=9)
+
+
+def make_recipe_study(dst):
+    """A study file (no run files: accuracy_cost reads only the study file) of one U-Net at N = 1, 2,
+    4, 8 under lr_scaling none/linear × sync_bn false/true, built from the sample U-Net row with a
+    sync_bn column added. Its mIoU values are invented and listed in RECIPE_MIOU."""
+    import h5py
+    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
+        tmpl = f["runs"][()]
+        attrs = dict(f.attrs)
+    src = next(r for r in tmpl if r["run_id"].decode() == "d8270d579261f947")
+    names = list(tmpl.dtype.names) + ["sync_bn"]
+    dt = np.dtype([(n, h5py.string_dtype("utf-8") if n != "sync_bn" and tmpl.dtype[n].kind == "O"
+                    else (np.int8 if n == "sync_bn" else tmpl.dtype[n])) for n in names])
+    rows = []
+    for k, ((rule, sync, n), miou) in enumerate(RECIPE_MIOU.items()):
+        r = {n_: (src[n_].decode() if isinstance(src[n_], bytes) else src[n_]) for n_ in tmpl.dtype.names}
+        r.update(run_id=f"{k:016x}", point_id=f"p{k}", group_id=f"g{rule}{sync}", strategy="mirrored",
+                 world_size=n, lr_scaling=rule, sync_bn=int(sync), final_val_miou=miou, status="ok")
+        rows.append(tuple(r[n_] if n_ in r else 0 for n_ in names))
+    os.makedirs(dst)
+    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
+        f.attrs.update(attrs)
+        f.attrs["study"] = "recipe-fixture"
+        f.attrs["runs"] = len(rows)
+        f.attrs["point_fields"] = "model,strategy,world_size,batch,lr_scaling,sync_bn"
+        f.create_dataset("runs", data=np.array(rows, dtype=dt))
+    return dst
+
+
+RECIPE_MIOU = {(rule, sync, n): round(0.60 - (0.02 if rule == "none" else 0.005) * (n.bit_length() - 1)
+                                      + (0.01 if sync else 0.0) + (0.003 * (rule == "linear") if n == 1 else 0), 4)
+               for rule in ("none", "linear") for sync in (False, True) for n in (1, 2, 4, 8)}
+
+
+class AccuracyCostPlot(FixtureStudyCase):
+    """accuracy_cost.py on a small recipe study (invented numbers, real study-file shape)."""
+    build = staticmethod(make_recipe_study)
+
+    def test_plot_drawn(self):
+        check_outputs(self, accuracy_cost.make(self.study, os.path.join(self.tmp, "out")), ["accuracy-cost"])
+
+    def test_recipe_fields_and_band(self):
+        rows = sbload.load_study(self.study).ok_rows()
+        self.assertEqual(accuracy_cost.varied_recipe_fields(rows), ["lr_scaling", "sync_bn"])
+        n1 = [v for (rule, sync, n), v in RECIPE_MIOU.items() if n == 1]
+        lo, med, hi = accuracy_cost.n1_band(rows, "final_val_miou", 1.0)
+        self.assertAlmostEqual(lo, min(n1))
+        self.assertAlmostEqual(hi, max(n1))
+        self.assertAlmostEqual(med, float(np.median(n1)))
+
+    def test_no_recipe_varied_is_no_data(self):
+        # The samples hold two models with their own LRs and one U-Net recipe: not a recipe study.
+        with self.assertRaises(sbload.NoData):
+            accuracy_cost.make(SAMPLES, os.path.join(self.tmp, "none"))
+
+    def test_make_all_draws_it(self):
+        out = os.path.join(self.tmp, "all")
+        p = run_make_all(self.study, "-o", out, "--only", "accuracy_cost")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(os.path.join(out, "accuracy-cost.png"), p.stdout.split())
 
 
 class BadInputs(unittest.TestCase):

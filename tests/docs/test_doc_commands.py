@@ -82,7 +82,7 @@ OTHER_TOOLS = {
     "/usr/bin/python3": "python3 (plots/, tools/, tests/ scripts)", "pip": "pip", "less": "less",
     "source": "shell", "cd": "shell", "for": "shell", "do": "shell", "done": "shell",
     "sb_bench_gpu_model": "the GPU model benchmark (models/bench)", "sb_bench_kernels": "Google Benchmark",
-    "sb_fuzz": "the fuzzer (tests/fuzz)",
+    "sb_fuzz": "the fuzzer (tests/fuzz)", "spack": "Spack (docs/install.md)", "module": "Environment Modules / Lmod",
 }
 # Tool names that are also English words: in prose they do not name the tool ("a value for --x").
 ENGLISH_WORDS = {"time", "for", "do", "done", "source", "make", "less", "cd"}
@@ -102,6 +102,9 @@ ALLOWED_FOREIGN = [
     ("--constraint", "sbatch (profile sbatch_args example)", ["docs/slurm.md"]),
     ("--signal", "sbatch (profile signal_seconds)", ["docs/slurm.md", "docs/results-schema.md"]),
     ("--requeue", "sbatch (profile requeue)", ["docs/slurm.md"]),
+    ("--gpus-per-node", "sbatch (profile gpu_request)", ["docs/slurm.md"]),
+    ("--gres", "sbatch (profile gpu_request)", ["docs/slurm.md"]),
+    ("--export", "srun (scalebench's own --export and a profile's srun_args)", ["docs/slurm.md"]),
     ("--name", "srun/mpirun (the form of a profile's srun_args: `--name` or `--name=value`)", ["docs/slurm.md"]),
     ("--layers", "sb_bench_gpu_model (per-layer timings)", ["docs/gpu.md"]),
     ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),

@@ -16,6 +16,7 @@
 #include "harness/study/launch/slurm/submit.h"
 #include "harness/study/spec/spec.h"
 #include "tests/common/harness_test_util.h"
+#include "tests/study/sbatch_lines.h"
 
 using namespace scalebench;
 using namespace scalebench::study;
@@ -39,13 +40,7 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-std::vector<std::string> sbatch_lines(const std::string& script) {
-  std::vector<std::string> out;
-  std::stringstream ss(script);
-  for (std::string l; std::getline(ss, l);)
-    if (l.rfind("#SBATCH", 0) == 0) out.push_back(l);
-  return out;
-}
+using sbtest::sbatch_lines;
 
 bool has_line(const std::vector<std::string>& lines, const std::string& l) {
   return std::find(lines.begin(), lines.end(), l) != lines.end();

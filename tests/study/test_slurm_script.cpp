@@ -16,6 +16,7 @@
 #include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
+#include "tests/study/sbatch_lines.h"
 
 using namespace scalebench;
 using namespace scalebench::study;
@@ -71,13 +72,7 @@ void expect_refused(const std::string& key, const std::string& line, const std::
   }
 }
 
-std::vector<std::string> sbatch_lines(const std::string& script) {
-  std::vector<std::string> out;
-  std::stringstream ss(script);
-  for (std::string l; std::getline(ss, l);)
-    if (l.rfind("#SBATCH", 0) == 0) out.push_back(l);
-  return out;
-}
+using sbtest::sbatch_lines;
 
 }  // namespace
 

@@ -61,6 +61,12 @@ PY
     expect_error "--checkpoint-minutes needs a checkpoint folder" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes 5
     expect_error "--checkpoint-minutes: -1 must be >= 0" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes -1 -o "$tmp/r"
     expect_error "--cudnn-workspace-mib is a cuda option" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
+    # commbench --transport nccl where there is no GPU: refused with one line (with a GPU: tests/gpu/comm).
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+      echo "ok: commbench --transport nccl not checked for refusal: a GPU is present (tests/gpu/comm runs it)"
+    else
+      expect_error "--transport nccl" "$sb" commbench --transport nccl --sizes 4K:8K
+    fi
     expect_error "--cudnn-workspace-mib: -1 is out of range [0, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
     # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.
     expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-sync

@@ -48,7 +48,7 @@ OTHER_TOOLS = {
     "/usr/bin/python3": "python3 (plots/, tools/, tests/ scripts)", "pip": "pip", "less": "less",
     "source": "shell", "cd": "shell", "for": "shell", "do": "shell", "done": "shell",
     "sb_bench_gpu_model": "the GPU model benchmark (models/bench)", "sb_bench_kernels": "Google Benchmark",
-    "sb_fuzz": "the fuzzer (tests/fuzz)",
+    "sb_fuzz": "the fuzzer (tests/fuzz)", "spack": "Spack (docs/install.md)", "module": "Environment Modules / Lmod",
 }
 # Tool names that are also English words: in prose they do not name the tool ("a value for --x").
 ENGLISH_WORDS = {"time", "for", "do", "done", "source", "make", "less", "cd"}
@@ -63,11 +63,14 @@ ALLOWED_FOREIGN = [
     ("--allow-run-as-root", "mpirun (added by the local launcher as root)", ["docs/sweep-spec.md", "README.md"]),
     ("--mpi", "srun (--mpi=none: the wrong PMI plugin)", ["docs/slurm.md"]),
     ("--array", "sbatch (job arrays for repetitions)", ["docs/slurm.md"]),
-    ("--dependency", "sbatch (the collect job)", ["docs/slurm.md"]),
-    ("--exclusive", "sbatch (profile sbatch_args example)", ["docs/slurm.md"]),
+    ("--dependency", "sbatch (the collect job)", ["docs/slurm.md", "docs/testing.md"]),
+    ("--exclusive", "sbatch (profile sbatch_args example)", ["docs/slurm.md", "docs/testing.md"]),
     ("--constraint", "sbatch (profile sbatch_args example)", ["docs/slurm.md"]),
     ("--signal", "sbatch (profile signal_seconds)", ["docs/slurm.md", "docs/results-schema.md"]),
     ("--requeue", "sbatch (profile requeue)", ["docs/slurm.md"]),
+    ("--gpus-per-node", "sbatch (profile gpu_request)", ["docs/slurm.md", "docs/testing.md"]),
+    ("--gres", "sbatch (profile gpu_request)", ["docs/slurm.md", "docs/testing.md"]),
+    ("--export", "srun (scalebench's own --export and a profile's srun_args)", ["docs/slurm.md", "docs/testing.md"]),
     ("--name", "srun/mpirun (the form of a profile's srun_args: `--name` or `--name=value`)", ["docs/slurm.md"]),
     ("--layers", "sb_bench_gpu_model (per-layer timings)", ["docs/gpu.md"]),
     ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),

@@ -3,7 +3,8 @@
 #   1. starts munged + slurmctld + slurmd from a generated config in a temp folder
 #      (slurm/local-cluster/local_cluster.sh), and stops exactly those daemons, by pid, on every exit path;
 #   2. `scalebench sweep --launcher slurm`: a small study, 2 strategies (mirrored: one process; ring: MPI
-#      ranks through srun --mpi=pmix) x N = 1, 2, submitted as one job per point plus a collect job;
+#      ranks through srun --mpi=pmix) x N = 1, 2, submitted as a dataset job, one job per point (each
+#      afterok the dataset job) and a collect job;
 #      waits with a deadline; every run file must say ok, study.h5 and the plots must exist;
 #   3. a resubmission submits nothing new (every point ok) but a fresh collect job;
 #   4. preemption: a longer point gets USR1 on its batch shell (what --signal=B:USR1@s does), the run
@@ -62,6 +63,11 @@ source "$TMP/cluster/env.sh"
 
 mkdir -p "$TMP/work"
 cd "$TMP/work"
+# The shipped local-test profile runs `scalebench` from PATH; this test runs the build's binary and
+# this checkout's plots instead (the profile keys scalebench and plots).
+PROFILE="$TMP/local-test.toml"
+sed -e "/^\[cluster\]/a scalebench = \"$SB\"\nplots = \"$ROOT/plots/make_all.py\"" \
+  "$ROOT/slurm/profiles/local-test.toml" > "$PROFILE"
 cat > small.toml <<'TOML'
 [study]
 name = "slurm-small"
@@ -81,16 +87,18 @@ threads = 1
 TOML
 
 step "scalebench sweep small.toml --launcher slurm --dry-run"
-"$SB" sweep small.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" --dry-run > dry.log ||
+"$SB" sweep small.toml --launcher slurm --profile "$PROFILE" --dry-run > dry.log ||
   { cat dry.log; fail "dry run failed"; }
-[[ $(ls results/slurm-small/slurm/*.sbatch | wc -l) == 5 ]] || fail "dry run: expected 4 point scripts + collect.sbatch"
+[[ $(ls results/slurm-small/slurm/*.sbatch | wc -l) == 6 ]] || fail "dry run: expected 4 point scripts, datagen.sbatch, collect.sbatch"
+[[ ! -e results/slurm-small/data ]] || fail "dry run: the dataset was generated on the submit host"
 [[ ! -e results/slurm-small/slurm/jobs.tsv ]] || fail "dry run submitted jobs"
 [[ -z "$(squeue --noheader)" ]] || fail "dry run: the queue is not empty"
 
 step "scalebench sweep small.toml --launcher slurm"
-"$SB" sweep small.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" | tee submit.log
+"$SB" sweep small.toml --launcher slurm --profile "$PROFILE" | tee submit.log
 [[ $(grep -c '^\[./4\] .*: job [0-9]' submit.log) == 4 ]] || fail "expected 4 point jobs submitted"
 grep -q 'and the collect job [0-9]' submit.log || fail "no collect job submitted"
+grep -q '^sweep: dataset job [0-9]* .* the points wait for it (afterok)' submit.log || fail "no dataset job submitted"
 step "waiting for the jobs (deadline 600 s)"
 poll 600 no_jobs_left || { squeue; fail "jobs still queued after 600 s"; }
 "$SB" status results/slurm-small | tee status.log
@@ -108,7 +116,7 @@ grep -q 'strategy ring with 2 worker(s) of 2 rank(s)' results/slurm-small/slurm/
   grep -q 'strategy ring with 2 worker(s) of 2 rank(s)' results/slurm-small/slurm/logs/04-*.out || fail "ring N=2 did not run 2 ranks"
 
 step "resubmitting: every point is ok, only a collect job goes in"
-"$SB" sweep small.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" | tee resubmit.log
+"$SB" sweep small.toml --launcher slurm --profile "$PROFILE" | tee resubmit.log
 [[ $(grep -c 'ok already, not submitted' resubmit.log) == 4 ]] || fail "resubmission did not skip the ok points"
 grep -q 'submitted 0 point jobs (4 repetitions ok before' resubmit.log || fail "resubmission submitted point jobs"
 poll 300 no_jobs_left || fail "the second collect job did not finish"
@@ -131,7 +139,7 @@ batch = 4
 epochs = 60        # long enough (tens of seconds) that USR1 after epoch 1 lands mid-run
 threads = 1
 TOML
-"$SB" sweep long.toml --launcher slurm --profile "$ROOT/slurm/profiles/local-test.toml" | tee long.log
+"$SB" sweep long.toml --launcher slurm --profile "$PROFILE" | tee long.log
 job=$(sed -n 's/^\[1\/1\] .*: job \([0-9]*\) .*/\1/p' long.log)
 [[ -n "$job" ]] || fail "no job id for the preemption point"
 log=results/slurm-preempt/slurm/logs/01-$job.out

@@ -16,6 +16,7 @@
 #include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
+#include "tests/study/sbatch_lines.h"
 
 using namespace scalebench;
 using namespace scalebench::study;
@@ -30,7 +31,7 @@ account = "proj-1"
 time = "00:30:00"
 tasks_per_node = 2
 gpus_per_node = 2
-cpus_per_task = 4
+max_cpus_per_task = 4
 srun_args = ["--cpu-bind=cores"]
 sbatch_args = ["--exclusive", "--constraint=a100"]
 modules = ["cuda/12.4"]
@@ -52,7 +53,7 @@ devices = [1, 2, 4]
 batch = 4
 )";
 
-ScriptPaths paths() { return {.study_dir = "/tmp/sb-study/t", .workdir = "/tmp/sb-study", .exe = "/opt/sb/scalebench", .source_dir = "/opt/sb/src"}; }
+ScriptPaths paths() { return {.study_dir = "/tmp/sb-study/t", .workdir = "/tmp/sb-study", .exe = "/opt/sb/scalebench"}; }
 
 // parse_profile(kProfile with `key = ...` line replaced by `line`) must throw naming `field`.
 void expect_refused(const std::string& key, const std::string& line, const std::string& field) {
@@ -71,13 +72,7 @@ void expect_refused(const std::string& key, const std::string& line, const std::
   }
 }
 
-std::vector<std::string> sbatch_lines(const std::string& script) {
-  std::vector<std::string> out;
-  std::stringstream ss(script);
-  for (std::string l; std::getline(ss, l);)
-    if (l.rfind("#SBATCH", 0) == 0) out.push_back(l);
-  return out;
-}
+using sbtest::sbatch_lines;
 
 }  // namespace
 
@@ -123,6 +118,21 @@ TEST(SlurmProfile, InjectionAttemptsAreRefusedWithTheField) {
   expect_refused("tasks_per_node", "tasks_per_node = 0", "cluster.tasks_per_node");
   expect_refused("launcher", "launcher = \"ssh\"", "cluster.launcher");
   expect_refused("bogus", "bogus = 1", "cluster.bogus");
+  expect_refused("srun_args", "srun_args = [\"--export=NONE\"]", "cluster.srun_args");
+  expect_refused("srun_args", "srun_args = [\"--export\"]", "cluster.srun_args");
+  expect_refused("sbatch_args", "sbatch_args = [\"--gres=gpu:4\"]", "cluster.sbatch_args");
+  expect_refused("gpu_request", "gpu_request = \"gpus\"", "cluster.gpu_request");
+  expect_refused("gpu_type", "gpu_type = \"a100;id\"", "cluster.gpu_type");
+  expect_refused("collect_time", "collect_time = \"00:10:00\"", "cluster.collect_time");  // moved to [collect]
+  expect_refused("cpus_per_task", "cpus_per_task = 4", "cluster.cpus_per_task");    // renamed
+  expect_refused("scalebench", "scalebench = \"/opt/a b\"", "cluster.scalebench");
+  expect_refused("plots", "plots = \"$(id)\"", "cluster.plots");
+  // [collect] comes after [cluster]: appended lines land in it.
+  expect_refused("x", "[collect]\npartition = \"a;b\"", "collect.partition");
+  expect_refused("x", "[collect]\ncpus = 0", "collect.cpus");
+  expect_refused("x", "[collect]\ntime = \"soon\"", "collect.time");
+  expect_refused("x", "[collect]\ngpus = 1", "collect.gpus");
+  expect_refused("x", "[collect]\nsbatch_args = [\"--array=1\"]", "collect.sbatch_args");
 }
 
 TEST(SlurmProfile, TimeFormats) {
@@ -164,8 +174,20 @@ TEST(SlurmScript, ResourcesPerStrategy) {
   EXPECT_EQ(r.gpus_per_node, 2);
   r = resources_for(point("mirrored", 2, "cuda"), p);
   EXPECT_EQ(r.ntasks, 1);
-  EXPECT_EQ(r.cpus_per_task, 8);
+  EXPECT_EQ(r.cpus_per_task, 4);  // threads 0 (all cores): the profile's cap
   EXPECT_EQ(r.gpus_per_node, 2);
+  // CPUs per task: threads x the task's devices, at most max_cpus_per_task (4 here).
+  auto threads = [&](const std::string& strategy, int n, int t) {
+    record::RunConfig c = point(strategy, n);
+    c.train.threads = t;
+    return resources_for(c, p).cpus_per_task;
+  };
+  EXPECT_EQ(threads("single", 1, 1), 1);
+  EXPECT_EQ(threads("ring", 4, 1), 1);   // one device per rank
+  EXPECT_EQ(threads("mirrored", 2, 1), 2);
+  EXPECT_EQ(threads("mirrored", 4, 1), 4);
+  EXPECT_EQ(threads("mirrored", 4, 3), 4);  // 12 wanted, capped
+  EXPECT_EQ(threads("ring", 2, 3), 3);
   EXPECT_THROW(resources_for(point("mirrored", 4, "cuda"), p), Error);  // 4 GPUs on a 2-GPU node
   Profile cpu = p;
   cpu.gpus_per_node = 0;
@@ -184,6 +206,18 @@ TEST(SlurmScript, StepCommands) {
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--export=ALL,SCALEBENCH_LAUNCHER=srun"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--cpu-bind=cores"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "/x/scalebench"), cmd.end());
+  // A profile's --export is merged into scalebench's own, which comes last and keeps the rank checks.
+  Profile ex = p;
+  ex.srun_args = {"--export=ALL,FOO=1", "--cpu-bind=cores"};
+  cmd = step_command(c, ex, "/x/scalebench", "/r");
+  std::vector<std::string> exports;
+  for (const auto& w : cmd)
+    if (w.rfind("--export", 0) == 0) exports.push_back(w);
+  EXPECT_EQ(exports, std::vector<std::string>{"--export=ALL,FOO=1,SCALEBENCH_LAUNCHER=srun"});
+  EXPECT_LT(std::find(cmd.begin(), cmd.end(), "--cpu-bind=cores"), std::find(cmd.begin(), cmd.end(), exports[0]));
+  ex.srun_mpi = "";  // the site's MpiDefault
+  cmd = step_command(c, ex, "/x/scalebench", "/r");
+  EXPECT_EQ(std::count_if(cmd.begin(), cmd.end(), [](auto& w) { return w.rfind("--mpi", 0) == 0; }), 0);
   c.train.strategy = StrategyKind::single;
   c.world_size = 1;
   cmd = step_command(c, p, "/x/scalebench", "/r");
@@ -216,7 +250,10 @@ TEST(SlurmScript, PointScriptDirectives) {
   EXPECT_NE(s.find("slurm-point '/tmp/sb-study/t' --group " + std::to_string(ring4->index) + " --repetition \"$rep\""),
             std::string::npos);
   EXPECT_NE(s.find("rep=${SLURM_ARRAY_TASK_ID}"), std::string::npos);
-  EXPECT_NE(s.find("trap 'kill -USR1"), std::string::npos);
+  // The USR1 trap is in place before the point starts in the background (no window without it).
+  const auto trap = s.find("trap '");
+  ASSERT_NE(trap, std::string::npos) << s;
+  EXPECT_LT(trap, s.find("' slurm-point '")) << s;
   EXPECT_NE(s.find("scontrol requeue"), std::string::npos);
   EXPECT_NE(s.find("module load 'cuda/12.4'"), std::string::npos);
   EXPECT_NE(s.find("export NCCL_DEBUG='WARN'"), std::string::npos);
@@ -258,8 +295,71 @@ TEST(SlurmScript, CollectScriptWaitsForEveryJob) {
   const auto lines = sbatch_lines(s);
   EXPECT_NE(std::find(lines.begin(), lines.end(), "#SBATCH --dependency=afterany:11:12:13"), lines.end()) << s;
   EXPECT_NE(s.find("'/opt/sb/scalebench' collect '/tmp/sb-study/t'"), std::string::npos);
-  EXPECT_NE(s.find("'/opt/sb/src/plots/make_all.py'"), std::string::npos);
+  // The plots beside the installed binary, found at run time: no path of this build in the script.
+  EXPECT_NE(s.find("plots=\"$(dirname \"$(command -v '/opt/sb/scalebench')\")/../share/scalebench/plots/make_all.py\""),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("'python3' \"$plots\" '/tmp/sb-study/t'"), std::string::npos) << s;
   EXPECT_EQ(collect_script("t", {}, p, paths()).find("--dependency"), std::string::npos);
+}
+
+TEST(SlurmScript, CollectJobHasItsOwnResources) {
+  // Without [collect]: one CPU, no GPU, the cluster's partition and account, none of the points'
+  // sbatch_args (--exclusive, --constraint), the cluster's modules.
+  Profile p = parse_profile(kProfile, "p.toml");
+  auto lines = sbatch_lines(collect_script("t", {"1"}, p, paths()));
+  const std::set<std::string> got(lines.begin(), lines.end());
+  for (const char* e : {"#SBATCH --cpus-per-task=1", "#SBATCH --ntasks=1", "#SBATCH --nodes=1", "#SBATCH --time=00:15:00",
+                        "#SBATCH --partition=gpu", "#SBATCH --account=proj-1"})
+    EXPECT_TRUE(got.count(e)) << e;
+  for (const auto& l : lines) {
+    EXPECT_EQ(l.find("--exclusive"), std::string::npos) << l;
+    EXPECT_EQ(l.find("--constraint"), std::string::npos) << l;
+    EXPECT_EQ(l.find("gpu:"), std::string::npos) << l;
+    EXPECT_EQ(l.find("--gpus"), std::string::npos) << l;
+  }
+  // With [collect]: its own partition, time, cpus, sbatch_args and modules.
+  p = parse_profile(std::string(kProfile) + "[collect]\npartition = \"cpu\"\nqos = \"shared\"\ntime = \"00:30:00\"\n"
+                                            "cpus = 2\nsbatch_args = [\"--mem=4G\"]\nmodules = []\n",
+                    "p.toml");
+  const std::string s = collect_script("t", {"1"}, p, paths());
+  lines = sbatch_lines(s);
+  for (const char* e : {"#SBATCH --cpus-per-task=2", "#SBATCH --partition=cpu", "#SBATCH --qos=shared",
+                        "#SBATCH --time=00:30:00", "#SBATCH --mem=4G", "#SBATCH --account=proj-1"})
+    EXPECT_NE(std::find(lines.begin(), lines.end(), e), lines.end()) << e << "\n" << s;
+  EXPECT_EQ(s.find("module load"), std::string::npos) << s;
+  p = parse_profile(std::string(kProfile) + "plots = \"/opt/sb/share/plots/make_all.py\"\n", "p.toml");
+  EXPECT_NE(collect_script("t", {}, p, paths()).find("plots='/opt/sb/share/plots/make_all.py'"), std::string::npos);
+}
+
+TEST(SlurmScript, GpuRequestPerProfile) {
+  Profile p = parse_profile(kProfile, "p.toml");
+  auto groups = group_points(expand(parse_spec(kSpec, "s.toml")));
+  PointGroup g = groups[2];  // mirrored N=2 (single N=1, mirrored N=1, mirrored N=2, ...)
+  ASSERT_EQ(g.reps[0].world_size, 2);
+  g.reps[0].train.backend = Backend::cuda;
+  auto lines = sbatch_lines(point_script("t", g, {1}, p, paths()));
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "#SBATCH --gpus-per-node=2"), lines.end());
+  p = parse_profile(std::string(kProfile) + "gpu_request = \"gres\"\ngpu_type = \"a100\"\n", "p.toml");
+  EXPECT_EQ(p.gpu_request, GpuRequest::gres);
+  lines = sbatch_lines(point_script("t", g, {1}, p, paths()));
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "#SBATCH --gres=gpu:a100:2"), lines.end());
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](auto& l) { return l.find("--gpus-per-node") != l.npos; }), 0);
+}
+
+TEST(SlurmScript, DatagenScript) {
+  const Profile p = parse_profile(kProfile, "p.toml");
+  data::GenConfig g;
+  g.n = 64;
+  g.size = 32;
+  g.seed = 3;
+  const std::string s = datagen_script("t", g, "/tmp/sb-study/t/data/x.h5", p, paths());
+  EXPECT_NE(s.find("mkdir -p '/tmp/sb-study/t/data'"), std::string::npos) << s;
+  EXPECT_NE(s.find("'/opt/sb/scalebench' datagen --task segmentation --n 64 --size 32 --seed 3 -o '/tmp/sb-study/t/data/x.h5'"),
+            std::string::npos) << s;
+  const auto lines = sbatch_lines(s);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "#SBATCH --cpus-per-task=1"), lines.end());
+  for (const auto& l : lines) EXPECT_EQ(l.find("--exclusive"), std::string::npos) << l;
+  EXPECT_THROW(datagen_script("t", g, "/tmp/a b.h5", p, paths()), Error);
 }
 
 TEST(SlurmSubmit, DryRunWritesScriptsAndSubmitsNothing) {

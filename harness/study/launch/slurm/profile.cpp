@@ -1,4 +1,5 @@
-// slurm/profile.cpp — parsing and validating a cluster profile (see slurm/profile.h).
+// slurm/profile.cpp — parsing and validating a cluster profile (see slurm/profile.h). Every key of
+// [cluster] and [collect] is read here and only here; errors name file:line:column and the key.
 #include "harness/study/launch/slurm/profile.h"
 
 #include <fstream>
@@ -13,12 +14,12 @@ namespace {
 // Runs a slurm_safe check and re-raises its message at the value's line:column in the profile.
 template <typename Check>
 void checked(const Section& s, const char* key, const std::string& value, Check check) {
+  const std::string field = s.name() + "." + key;
   try {
-    check(value, std::string("cluster.") + key);
+    check(value, field);
   } catch (const Error& e) {
     std::string msg = e.what();
-    const std::string prefix = std::string("cluster.") + key;
-    if (msg.rfind(prefix, 0) == 0) msg = msg.substr(msg.find(": ") + 2);
+    if (msg.rfind(field, 0) == 0) msg = msg.substr(msg.find(": ") + 2);
     s.fail(key, msg);
   }
 }
@@ -27,51 +28,100 @@ std::vector<std::string> optional_strings(const Section& s, const char* key) {
   return s.has(key) ? s.strings(key) : std::vector<std::string>{};
 }
 
+// partition, account, qos: optional words.
+void where_keys(const Section& s, std::string& partition, std::string& account, std::string& qos) {
+  for (auto [key, field] : {std::pair{"partition", &partition}, {"account", &account}, {"qos", &qos}}) {
+    *field = s.str(key).value_or(*field);
+    if (!field->empty()) checked(s, key, *field, require_word);
+  }
+}
+
+void sbatch_args(const Section& s, std::vector<std::string>& out) {
+  out = optional_strings(s, "sbatch_args");
+  for (const auto& a : out) {
+    checked(s, "sbatch_args", a, require_option);
+    for (const char* own : {"--signal", "--requeue", "--array", "--dependency", "--output", "--chdir", "--job-name",
+                            "--gres", "--gpus-per-node", "--cpus-per-task", "--ntasks", "--nodes", "--time"})
+      if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
+        s.fail("sbatch_args", fmt::format("'{}' is set by scalebench itself (use the profile's own keys: "
+                                          "signal_seconds, requeue, gpu_request, max_cpus_per_task, time)", a));
+  }
+}
+
+// modules: `module load` each; [] loads none (in [collect]: not the cluster's either).
+void modules(const Section& s, std::vector<std::string>& out) {
+  if (!s.has("modules")) return;
+  const toml::array* a = s.node("modules")->as_array();
+  out = a && a->empty() ? std::vector<std::string>{} : s.strings("modules");
+  for (const auto& m : out) checked(s, "modules", m, require_word);
+}
+
+// srun_args: options; an --export must keep the environment (scalebench appends its own variables).
+void srun_args(const Section& s, std::vector<std::string>& out) {
+  out = optional_strings(s, "srun_args");
+  for (const auto& a : out) {
+    checked(s, "srun_args", a, require_option);
+    if (a == "--export" || (a.rfind("--export=", 0) == 0 && a.rfind("--export=ALL", 0) != 0))
+      s.fail("srun_args", fmt::format("'{}': the ranks need the job's environment; write --export=ALL[,NAME=value...] "
+                                      "(scalebench adds SCALEBENCH_LAUNCHER=srun to it)", a));
+  }
+}
+
+void collect_table(const toml::table& root, const std::string& source, Profile& p) {
+  const Section c = section(source, root, "collect");
+  c.check_known({"partition", "account", "qos", "time", "cpus", "sbatch_args", "modules"});
+  SmallJob& j = p.collect;
+  j.partition = p.partition;
+  j.account = p.account;
+  j.qos = p.qos;
+  j.modules = p.modules;
+  if (!c.present()) return;
+  where_keys(c, j.partition, j.account, j.qos);
+  j.time = c.str("time").value_or(j.time);
+  checked(c, "time", j.time, require_time);
+  j.cpus = int(c.integer("cpus", 1, 4096).value_or(j.cpus));
+  sbatch_args(c, j.sbatch_args);
+  modules(c, j.modules);
+}
+
 }  // namespace
 
 Profile parse_profile(std::string_view text, const std::string& source) {
   const toml::table root = parse_toml(text, source);
   for (auto&& [k, v] : root)
-    if (k.str() != "cluster")
-      Section(source, &root, "", k.source()).fail_at(k.source(), std::string(k.str()), "unknown section (known: [cluster])");
+    if (k.str() != "cluster" && k.str() != "collect")
+      Section(source, &root, "", k.source()).fail_at(k.source(), std::string(k.str()), "unknown section (known: [cluster], [collect])");
   const Section s = section(source, root, "cluster");
-  s.check_known({"name", "partition", "account", "qos", "time", "collect_time", "tasks_per_node", "gpus_per_node",
-                 "cpus_per_task", "launcher", "srun_mpi", "srun_args", "mpirun_args", "sbatch_args", "modules", "env",
-                 "signal_seconds", "requeue", "scalebench", "python"});
+  if (s.has("collect_time")) s.fail("collect_time", "moved: write `time = ...` in a [collect] table (docs/slurm.md)");
+  if (s.has("cpus_per_task"))
+    s.fail("cpus_per_task", "renamed max_cpus_per_task: a point asks for threads x devices cores, at most this many");
+  s.check_known({"name", "partition", "account", "qos", "time", "tasks_per_node", "gpus_per_node", "gpu_request",
+                 "gpu_type", "max_cpus_per_task", "launcher", "srun_mpi", "srun_args", "mpirun_args", "sbatch_args",
+                 "modules", "env", "signal_seconds", "requeue", "scalebench", "plots", "python"});
   Profile p;
   p.source = source;
   p.text = std::string(text);
   p.name = s.str("name").value_or("");
   if (p.name.empty()) s.fail("name", "required: the cluster's name (for the logs and job names)");
   checked(s, "name", p.name, require_word);
-  for (auto [key, field] : {std::pair{"partition", &p.partition}, {"account", &p.account}, {"qos", &p.qos}}) {
-    *field = s.str(key).value_or("");
-    if (!field->empty()) checked(s, key, *field, require_word);
-  }
+  where_keys(s, p.partition, p.account, p.qos);
   p.time = s.str("time").value_or(p.time);
   checked(s, "time", p.time, require_time);
-  p.collect_time = s.str("collect_time").value_or(p.collect_time);
-  checked(s, "collect_time", p.collect_time, require_time);
   p.tasks_per_node = int(s.integer("tasks_per_node", 1, 4096).value_or(p.tasks_per_node));
   p.gpus_per_node = int(s.integer("gpus_per_node", 0, 1024).value_or(p.gpus_per_node));
-  p.cpus_per_task = int(s.integer("cpus_per_task", 1, 4096).value_or(p.cpus_per_task));
+  p.gpu_request = s.one_of("gpu_request", "gpus-per-node", {"gpus-per-node", "gres"}) == "gres" ? GpuRequest::gres
+                                                                                                  : GpuRequest::gpus_per_node;
+  p.gpu_type = s.str("gpu_type").value_or("");
+  if (!p.gpu_type.empty()) checked(s, "gpu_type", p.gpu_type, require_word);
+  p.max_cpus_per_task = int(s.integer("max_cpus_per_task", 1, 4096).value_or(p.max_cpus_per_task));
   p.launcher = s.one_of("launcher", p.launcher, {"srun", "mpirun"});
   p.srun_mpi = s.str("srun_mpi").value_or(p.srun_mpi);
-  checked(s, "srun_mpi", p.srun_mpi, require_word);
-  p.srun_args = optional_strings(s, "srun_args");
-  for (const auto& a : p.srun_args) checked(s, "srun_args", a, require_option);
+  if (!p.srun_mpi.empty()) checked(s, "srun_mpi", p.srun_mpi, require_word);
+  srun_args(s, p.srun_args);
   p.mpirun_args = optional_strings(s, "mpirun_args");
   for (const auto& a : p.mpirun_args) checked(s, "mpirun_args", a, require_option);
-  p.sbatch_args = optional_strings(s, "sbatch_args");
-  for (const auto& a : p.sbatch_args) {
-    checked(s, "sbatch_args", a, require_option);
-    for (const char* own : {"--signal", "--requeue", "--array", "--dependency", "--output", "--chdir", "--job-name"})
-      if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
-        s.fail("sbatch_args", fmt::format("'{}' is set by scalebench itself (use the profile's own keys: "
-                                          "signal_seconds, requeue)", a));
-  }
-  p.modules = optional_strings(s, "modules");
-  for (const auto& m : p.modules) checked(s, "modules", m, require_word);
+  sbatch_args(s, p.sbatch_args);
+  modules(s, p.modules);
   if (const toml::node* n = s.node("env")) {
     const toml::table* t = n->as_table();
     if (!t) s.fail("env", "expected a table of NAME = \"value\"");
@@ -90,10 +140,11 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   }
   p.signal_seconds = int(s.integer("signal_seconds", 0, 65535).value_or(0));
   p.requeue = s.boolean("requeue").value_or(false);
-  p.scalebench = s.str("scalebench").value_or("");
-  if (!p.scalebench.empty()) checked(s, "scalebench", p.scalebench, require_word);
-  p.python = s.str("python").value_or(p.python);
-  checked(s, "python", p.python, require_word);
+  for (auto [key, field] : {std::pair{"scalebench", &p.scalebench}, {"plots", &p.plots}, {"python", &p.python}}) {
+    *field = s.str(key).value_or(*field);
+    if (!field->empty() || std::string_view(key) != "plots") checked(s, key, *field, require_word);
+  }
+  collect_table(root, source, p);
   return p;
 }
 

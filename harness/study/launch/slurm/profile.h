@@ -2,6 +2,8 @@
 // needs in every job script — partition, account, time limits, tasks and GPUs per node, how ranks
 // are launched (srun --mpi=pmix, or mpirun), modules and environment, preemption. Every value is
 // validated on load (slurm/safe.h), so a profile cannot smuggle lines or commands into a script.
+// The [collect] table gives the small jobs (collect + plots + report, dataset generation) their own
+// resources: one CPU, no GPU, none of the points' sbatch_args (--exclusive) unless it says so.
 // Not here: which resources one point asks for (slurm/script.h computes that from the profile).
 #pragma once
 
@@ -11,27 +13,44 @@
 
 namespace scalebench::study::slurm {
 
+// How a job asks for GPUs: `#SBATCH --gpus-per-node=[type:]N` or `#SBATCH --gres=gpu:[type:]N`.
+enum class GpuRequest { gpus_per_node, gres };
+
+// The collect and dataset jobs: 1 task on 1 node. Partition, account, qos and modules default to
+// the [cluster] ones when [collect] leaves them out; sbatch_args default to none.
+struct SmallJob {
+  std::string partition, account, qos;
+  std::string time = "00:15:00";
+  int cpus = 1;
+  std::vector<std::string> sbatch_args;
+  std::vector<std::string> modules;
+};
+
 struct Profile {
   std::string source;                  // the profile file (for messages)
   std::string text;                    // as read (copied into the study folder)
   std::string name;                    // [cluster] name
   std::string partition, account, qos; // optional ("" = the cluster's default)
   std::string time = "01:00:00";       // per point job
-  std::string collect_time = "00:15:00";
   int tasks_per_node = 1;              // ranks per node (on GPU clusters: = GPUs per node)
   int gpus_per_node = 0;               // 0 on CPU clusters; GPUs are requested only for --backend cuda points
-  int cpus_per_task = 1;               // per rank (mirrored asks for cpus_per_task × N in one task)
+  int max_cpus_per_task = 1;           // a task asks for threads × its devices cores, at most this many
+  GpuRequest gpu_request = GpuRequest::gpus_per_node;
+  std::string gpu_type;                // "" or a GRES type ("a100"): --gres=gpu:a100:N / --gpus-per-node=a100:N
   std::string launcher = "srun";       // srun | mpirun: how MPI ranks start inside the allocation
-  std::string srun_mpi = "pmix";       // srun --mpi=<this>
-  std::vector<std::string> srun_args;  // extra options of the training step (--cpu-bind=cores, ...)
+  std::string srun_mpi = "pmix";       // srun --mpi=<this>; "" leaves the site's MpiDefault
+  std::vector<std::string> srun_args;  // extra options of the training step (--cpu-bind=cores, ...); an
+                                       // --export=ALL,... here is merged into scalebench's own --export
   std::vector<std::string> mpirun_args;
   std::vector<std::string> sbatch_args;  // extra #SBATCH options (--exclusive, --constraint=a100, ...)
   std::vector<std::string> modules;    // `module load` in every job script
   std::vector<std::pair<std::string, std::string>> env;  // exported in every job script
   int signal_seconds = 0;              // > 0: #SBATCH --signal=B:USR1@<this> (preemption, see docs/slurm.md)
   bool requeue = false;                // #SBATCH --requeue, and a preempted point requeues its own job
-  std::string scalebench;              // the binary on the compute nodes ("" = the one that submits)
-  std::string python = "/usr/bin/python3";  // runs plots/make_all.py in the collect job
+  std::string scalebench = "scalebench";  // the binary on the compute nodes (default: found on PATH there)
+  std::string plots;                   // plots/make_all.py ("" = <scalebench's dir>/../share/scalebench/plots/)
+  std::string python = "python3";      // runs the plots in the collect job (matplotlib, h5py)
+  SmallJob collect;                    // [collect]
 };
 
 // Throws "<file>:<line>:<column>: <section.key>: <problem>" on a bad value, unknown key or section.

@@ -2,6 +2,7 @@
 #include "harness/study/launch/slurm/script.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -34,17 +35,18 @@ std::string array_spec(const std::vector<int>& reps) {
   return s;
 }
 
-// The #SBATCH lines every job of the profile carries, and its module/env preamble.
-void common_directives(std::string& s, const Profile& p) {
-  if (!p.partition.empty()) s += "#SBATCH --partition=" + p.partition + "\n";
-  if (!p.account.empty()) s += "#SBATCH --account=" + p.account + "\n";
-  if (!p.qos.empty()) s += "#SBATCH --qos=" + p.qos + "\n";
-  for (const auto& a : p.sbatch_args) s += "#SBATCH " + require_option(a, "cluster.sbatch_args") + "\n";
+// Partition/account/qos and extra #SBATCH lines of a job, and its module/env preamble.
+void where_directives(std::string& s, const std::string& partition, const std::string& account, const std::string& qos,
+                      const std::vector<std::string>& sbatch_args) {
+  if (!partition.empty()) s += "#SBATCH --partition=" + require_word(partition, "partition") + "\n";
+  if (!account.empty()) s += "#SBATCH --account=" + require_word(account, "account") + "\n";
+  if (!qos.empty()) s += "#SBATCH --qos=" + require_word(qos, "qos") + "\n";
+  for (const auto& a : sbatch_args) s += "#SBATCH " + require_option(a, "sbatch_args") + "\n";
 }
 
-void preamble(std::string& s, const Profile& p) {
+void preamble(std::string& s, const Profile& p, const std::vector<std::string>& modules) {
   s += "set -u\n";
-  for (const auto& m : p.modules) s += "module load " + quote(require_word(m, "cluster.modules")) + "\n";
+  for (const auto& m : modules) s += "module load " + quote(require_word(m, "modules")) + "\n";
   for (const auto& [k, v] : p.env)
     s += "export " + require_env_name(k, "cluster.env") + "=" + quote(v.empty() ? v : require_word(v, "cluster.env." + k)) +
          "\n";
@@ -54,7 +56,29 @@ void check_paths(const ScriptPaths& paths) {
   require_word(paths.study_dir, "the study folder");
   require_word(paths.workdir, "the working folder");
   require_word(paths.exe, "the scalebench binary path");
-  require_word(paths.source_dir, "the scalebench source folder");
+}
+
+// The head of a collect or dataset job: 1 task on the [collect] resources, no GPU.
+std::string small_job_head(const std::string& study, const std::string& what, const std::string& comment,
+                           const Profile& p, const ScriptPaths& paths) {
+  check_paths(paths);
+  require_word(study, "study.name");
+  const SmallJob& j = p.collect;
+  std::string s = "#!/bin/bash\n" + comment;
+  s += fmt::format("#SBATCH --job-name=sb-{}-{}\n", study, what);
+  s += "#SBATCH --chdir=" + paths.workdir + "\n";
+  s += fmt::format("#SBATCH --output={}/slurm/logs/{}-%j.out\n", paths.study_dir, what);
+  s += fmt::format("#SBATCH --open-mode=append\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n",
+                   j.cpus);
+  s += "#SBATCH --time=" + require_time(j.time, "collect.time") + "\n";
+  return s;
+}
+
+// "--gpus-per-node=[type:]N" or "--gres=gpu:[type:]N".
+std::string gpu_directive(const Profile& p, int gpus) {
+  const std::string type = p.gpu_type.empty() ? "" : require_word(p.gpu_type, "cluster.gpu_type") + ":";
+  return p.gpu_request == GpuRequest::gres ? fmt::format("--gres=gpu:{}{}", type, gpus)
+                                           : fmt::format("--gpus-per-node={}{}", type, gpus);
 }
 
 }  // namespace
@@ -80,10 +104,10 @@ Resources resources_for(const record::RunConfig& c, const Profile& p) {
   SB_REQUIRE(!gpu || p.gpus_per_node > 0, "{}: the point runs --backend cuda but the profile {} has gpus_per_node = 0",
              point_name(c), p.source);
   Resources r;
-  r.cpus_per_task = p.cpus_per_task;
+  const int devices = uses_mpi(c) ? 1 : c.world_size;  // mirrored: one process drives N devices
+  const int wanted = c.train.threads == 0 ? p.max_cpus_per_task : c.train.threads * devices;
+  r.cpus_per_task = std::min(wanted, p.max_cpus_per_task);
   if (!uses_mpi(c)) {
-    // One process drives N devices on one node.
-    r.cpus_per_task = p.cpus_per_task * c.world_size;
     if (gpu) {
       SB_REQUIRE(c.world_size <= p.gpus_per_node, "{}: {} needs {} GPUs on one node; the profile {} has "
                  "gpus_per_node = {}", point_name(c), name_of(c.train.strategy), c.world_size, p.source, p.gpus_per_node);
@@ -107,11 +131,17 @@ std::vector<std::string> step_command(const record::RunConfig& c, const Profile&
     cmd.insert(cmd.end(), p.mpirun_args.begin(), p.mpirun_args.end());
   } else {
     cmd = {"srun"};
-    if (uses_mpi(c)) cmd.push_back("--mpi=" + p.srun_mpi);
+    if (uses_mpi(c) && !p.srun_mpi.empty()) cmd.push_back("--mpi=" + p.srun_mpi);
     cmd.push_back(fmt::format("--ntasks={}", ranks));
     cmd.push_back("--kill-on-bad-exit=1");
-    cmd.push_back("--export=ALL,SCALEBENCH_LAUNCHER=srun");
-    cmd.insert(cmd.end(), p.srun_args.begin(), p.srun_args.end());
+    // The profile's --export=ALL,... is merged into scalebench's, which comes last (srun takes the
+    // last one): the rank checks cannot be turned off by a profile.
+    std::string exported = "ALL";
+    for (const auto& a : p.srun_args) {
+      if (a.rfind("--export=", 0) == 0) exported = a.substr(9);
+      else cmd.push_back(a);
+    }
+    cmd.push_back("--export=" + exported + ",SCALEBENCH_LAUNCHER=srun");
   }
   cmd.push_back(exe);
   for (auto& a : train_args(c, runs_dir)) cmd.push_back(std::move(a));
@@ -125,7 +155,7 @@ std::string point_script_name(const PointGroup& g) {
 }
 
 std::string point_script(const std::string& study, const PointGroup& g, const std::vector<int>& reps,
-                         const Profile& p, const ScriptPaths& paths) {
+                         const Profile& p, const ScriptPaths& paths, bool after_datagen) {
   SB_CHECK(!reps.empty(), "point_script: no repetitions to run for {}", g.label);
   check_paths(paths);
   require_word(study, "study.name");
@@ -141,34 +171,44 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
   std::string s = "#!/bin/bash\n";
   s += fmt::format("# scalebench study {}, point {}: {}{} — written by `scalebench sweep --launcher slurm`\n", study,
                    g.index, g.label, array ? fmt::format(" (repetitions {})", array_spec(reps)) : "");
-  s += fmt::format("# with the profile {} ({}). Rewritten on every submission: change the spec or the\n", p.name,
-                   p.source);
-  s += "# profile, not this file.\n";
+  s += fmt::format("# with the profile {} (copied to {}/slurm/profile.toml). Rewritten on every submission:\n",
+                   p.name, paths.study_dir);
+  s += "# change the spec or the profile, not this file.\n";
+  s += fmt::format("# CPUs per task: threads {} x {} device(s) in the task, at most max_cpus_per_task {}.\n",
+                   c.train.threads == 0 ? std::string("0 (all cores)") : std::to_string(c.train.threads),
+                   uses_mpi(c) ? 1 : c.world_size, p.max_cpus_per_task);
+  if (after_datagen)
+    s += "# Submitted with --dependency=afterok:<the dataset job> (datagen.sbatch) --kill-on-invalid-dep=yes.\n";
   s += fmt::format("#SBATCH --job-name=sb-{}-{}\n", study, tag);
   s += "#SBATCH --chdir=" + paths.workdir + "\n";
   s += fmt::format("#SBATCH --output={}/slurm/logs/{}-{}.out\n", paths.study_dir, tag, array ? "%A_%a" : "%j");
   s += "#SBATCH --open-mode=append\n";
   s += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks={}\n#SBATCH --ntasks-per-node={}\n#SBATCH --cpus-per-task={}\n",
                    r.nodes, r.ntasks, r.tasks_per_node, r.cpus_per_task);
-  if (r.gpus_per_node > 0) s += fmt::format("#SBATCH --gpus-per-node={}\n", r.gpus_per_node);
+  if (r.gpus_per_node > 0) s += "#SBATCH " + gpu_directive(p, r.gpus_per_node) + "\n";
   s += "#SBATCH --time=" + require_time(p.time, "cluster.time") + "\n";
   if (array) s += "#SBATCH --array=" + array_spec(reps) + "\n";
   if (p.signal_seconds > 0) s += fmt::format("#SBATCH --signal=B:USR1@{}\n", p.signal_seconds);
   if (p.requeue) s += "#SBATCH --requeue\n";
-  common_directives(s, p);
-  preamble(s, p);
+  where_directives(s, p.partition, p.account, p.qos, p.sbatch_args);
+  preamble(s, p, p.modules);
   s += "\n# The point's training step (scalebench runs it as an argument vector, without a shell):\n";
   s += "#   " + join_command(step) + "\n";
   s += "# slurm-point skips a repetition whose run file already says ok, runs the step, and records a\n";
   s += "# failure in the run file when the step dies without writing one.\n";
   s += array ? "rep=${SLURM_ARRAY_TASK_ID}\n" : fmt::format("rep={}\n", reps.front());
+  s += "# Slurm signals only this shell (--signal=B:USR1@...); pass USR1 on, so the run finishes its\n";
+  s += "# step, marks its run file preempted and exits 75. The trap is set before the launch: a USR1\n";
+  s += "# that comes before the point has a pid is remembered and passed on once it has one.\n";
+  s += "point=\nstop=0\n";
+  s += "trap 'stop=1; [ -n \"$point\" ] && kill -USR1 \"$point\" 2>/dev/null' USR1\n";
   s += fmt::format("{} slurm-point {} --group {} --repetition \"$rep\" &\n", quote(paths.exe), quote(paths.study_dir),
                    g.index);
   s += "point=$!\n";
-  s += "# Slurm signals only this shell (--signal=B:USR1@...); pass USR1 on, so the run finishes its\n";
-  s += "# step, marks its run file preempted and exits 75.\n";
-  s += "trap 'kill -USR1 \"$point\" 2>/dev/null' USR1\n";
+  s += "[ \"$stop\" -eq 1 ] && kill -USR1 \"$point\" 2>/dev/null\n";
   s += "while :; do\n  wait \"$point\"\n  rc=$?\n  kill -0 \"$point\" 2>/dev/null || break\ndone\n";
+  s += "# Killed by the USR1 before it could catch it (138 = 128 + SIGUSR1): nothing ran, requeue as preempted.\n";
+  s += "[ \"$stop\" -eq 1 ] && [ \"$rc\" -eq 138 ] && rc=75\n";
   if (p.requeue) {
     s += "if [ \"$rc\" -eq 75 ]; then\n";
     s += fmt::format("  echo \"scalebench: point {} repetition $rep preempted; requeueing job $SLURM_JOB_ID\"\n", g.index);
@@ -180,28 +220,50 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
 
 std::string collect_script(const std::string& study, const std::vector<std::string>& after_jobs, const Profile& p,
                            const ScriptPaths& paths) {
-  check_paths(paths);
-  require_word(study, "study.name");
-  std::string s = "#!/bin/bash\n";
-  s += fmt::format("# scalebench study {}: collect, plots and report once every point job has ended\n", study);
-  s += "# (afterany: failed points are collected as failed). Written by `scalebench sweep --launcher slurm`.\n";
-  s += fmt::format("#SBATCH --job-name=sb-{}-collect\n", study);
-  s += "#SBATCH --chdir=" + paths.workdir + "\n";
-  s += fmt::format("#SBATCH --output={}/slurm/logs/collect-%j.out\n", paths.study_dir);
-  s += "#SBATCH --open-mode=append\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
-  s += "#SBATCH --time=" + require_time(p.collect_time, "cluster.collect_time") + "\n";
+  std::string s = small_job_head(
+      study, "collect",
+      fmt::format("# scalebench study {}: collect, plots and report once every point job has ended\n"
+                  "# (afterany: failed points are collected as failed). Written by `scalebench sweep --launcher slurm`.\n"
+                  "# Resources from the profile's [collect] table: no GPU, none of the points' sbatch_args.\n",
+                  study),
+      p, paths);
   if (!after_jobs.empty()) {
     std::string dep = "afterany";
     for (const auto& j : after_jobs) dep += ":" + require_word(j, "a job id");
     s += "#SBATCH --dependency=" + dep + "\n#SBATCH --kill-on-invalid-dep=no\n";
   }
-  common_directives(s, p);
-  preamble(s, p);
+  where_directives(s, p.collect.partition, p.collect.account, p.collect.qos, p.collect.sbatch_args);
+  preamble(s, p, p.collect.modules);
   s += "set -e\n";
   s += fmt::format("{} collect {}\n", quote(paths.exe), quote(paths.study_dir));
-  s += fmt::format("{} {} {} -o {}\n", quote(p.python), quote(paths.source_dir + "/plots/make_all.py"),
-                   quote(paths.study_dir), quote(paths.study_dir + "/plots"));
+  if (p.plots.empty()) {
+    s += "# The plot scripts installed beside the binary (cmake --install: <prefix>/share/scalebench/plots).\n";
+    s += fmt::format("plots=\"$(dirname \"$(command -v {})\")/../share/scalebench/plots/make_all.py\"\n", quote(paths.exe));
+  } else {
+    s += "plots=" + quote(require_word(p.plots, "cluster.plots")) + "\n";
+  }
+  s += fmt::format("{} \"$plots\" {} -o {}\n", quote(require_word(p.python, "cluster.python")), quote(paths.study_dir),
+                   quote(paths.study_dir + "/plots"));
   s += fmt::format("{} report {}\n", quote(paths.exe), quote(paths.study_dir + "/study.h5"));
+  return s;
+}
+
+std::string datagen_script(const std::string& study, const data::GenConfig& g, const std::string& data,
+                           const Profile& p, const ScriptPaths& paths) {
+  require_word(data, "dataset.path");
+  std::string s = small_job_head(
+      study, "datagen",
+      fmt::format("# scalebench study {}: generates the dataset before any point runs (the point jobs wait for\n"
+                  "# this one: afterok). Written by `scalebench sweep --launcher slurm`.\n",
+                  study),
+      p, paths);
+  where_directives(s, p.collect.partition, p.collect.account, p.collect.qos, p.collect.sbatch_args);
+  preamble(s, p, p.collect.modules);
+  s += "set -e\n";
+  const std::string dir = std::filesystem::path(data).parent_path().string();
+  if (!dir.empty()) s += "mkdir -p " + quote(dir) + "\n";
+  s += fmt::format("{} datagen --task {} --n {} --size {} --seed {} -o {}\n", quote(paths.exe), data::to_string(g.task),
+                   g.n, g.size, g.seed, quote(data));
   return s;
 }
 

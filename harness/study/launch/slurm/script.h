@@ -5,16 +5,20 @@
 // Every value that reaches a script passes slurm/safe.h first.
 //
 // Resources per point (R = ranks; T = profile tasks_per_node; G = profile gpus_per_node):
-//   single                      1 task, cpus_per_task
-//   mirrored N                  1 task, cpus_per_task × N cpus, N GPUs (cuda) on one node
+//   single                      1 task
+//   mirrored N                  1 task driving N devices, N GPUs (cuda) on one node
 //   multiworker/ring/hierarchical  R = N tasks on ceil(R/T) nodes, at most T per node
 //   ps-sync/ps-async            R = N + 1 (one server rank) likewise
-//   GPUs per node (cuda points only): min(G, tasks on a node).
+//   CPUs per task: threads × the task's devices (threads = 0, "all cores": the cap), at most the
+//   profile's max_cpus_per_task. GPUs per node (cuda points only): min(G, tasks on a node), asked
+//   for as --gpus-per-node or --gres=gpu:N (profile gpu_request).
+// The collect and dataset jobs use the profile's [collect] resources (1 CPU, no GPU by default).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "harness/data/particle_gen.h"
 #include "harness/record/run_config.h"
 #include "harness/study/launch/slurm/profile.h"
 
@@ -39,29 +43,36 @@ Resources resources_for(const record::RunConfig& c, const Profile& p);
 //   MPI strategies, launcher srun:   srun --mpi=<srun_mpi> --ntasks=R --kill-on-bad-exit=1 <srun_args> exe train …
 //   MPI strategies, launcher mpirun: mpirun -np R <mpirun_args> exe train …
 //   single, mirrored:                srun --ntasks=1 <srun_args> exe train …
-// srun steps carry SCALEBENCH_LAUNCHER=srun so the ranks check SLURM_PROCID/SLURM_NTASKS against MPI.
+// srun steps carry SCALEBENCH_LAUNCHER=srun so the ranks check SLURM_PROCID/SLURM_NTASKS against MPI:
+// scalebench's --export comes after the profile's srun_args and keeps the variables of an
+// --export=ALL,... there, so a profile cannot turn the rank checks off.
 std::vector<std::string> step_command(const record::RunConfig& c, const Profile& p, const std::string& exe,
                                       const std::string& runs_dir);
 
 struct ScriptPaths {
   std::string study_dir;   // the study folder as the sweep names it (relative to workdir or absolute)
   std::string workdir;     // absolute: #SBATCH --chdir, where the sweep was submitted from
-  std::string exe;         // scalebench on the compute nodes
-  std::string source_dir;  // the scalebench source tree (plots/make_all.py)
+  std::string exe;         // scalebench on the compute nodes (the profile's; "scalebench" = from PATH)
 };
 
 // The script of one point group. `reps` lists the repetitions this submission runs (a subset when
 // some finished before): one repetition of a one-repetition study is a plain job, otherwise a job
-// array whose task ids are the repetition numbers.
+// array whose task ids are the repetition numbers. `after_datagen`: the points wait for the dataset
+// job (sbatch gets --dependency=afterok:<its id> on the command line; the script says so).
 std::string point_script(const std::string& study, const PointGroup& g, const std::vector<int>& reps,
-                         const Profile& p, const ScriptPaths& paths);
+                         const Profile& p, const ScriptPaths& paths, bool after_datagen = false);
+
+// The dataset job: `scalebench datagen` of the spec's [dataset] recipe into `data`, on the
+// [collect] resources, before any point (which wait for it with afterok).
+std::string datagen_script(const std::string& study, const data::GenConfig& g, const std::string& data,
+                           const Profile& p, const ScriptPaths& paths);
 
 // The collect + plot + report job, run after every point job ends (afterany: failed points are
 // recorded as failed and still collected).
 std::string collect_script(const std::string& study, const std::vector<std::string>& after_jobs, const Profile& p,
                            const ScriptPaths& paths);
 
-// Script file names inside <study>/slurm/: "03-unet-ring-n2.sbatch", "collect.sbatch".
+// Script file names inside <study>/slurm/: "03-unet-ring-n2.sbatch", "collect.sbatch", "datagen.sbatch".
 std::string point_script_name(const PointGroup& g);
 
 }  // namespace scalebench::study::slurm

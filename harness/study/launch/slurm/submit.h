@@ -1,5 +1,6 @@
 // slurm/submit.h — `scalebench sweep spec.toml --launcher slurm`: writes the study folder
-// (study.toml, slurm/profile.toml, one sbatch script per point group, collect.sbatch), then — unless
+// (study.toml, slurm/profile.toml, one sbatch script per point group, collect.sbatch, and datagen.sbatch
+// when the spec's [dataset] recipe has no file yet: the points wait for it, afterok), then — unless
 // dry_run — submits each script with `sbatch --parsable <script>` (an argument vector, never a shell)
 // and appends every job id to <study>/slurm/jobs.tsv as soon as sbatch answers, so a failure halfway
 // loses no record of what was submitted. Repetitions whose run file already says ok are not
@@ -26,7 +27,7 @@ struct SubmitOutcome {
   int groups = 0;          // point groups in the study
   int jobs = 0;            // point jobs submitted (an array counts once)
   int repetitions_ok = 0;  // repetitions skipped because their run file says ok
-  std::vector<std::string> job_ids;  // point jobs, then the collect job
+  std::vector<std::string> job_ids;  // the dataset job (when the spec's recipe has no file yet), point jobs, collect
 };
 
 SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const SubmitOptions& opt, std::ostream& out);

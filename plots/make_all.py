@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sbload  # noqa: E402
 
-PLOTS = ["speedup", "efficiency", "accuracy", "accuracy_cost", "curves", "breakdown", "commbench"]
+PLOTS = ["speedup", "efficiency", "accuracy", "accuracy_cost", "sweep_axes", "curves", "breakdown", "commbench"]
 
 
 def fail(msg: str):

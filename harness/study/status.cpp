@@ -207,6 +207,41 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
   return out;
 }
 
+std::vector<std::string> side_job_lines(const std::string& study_dir, const SlurmView& view) {
+  const slurm::JobRecord* datagen = nullptr;  // the latest submission's of each
+  const slurm::JobRecord* collect = nullptr;
+  const auto jobs = slurm::read_jobs(study_dir);
+  for (const auto& j : jobs) {
+    if (j.group == "datagen") datagen = &j;
+    if (j.group == "collect") collect = &j;
+  }
+  std::vector<std::string> lines;
+  // Not in the view: ended and forgotten when squeue answered, else unknown.
+  const std::string gone = view.queue_known ? "no longer queued" : "unknown (squeue did not answer)";
+  if (datagen) {
+    const auto it = view.jobs.find(datagen->job_id);
+    std::string state = it == view.jobs.end() ? gone : it->second.first;
+    const std::string q = it == view.jobs.end() ? "" : it->second.first;
+    std::string what = datagen->label;  // "dataset data/x.h5" → "data/x.h5"
+    if (what.rfind("dataset ", 0) == 0) what = what.substr(8);
+    // Ended other than COMPLETED: the point jobs that wait for it (afterok) never start.
+    if (!q.empty() && q != "COMPLETED" && !slurm_queued(q) && !slurm_live(q))
+      state += fmt::format("{}; the points waiting for it will not start (log: {}/slurm/logs/datagen-{}.out)",
+                           it->second.second.empty() ? "" : ", " + it->second.second, study_dir, datagen->job_id);
+    else if (slurm_queued(q) && !it->second.second.empty())
+      state += " (" + it->second.second + ")";
+    lines.push_back(fmt::format("dataset job {}{}: {}", datagen->job_id, what.empty() ? "" : " (" + what + ")", state));
+  }
+  if (collect) {
+    const auto it = view.jobs.find(collect->job_id);
+    const bool plots = fs::exists(fs::path(study_dir) / "plots");
+    lines.push_back(fmt::format("collect job {}: {}{}", collect->job_id,
+                                it == view.jobs.end() ? gone : it->second.first,
+                                plots ? " (plots written)" : ""));
+  }
+  return lines;
+}
+
 std::vector<PointState> print_status(const std::string& study_dir, std::ostream& out) {
   const auto jobs = slurm::read_jobs(study_dir);
   std::vector<std::string> ids;
@@ -233,15 +268,7 @@ std::vector<PointState> print_status(const std::string& study_dir, std::ostream&
                        s.job.empty() ? "-" : s.job, s.slurm.empty() ? "-" : s.slurm, s.file.empty() ? "-" : s.file,
                        s.state, s.detail);
   }
-  const slurm::JobRecord* collect = nullptr;  // the latest submission's
-  for (const auto& j : jobs)
-    if (j.group == "collect") collect = &j;
-  if (collect) {
-    const auto it = view.jobs.find(collect->job_id);
-    const bool plots = fs::exists(fs::path(study_dir) / "plots");
-    out << fmt::format("collect job {}: {}{}\n", collect->job_id,
-                       it == view.jobs.end() ? "no longer queued" : it->second.first, plots ? " (plots written)" : "");
-  }
+  for (const auto& line : side_job_lines(study_dir, view)) out << line << "\n";
   std::string summary;
   for (const auto& [k, n] : count) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, k);
   out << fmt::format("status: {}: {} points: {}\n", study_dir, states.size(), summary);

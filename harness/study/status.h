@@ -45,6 +45,11 @@ record::LivenessCheck running_liveness(const record::RunFile& f, const std::stri
 std::vector<std::string> running_slurm_jobs(const std::vector<record::RunFile>& files);
 
 std::vector<PointState> study_status(const std::string& study_dir, const SlurmView& view);
+// One line for each of the study's jobs that are not points, from the latest submission of each in
+// slurm/jobs.tsv, with the view's state: the dataset job ("dataset job 4710: COMPLETED — dataset
+// data/x.h5"; when it ended otherwise, that its waiting points will not start and where its log is)
+// and the collect job ("collect job 4716: PENDING"). None for a local study.
+std::vector<std::string> side_job_lines(const std::string& study_dir, const SlurmView& view);
 // Prints the table and a summary line; returns the states.
 std::vector<PointState> print_status(const std::string& study_dir, std::ostream& out);
 

@@ -181,3 +181,40 @@ TEST(Status, DeadRunningFilesAreDead) {
   EXPECT_EQ(running_slurm_jobs({record::read_run_file(dir + "/runs/" + record::run_id(groups[1].reps[1]) + ".h5")}),
             std::vector<std::string>{"77"});
 }
+
+// The study's jobs that are not points: the dataset job (jobs.tsv row `datagen`) and the collect
+// job, each from its latest submission, with the state the view gives.
+TEST(Status, DatasetAndCollectJobLines) {
+  sbtest::TempDir tmp;
+  const std::string dir = tmp / "st";
+  std::filesystem::create_directories(dir + "/slurm");
+  SlurmView v;
+  EXPECT_TRUE(side_job_lines(dir, v).empty());  // local study: no jobs file
+  {
+    std::ofstream j(dir + "/slurm/jobs.tsv");
+    j << "submitted_utc\tgroup\tjob_id\trepetitions\tscript\tlabel\n"
+      << "t\tdatagen\t90\t\td\tdataset data/x.h5\n"  // an earlier submission's
+      << "t\tdatagen\t99\t\td\tdataset data/x.h5\n"
+      << "t\t1\t100\t1,2\ts\tl\n"
+      << "t\tcollect\t400\t\tc\tcollect\n";
+  }
+  v.jobs["90"] = {"FAILED", "exit 1:0"};
+  v.jobs["99"] = {"PENDING", "Priority"};
+  v.jobs["400"] = {"PENDING", "Dependency"};
+  EXPECT_EQ(side_job_lines(dir, v),
+            (std::vector<std::string>{"dataset job 99 (data/x.h5): PENDING (Priority)", "collect job 400: PENDING"}));
+  v.jobs["99"] = {"RUNNING", ""};
+  EXPECT_EQ(side_job_lines(dir, v)[0], "dataset job 99 (data/x.h5): RUNNING");
+  v.jobs["99"] = {"COMPLETED", "exit 0:0"};
+  EXPECT_EQ(side_job_lines(dir, v)[0], "dataset job 99 (data/x.h5): COMPLETED");
+  v.jobs["99"] = {"FAILED", "exit 1:0"};
+  EXPECT_EQ(side_job_lines(dir, v)[0],
+            fmt::format("dataset job 99 (data/x.h5): FAILED, exit 1:0; the points waiting for it will not start "
+                        "(log: {}/slurm/logs/datagen-99.out)", dir));
+  v.jobs.clear();
+  EXPECT_EQ(side_job_lines(dir, v), (std::vector<std::string>{"dataset job 99 (data/x.h5): unknown (squeue did not answer)",
+                                                              "collect job 400: unknown (squeue did not answer)"}));
+  v.queue_known = true;
+  EXPECT_EQ(side_job_lines(dir, v),
+            (std::vector<std::string>{"dataset job 99 (data/x.h5): no longer queued", "collect job 400: no longer queued"}));
+}

@@ -1,6 +1,9 @@
 # package.py — a Spack recipe for scalebench (docs/install.md). It states the dependencies and the
-# CMake arguments of CMakeLists.txt in Spack's form. It is NOT tested against a live Spack by this
-# repository's tests (no Spack here); report what your Spack version needs changed.
+# CMake arguments of CMakeLists.txt in Spack's form, and builds a local checkout: it names no URL
+# and no repository to fetch (there is no public one to name), so use it with `spack develop
+# --path <checkout> scalebench@=main` in an environment (docs/install.md, "With Spack"); a plain
+# `spack install scalebench` has nothing to fetch and fails. It is NOT tested against a live Spack
+# by this repository's tests (no Spack here); report what your Spack version needs changed.
 # Not here: Slurm profiles or site module names (slurm/profiles/).
 from spack.package import *
 
@@ -9,10 +12,8 @@ class Scalebench(CMakePackage, CudaPackage):
     """HPC scaling-study benchmark suite: hand-written U-Net and VGG training under data-parallel
     strategies, swept over device counts, results in HDF5, plots and baseline comparisons."""
 
-    homepage = "https://example.invalid/scalebench"  # replace with the project's home
-    git = "https://example.invalid/scalebench.git"   # replace with the project's repository
-
-    version("main", branch="main")
+    # No homepage, url or git: the source is the checkout `spack develop --path` names.
+    version("main")
 
     depends_on("cmake@3.25:", type="build")
     depends_on("pkgconfig", type="build")

@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""sweep_axes.py — one figure per swept run option (docs/sweep-spec.md, "Sweep axes"): throughput
+(images/s) and final held-out quality (mean IoU, or accuracy) against the option's values, one
+column per model × scaling, one line per strategy × N (× the other swept options' values).
+Files: axis-<field>.png/.pdf.
+
+The swept options are the study file's `point_fields` (collect's list of the columns that tell
+points apart; older files: sbplot's fixed list) that take more than one value among the ok runs of
+one model × scaling — model, strategy and N are the scaling plots' axes and are left out, as is the
+batch that follows from the other (global batch in weak scaling, per-device batch in strong).
+Numeric options get a numeric x axis (log2 when all values are positive and span a factor of 4 or
+more), others (compression none/bf16/fp16, true/false) one category each. Repetitions: median with
+min–max bars; runs whose status is not ok are left out and counted in the caption. A study that
+varies nothing else: NoData (make_all.py prints it as skipped).
+
+It deliberately does not recompute throughput or quality (the study file's `images_per_s`,
+`final_val_miou`, `final_val_accuracy`), and draws no speedup (speedup.py: each value combination
+is its own speedup group there).
+
+Usage: /usr/bin/python3 plots/sweep_axes.py STUDY_DIR_OR_FILE [-o OUT]
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+
+import accuracy  # noqa: E402
+import sbload  # noqa: E402
+import sbplot  # noqa: E402
+
+NOT_AXES = ("model", "strategy", "world_size", "devices", "scaling")  # the scaling plots' own axes
+_OFF = ("none", "off", "false", "0", "no")  # categories drawn first
+
+
+def _candidates(rows) -> list:
+    pf = rows[0].get("_point_fields") if rows else None
+    return [f for f in (pf or sbplot._DIFF_FIELDS) if f not in NOT_AXES]
+
+
+def swept_fields(rows) -> list:
+    """The options that take more than one value among the rows of one model × scaling, in
+    point_fields order."""
+    out = []
+    for panel in sbplot.group_rows(rows, sbplot.panel_key).values():
+        derived = "global_batch" if panel[0].get("scaling") != "strong" else "batch"
+        for f in _candidates(panel):
+            if f != derived and f not in out and len({str(r.get(f)) for r in panel if r.get(f) is not None}) > 1:
+                out.append(f)
+    return [f for f in _candidates(rows) if f in out]
+
+
+def is_numeric(values) -> bool:
+    """Every value a number, and not a two-valued on/off flag."""
+    if {str(v).lower() for v in values} <= {"0", "1", "true", "false"}:
+        return False
+    return all(math.isfinite(sbload.num(v)) for v in values)
+
+
+def category_order(values) -> list:
+    """Distinct values as text, the 'off' value (none, false, 0) first, then as sorted text."""
+    vs = sorted({sbplot._fmt(v) for v in values})
+    return sorted(vs, key=lambda v: (v.lower() not in _OFF, v))
+
+
+def _x_of(field, values):
+    """(value → x position, ticks, tick labels, log2?) for the axis of `field`."""
+    if is_numeric(values):
+        xs = sorted({sbload.num(v) for v in values})
+        log = xs[0] > 0 and xs[-1] / xs[0] >= 4
+        return (lambda v: sbload.num(v)), xs, [f"{x:g}" for x in xs], log
+    cats = category_order(values)
+    return (lambda v: float(cats.index(sbplot._fmt(v)))), [float(i) for i in range(len(cats))], cats, False
+
+
+def _set_axis(ax, ticks, labels, log):
+    if log:
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(ticks[0] / 2 ** 0.35, ticks[-1] * 2 ** 0.35)
+    else:
+        pad = 0.35 if len(ticks) < 2 else 0.08 * (ticks[-1] - ticks[0])
+        ax.set_xlim(ticks[0] - pad, ticks[-1] + pad)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: labels[ticks.index(v)] if v in ticks else ""))
+
+
+def _agg(rows, xof, field, metric, scale):
+    """[(x, median, min, max, count)] over rows with a finite metric, by x."""
+    byx = {}
+    for r in rows:
+        v = sbload.num(r.get(metric))
+        if math.isfinite(v):
+            byx.setdefault(xof(r.get(field)), []).append(v * scale)
+    return [(x, float(np.median(vs)), min(vs), max(vs), len(vs)) for x, vs in sorted(byx.items())]
+
+
+def _line_label(r, others) -> str:
+    extra = ", ".join(f"{f}={sbplot._fmt(r.get(f))}" for f in others)
+    return f"{r.get('strategy', '')} N={r['world_size']}" + (f" ({extra})" if extra else "")
+
+
+def make_one(study, shown, field, out_dir) -> list:
+    rows = [r for r in shown if r.get(field) is not None]
+    panels = [(k, p) for k, p in sbplot.group_rows(rows, sbplot.panel_key).items()
+              if len({str(r.get(field)) for r in p}) > 1]
+    others = [f for f in swept_fields(shown) if f != field]
+    xof, ticks, labels, log = _x_of(field, [r.get(field) for _, p in panels for r in p])
+    strategies = sorted({r.get("strategy", "") for _, p in panels for r in p})
+    fig, axs = plt.subplots(2, len(panels), figsize=(5.0 * len(panels) + 0.6, 7.4), squeeze=False)
+    handles = {}
+    for col, (pkey, prow) in enumerate(panels):
+        qmetric, qlabel, qscale = accuracy.quality_metric(prow)
+        series = sbplot.group_rows(prow, lambda r: (r.get("strategy", ""), r["world_size"])
+                                   + tuple(str(r.get(f)) for f in others))
+        for i, (skey, srows) in enumerate(series.items()):
+            color = sbplot.COLORS[i % len(sbplot.COLORS)]
+            marker = sbplot.MARKERS[strategies.index(srows[0].get("strategy", "")) % len(sbplot.MARKERS)]
+            label = _line_label(srows[0], others)
+            for row, (metric, scale) in enumerate((("images_per_s", 1.0), (qmetric, qscale))):
+                sbplot.plot_agg(axs[row][col], _agg(srows, xof, field, metric, scale), label, color, marker)
+            for hd, lb in zip(*axs[0][col].get_legend_handles_labels()):
+                handles.setdefault(lb, hd)
+        for row, ylabel in enumerate(("throughput (images/s)", qlabel)):
+            ax = axs[row][col]
+            _set_axis(ax, ticks, labels, log)
+            ax.set_ylabel(ylabel)
+            ax.set_xlabel(field + (" (log2)" if log else ""))
+            if not ax.lines:
+                ax.text(0.5, 0.5, "not recorded", transform=ax.transAxes, ha="center", color="0.4")
+        axs[0][col].set_title(sbplot.panel_title(pkey), fontsize=9.5)
+    cap = sbplot.caption(study, rows, study.rows,
+                         [sbplot.reps_note(rows), "quality: values of the last epoch",
+                          f"lines: strategy × N{' × ' + ', '.join(others) if others else ''}"])
+    return sbplot.finish(fig, f"Throughput and quality vs {field}", cap, out_dir, "axis-" + sbplot.slug(field),
+                         legend_handles=list(handles.values()), legend_ncol=4)
+
+
+def make(study_path_or_dir, out_dir) -> list:
+    study = sbload.load_study(study_path_or_dir)
+    shown = study.ok_rows()
+    fields = swept_fields(shown)
+    if not fields:
+        raise sbload.NoData(f"the study varies no run option besides model, strategy and N in {study.path}")
+    paths = []
+    for f in fields:
+        paths += make_one(study, shown, f, out_dir)
+    return paths
+
+
+if __name__ == "__main__":
+    sbplot.main(make, __doc__.splitlines()[0])

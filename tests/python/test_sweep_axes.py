@@ -1,0 +1,127 @@
+"""test_sweep_axes.py — unittest (stdlib only) for plots/sweep_axes.py: the axis-<field> figures of
+a study that sweeps run options besides model, strategy and N (docs/plots.md).
+
+Run: /usr/bin/python3 -m unittest -v tests/python/test_sweep_axes.py   (ctest: python.sweep_axes)
+
+The fixture is a study file only (the plot reads no run file), written here with h5py from the
+committed sample U-Net row: single N=1 and ring N=1, 2 × compression none/bf16 × bucket_mb
+0.25/1 (two repetitions of one point, one failed point), weak scaling; its throughput and mIoU
+values are invented, its shape is real. The same fixture at one value of each option must draw
+no axis figure. It deliberately does not compare pixels (test_plots.py says why).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+from test_plots import PLOTS, SAMPLES, check_outputs, png_has_content, run_make_all  # noqa: E402
+
+sys.path.insert(0, PLOTS)
+import sbload  # noqa: E402
+import sweep_axes  # noqa: E402
+
+POINT_FIELDS = "model,strategy,world_size,batch,global_batch,bucket_mb,compression"
+
+
+def axis_points(swept=True):
+    """(strategy, N, compression, bucket_mb, repetition, status) of the fixture's rows."""
+    pts = [("single", 1, "none", 1.0, 1, "ok")]
+    for comp in (("none", "bf16") if swept else ("none",)):
+        for mb in ((0.25, 1.0) if swept else (1.0,)):
+            for n in (1, 2):
+                pts.append(("ring", n, comp, mb, 1, "ok"))
+    pts.append(("ring", 2, "none", 1.0, 2, "ok"))  # a repetition: median with bars
+    pts.append(("ring", 2, "none", 1.0, 3, "failed"))
+    return pts
+
+
+def make_axes_study(dst, swept=True):
+    import h5py
+    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
+        tmpl = f["runs"][()]
+        attrs = dict(f.attrs)
+    src = next(r for r in tmpl if r["run_id"].decode() == "d8270d579261f947")
+    names = list(tmpl.dtype.names) + ["bucket_mb", "compression"]
+    sdt = h5py.string_dtype("utf-8")
+    own = {"bucket_mb": np.dtype(np.float64), "compression": sdt}
+    dt = np.dtype([(n, own[n] if n in own else (sdt if tmpl.dtype[n].kind == "O" else tmpl.dtype[n]))
+                   for n in names])
+    rows = []
+    for k, (strat, n, comp, mb, rep, status) in enumerate(axis_points(swept)):
+        r = {c: (src[c].decode() if isinstance(src[c], bytes) else src[c]) for c in tmpl.dtype.names}
+        ok = status == "ok"
+        r.update(run_id=f"{k:016x}", point_id=f"p{strat}{n}{comp}{mb}", group_id=f"g{comp}{mb}", strategy=strat,
+                 world_size=n, repetition=rep, global_batch=int(r["batch"]) * n, status=status,
+                 bucket_mb=mb, compression=comp,
+                 images_per_s=(100.0 * n * (1.3 if comp == "bf16" else 1.0) * (1.1 if mb < 1 else 1.0)
+                               * (1.05 if rep == 2 else 1.0)) if ok else np.nan,
+                 final_val_miou=(0.6 - 0.01 * n - (0.02 if comp == "bf16" else 0.0)) if ok else np.nan)
+        rows.append(tuple(r[c] for c in names))
+    os.makedirs(dst)
+    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
+        f.attrs.update(attrs)
+        f.attrs["study"] = "axes-fixture"
+        f.attrs["runs"] = len(rows)
+        f.attrs["point_fields"] = POINT_FIELDS
+        f.create_dataset("runs", data=np.array(rows, dtype=dt))
+    return dst
+
+
+class SweepAxesPlots(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sb_axes_")
+        cls.study = make_axes_study(os.path.join(cls.tmp, "swept"))
+        cls.flat = make_axes_study(os.path.join(cls.tmp, "flat"), swept=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_swept_fields(self):
+        rows = sbload.load_study(self.study).ok_rows()
+        # global_batch varies with N in weak scaling: derived, not an axis.
+        self.assertEqual(sweep_axes.swept_fields(rows), ["bucket_mb", "compression"])
+        self.assertEqual(sweep_axes.swept_fields(sbload.load_study(self.flat).ok_rows()), [])
+
+    def test_axis_kinds(self):
+        self.assertTrue(sweep_axes.is_numeric([0.25, 1.0]))
+        self.assertFalse(sweep_axes.is_numeric(["none", "bf16"]))
+        self.assertFalse(sweep_axes.is_numeric([0, 1]))  # an on/off flag: two categories
+        self.assertEqual(sweep_axes.category_order(["fp16", "none", "bf16"]), ["none", "bf16", "fp16"])
+
+    def test_one_figure_per_axis(self):
+        out = os.path.join(self.tmp, "out")
+        check_outputs(self, sweep_axes.make(self.study, out), ["axis-bucket_mb", "axis-compression"])
+
+    def test_no_extra_axis_draws_none(self):
+        with self.assertRaises(sbload.NoData):
+            sweep_axes.make(self.flat, os.path.join(self.tmp, "none"))
+        with self.assertRaises(sbload.NoData):  # two models with their own settings are not an axis
+            sweep_axes.make(SAMPLES, os.path.join(self.tmp, "none"))
+
+    def test_make_all(self):
+        out = os.path.join(self.tmp, "all")
+        p = run_make_all(self.study, "-o", out, "--only", "sweep_axes,speedup")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        for stem in ("axis-bucket_mb", "axis-compression"):
+            self.assertIn(os.path.join(out, stem + ".png"), p.stdout.split())
+            png_has_content(self, os.path.join(out, stem + ".png"))
+        flat_out = os.path.join(self.tmp, "flat-all")
+        p = run_make_all(self.flat, "-o", flat_out, "--only", "sweep_axes,speedup")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"(?m)^skipped: sweep_axes: the study varies no run option")
+        self.assertFalse([f for f in os.listdir(flat_out) if f.startswith("axis-")])
+        self.assertIn(os.path.join(flat_out, "speedup.png"), p.stdout.split())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -7,7 +7,9 @@ STUDY_DIR_OR_FILE is a study folder (holding study.h5 and runs/) or a study file
 makes the commbench plot alone. OUT defaults to <study folder>/plots. Prints each file written
 (PNG and PDF per figure), one `skipped: <plot>: <reason>` line per plot without data (e.g. no
 commbench JSON, no run files), and exits 2 with one `make_all.py: error: ...` line on stderr when
-an input file is missing, unreadable or corrupt (nothing else on stderr).
+an input file is missing, unreadable or corrupt (nothing else on stderr). With --projection FILE (a
+`scalebench project -o` file) it also draws projection.png: the predicted lines with the study's own
+points and those of every --overlay study file (e.g. results/anchors/*.h5) overlaid.
 
 It deliberately does not run scalebench (no collect, no commbench), does not clear OUT, and does
 not stop at the first plot without data.
@@ -38,6 +40,9 @@ def main(argv=None) -> int:
     ap.add_argument("--commbench", action="append", metavar="PATH",
                     help="commbench JSON file or folder (repeatable; default: commbench*.json and "
                          "commbench/*.json next to the study)")
+    ap.add_argument("--projection", metavar="FILE", help="a `scalebench project -o` file: draw projection.png")
+    ap.add_argument("--overlay", action="append", default=[], metavar="STUDY",
+                    help="with --projection: another study file whose points are overlaid (repeatable)")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(PLOTS))
     ap.add_argument("--dpi", type=float, help="PNG resolution (default 130)")
     ap.add_argument("--traceback", action="store_true", help="show the Python traceback of an unexpected error")
@@ -74,6 +79,17 @@ def main(argv=None) -> int:
             except sbload.NoData as e:
                 print(f"skipped: {name}: {e}", flush=True)
                 continue
+            for p in paths:
+                print(p, flush=True)
+            written += len(paths)
+        if a.projection:
+            import projection
+            overlay = ([] if json_only else [sbload.resolve_study(a.study)]) + a.overlay
+            try:
+                paths = projection.make(a.projection, out, overlay)
+            except sbload.NoData as e:
+                print(f"skipped: projection: {e}", flush=True)
+                paths = []
             for p in paths:
                 print(p, flush=True)
             written += len(paths)

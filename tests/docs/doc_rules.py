@@ -78,6 +78,11 @@ ALLOWED_FOREIGN = [
     ("--replay-only", "sb_fuzz (tests/fuzz: the corpus alone)", ["docs/testing.md"]),
     ("--input-timeout", "sb_fuzz (tests/fuzz: the hang limit)", ["docs/testing.md"]),
     ("--mca", "mpirun (the MCA parameters tools/cluster/mpirun.sh sets)", ["docs/cluster-emulation.md"]),
+    ("--projection", "plots/make_all.py (the projection plot)", ["docs/plots.md"]),
+    ("--overlay", "plots/make_all.py, plots/projection.py (points overlaid)", ["docs/plots.md"]),
+    ("--layers", "tools/synthetic_trace.py (equal backward layers)", ["docs/projection.md"]),
+    ("--step-ms", "tools/synthetic_trace.py (compute per step)", ["docs/projection.md"]),
+    ("--params", "tools/synthetic_trace.py (gradient elements)", ["docs/projection.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
      for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset")]
 

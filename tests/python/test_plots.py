@@ -439,5 +439,55 @@ class BadInputs(unittest.TestCase):
                 sbload.load_commbench(bad)
 
 
+class TestAnchorsAndProjection(unittest.TestCase):
+    """tools/make_anchors.py writes study files the plots read; projection.py draws a projection
+    file's lines with points overlaid, and refuses a file that is not a projection."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sb_proj_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _projection(self, path):
+        import h5py
+        sdt = h5py.string_dtype("utf-8")
+        dt = np.dtype([("point_id", sdt), ("group_id", sdt), ("status", sdt), ("model", sdt), ("strategy", sdt),
+                       ("scaling", sdt), ("source", sdt), ("world_size", "<i8"), ("efficiency", "<f8")])
+        rows = [(f"p-{n}", "project-vgg16-weak", "ok", "vgg16", "ring", "weak", "projection", n, e)
+                for n, e in ((1, 1.0), (2, 0.8), (512, 0.5))]
+        with h5py.File(path, "w") as f:
+            f.attrs.update({"schema_version": np.int64(1), "kind": "study", "network": "profile 25gbe"})
+            f.create_dataset("runs", data=np.array(rows, dtype=dt))
+
+    def test_anchor_files(self):
+        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_anchors.py"), self.tmp], check=True,
+                       capture_output=True)
+        hv = sbload.load_study(os.path.join(self.tmp, "horovod-2018.h5"))
+        eff = {r["model"]: r["efficiency"] for r in hv.rows}
+        self.assertEqual(eff, {"inception_v3": 0.90, "resnet101": 0.90, "vgg16": 0.68})
+        self.assertIn("68% scaling efficiency for VGG-16", hv.attrs["source"])
+        self.assertTrue(all(r["world_size"] == 512 and r["status"] == "ok" for r in hv.rows))
+        # the committed files are what the generator writes (rows, not creation metadata)
+        shipped = sbload.load_study(os.path.join(ROOT, "results", "anchors", "horovod-2018.h5"))
+        self.assertEqual([(r["model"], r["efficiency"]) for r in shipped.rows], [(r["model"], r["efficiency"]) for r in hv.rows])
+        paths = efficiency.make(os.path.join(self.tmp, "unet-medical-tf2.h5"), self.tmp)
+        self.assertTrue(all(os.path.getsize(p) > 0 for p in paths))
+
+    def test_projection_plot_with_overlay(self):
+        import projection
+        proj = os.path.join(self.tmp, "projection.h5")
+        self._projection(proj)
+        anchor = os.path.join(ROOT, "results", "anchors", "horovod-2018.h5")
+        out = os.path.join(self.tmp, "figs")
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "make_all.py"), anchor, "-o", out,
+                            "--only", "efficiency", "--projection", proj], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(os.path.join(out, "projection.png"), r.stdout)
+        self.assertGreater(mpimg.imread(os.path.join(out, "projection.png")).shape[0], 100)
+        with self.assertRaises(sbload.NoData):
+            projection.make(anchor, out, [])  # an anchor is not a projection file
+
+
 if __name__ == "__main__":
     unittest.main()

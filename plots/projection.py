@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""projection.py — `scalebench project`'s predicted scaling efficiency vs N (lines, one per
+strategy, one panel per model × scaling mode; x log2) with measured or published points overlaid
+(markers) from other study files — a user's own study, results/anchors/*.h5 — where their model,
+scaling mode and strategy match a predicted line.
+
+Predicted and measured efficiencies are the files' `efficiency` columns, as written (project's
+step(1)/step(N), collect's speedup / N, an anchor's published figure); ok rows only.
+
+It deliberately does not run `project`, does not recompute any efficiency, and draws a measured
+point only beside a predicted line of the same model, scaling and strategy (nothing is matched
+by guesswork: name the model alike in `project --model` and the study).
+
+Usage: /usr/bin/python3 plots/projection.py PROJECTION.h5 [-o OUT] [--overlay STUDY ...]
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import sbload  # noqa: E402
+import sbplot  # noqa: E402
+
+
+def _key(r):
+    return (r.get("model", ""), r.get("scaling", ""))
+
+
+def make(projection_path, out_dir, overlay=()) -> list:
+    proj = sbload.load_study(projection_path)
+    pred = [r for r in proj.ok_rows() if sbload.finite(r.get("efficiency"))]
+    if not pred or not all(r.get("source") == "projection" for r in pred):
+        raise sbload.NoData(f"{proj.path} is not a `scalebench project -o` file (no rows with source = projection)")
+    points = []  # (study name, row)
+    for p in overlay:
+        st = sbload.load_study(p)
+        points += [(st.name, r) for r in st.ok_rows() if sbload.finite(r.get("efficiency"))]
+    panels = sbplot.group_rows(pred, _key)
+    fig, axes = sbplot.grid(len(panels))
+    import matplotlib.pyplot as plt
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    shown = 0
+    for ax, (key, rows) in zip(axes, panels.items()):
+        by_strategy = sbplot.group_rows(rows, lambda r: (r.get("strategy", ""), r.get("group_id", "")))
+        strategies = []
+        for i, ((strategy, group), rs) in enumerate(by_strategy.items()):
+            rs = sorted(rs, key=lambda r: r["world_size"])
+            c = colors[i % len(colors)]
+            label = strategy + (" (no overlap)" if "nooverlap" in group else "") + (" (bf16)" if "bf16" in group else "")
+            ax.plot([r["world_size"] for r in rs], [100 * r["efficiency"] for r in rs], "-", color=c, label=f"{label}: predicted")
+            strategies.append((strategy, c))
+        for name, r in points:
+            if _key(r) != key:
+                continue
+            for strategy, c in strategies:
+                if r.get("strategy") == strategy:
+                    ax.plot([r["world_size"]], [100 * r["efficiency"]], "o", color=c, mfc="none", ms=8,
+                            label=f"{strategy}: {name}")
+                    shown += 1
+                    break
+        ax.axhline(100, color="#999999", ls="--", lw=0.8)
+        sbplot.log2_axis(ax, [r["world_size"] for r in rows])
+        ax.set_xlabel("devices N")
+        ax.set_ylabel("scaling efficiency (%)")
+        ax.set_title(sbplot.panel_title(key), fontsize=9)
+        handles, labels = ax.get_legend_handles_labels()
+        uniq = dict(zip(labels, handles))
+        ax.legend(uniq.values(), uniq.keys(), fontsize=6.5)
+    cap = (f"lines: scalebench project ({proj.attrs.get('network', '?')}; from {proj.attrs.get('measured_trace', '?')}); "
+           f"markers: {shown} measured or published point(s) from {', '.join(os.path.basename(p) for p in overlay) or 'no overlay file'}")
+    return sbplot.finish(fig, "Predicted scaling efficiency, measured points overlaid", cap, out_dir, "projection")
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("projection", help="a `scalebench project -o` file")
+    ap.add_argument("-o", "--out", default=".", help="output folder (default: .)")
+    ap.add_argument("--overlay", action="append", default=[], help="study file with measured or published points (repeatable)")
+    a = ap.parse_args()
+    try:
+        for path in make(a.projection, a.out, a.overlay):
+            print(path)
+    except sbload.NoData as e:
+        print(f"skipped: projection: {e}")
+    except sbload.InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)

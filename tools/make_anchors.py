@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""make_anchors.py — writes the published scaling figures of results/anchors/README.md as study
+files (docs/results-schema.md, `kind = study`), so `scalebench report`/`compare` and plots/ read
+them beside a user's own study.
+
+    /usr/bin/python3 tools/make_anchors.py [OUT_DIR]      (default: results/anchors)
+
+Every number below is copied from the source named next to it, at the commit given; a figure the
+source does not give is left out (NaN / empty), never estimated. Derived columns say so in the
+row's `derived` column (speedup = efficiency x N, or efficiency = speedup / N: the definitions of
+docs/design.md section 5). Each row's `source` column and the file's `source` attribute carry the
+citation and the quoted sentence.
+
+It deliberately does not download anything, does not read the sources (they were read by hand),
+and writes no column a source does not give a value for (no epochs, losses, run files).
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import h5py
+import numpy as np
+
+NAN = math.nan
+
+HOROVOD_URL = ("https://github.com/horovod/horovod/blob/62ed3398f65ede5505626af76bf544879a6add3e/docs/benchmarks.md")
+HOROVOD_QUOTE = ("The above benchmark was done on 128 servers with 4 Pascal GPUs each connected by RoCE-capable 25 "
+                 "Gbit/s network. Horovod achieves 90% scaling efficiency for both Inception V3 and ResNet-101, and "
+                 "68% scaling efficiency for VGG-16.")
+HOROVOD_SOURCE = (f"Horovod docs/benchmarks.md ({HOROVOD_URL}), the text under the '512-GPU Benchmark' figure: "
+                  f"\"{HOROVOD_QUOTE}\" (the same benchmark as Sergeev & Del Balso 2018, arXiv:1802.05799)")
+
+UNET_URL = ("https://github.com/NVIDIA/DeepLearningExamples/blob/2de29455a696b5608e24daa95f579f689b2d59e1/"
+            "TensorFlow2/Segmentation/UNet_Medical/README.md")
+UNET_SOURCE = (f"NVIDIA DeepLearningExamples TensorFlow2/Segmentation/UNet_Medical/README.md ({UNET_URL}), section "
+               "'Training performance results', tables 'Training performance: NVIDIA DGX A100 (8x A100 40GB)' and "
+               "'Training performance: NVIDIA DGX-1 (8x V100 16GB)': \"Performance numbers (in images per second) were "
+               "averaged over 1000 iterations, excluding the first 200 warm-up steps.\" Columns: GPUs, Batch size / GPU, "
+               "Throughput [img/s], Weak scaling (= throughput(8) / throughput(1)). Launched with horovodrun "
+               "(the README's 'Training performance benchmark' section)")
+
+# (model name here: unet_medical@<system>, so tables and plots never mix the two systems)
+# (device, precision, batch per GPU, images/s at 1 GPU, images/s at 8 GPUs, published weak scaling at 8)
+UNET_ROWS = [
+    ("NVIDIA DGX A100 (8x A100 40GB)", "tf32", 1, 29.56, 210.74, 7.13),
+    ("NVIDIA DGX A100 (8x A100 40GB)", "tf32", 8, 46.26, 293.64, 6.35),
+    ("NVIDIA DGX A100 (8x A100 40GB)", "amp", 1, 62.50, 259.22, 4.15),
+    ("NVIDIA DGX A100 (8x A100 40GB)", "amp", 8, 118.98, 561.77, 4.72),
+    ("NVIDIA DGX-1 (8x V100 16GB)", "fp32", 1, 14.65, 117.81, 8.04),
+    ("NVIDIA DGX-1 (8x V100 16GB)", "fp32", 8, 17.91, 137.11, 7.66),
+    ("NVIDIA DGX-1 (8x V100 16GB)", "amp", 1, 40.36, 210.18, 5.21),
+    ("NVIDIA DGX-1 (8x V100 16GB)", "amp", 8, 59.58, 368.88, 6.19),
+]
+
+STR_COLS = ["run_id", "point_id", "group_id", "status", "error", "study", "model", "strategy", "scaling",
+            "precision", "backend", "task", "device", "interconnect", "baseline", "derived", "source", "file"]
+INT_COLS = ["world_size", "batch", "global_batch"]
+FLOAT_COLS = ["images_per_s", "baseline_images_per_s", "speedup", "efficiency"]
+
+
+def horovod_rows() -> list:
+    out = []
+    for model, eff in (("inception_v3", 0.90), ("resnet101", 0.90), ("vgg16", 0.68)):
+        out.append(dict(model=model, strategy="ring", scaling="weak", precision="", world_size=512, batch=0,
+                        device="128 servers x 4 Pascal GPUs", interconnect="RoCE-capable 25 Gbit/s",
+                        images_per_s=NAN, baseline_images_per_s=NAN, efficiency=eff, speedup=eff * 512,
+                        baseline="", derived="speedup = efficiency x 512; efficiency published as a whole percent",
+                        source=HOROVOD_SOURCE, task="classification"))
+    return out
+
+
+def unet_rows() -> list:
+    out = []
+    for device, prec, batch, ips1, ips8, weak in UNET_ROWS:
+        system = "dgxa100" if "A100" in device else "dgx1-v100"
+        common = dict(model=f"unet_medical@{system}", strategy="ring", scaling="weak", precision=prec, batch=batch,
+                      device=device, interconnect="inside one DGX (8 GPUs, one node)", baseline="ring N=1",
+                      baseline_images_per_s=ips1, source=UNET_SOURCE, task="segmentation")
+        out.append(dict(common, world_size=1, images_per_s=ips1, speedup=1.0, efficiency=1.0,
+                        derived="speedup and efficiency at N = 1 are 1 by definition"))
+        out.append(dict(common, world_size=8, images_per_s=ips8, speedup=weak, efficiency=weak / 8,
+                        derived="efficiency = published weak scaling / 8"))
+    return out
+
+
+def write(path: str, study: str, rows: list, attrs: dict):
+    for r in rows:
+        key = f"{r['model']}-{r['device']}-{r['precision']}-b{r['batch']}".replace(" ", "_")
+        r.setdefault("group_id", f"anchor-{study}-{key}")
+        r.setdefault("point_id", f"{r['group_id']}-{r['strategy']}-n{r['world_size']}")
+        r.setdefault("run_id", r["point_id"])
+        r.update(status="ok", error="", study=study, backend="cuda", file="",
+                 global_batch=r["batch"] * r["world_size"])
+    sdt = h5py.string_dtype("utf-8")
+    dt = np.dtype([(c, sdt) for c in STR_COLS] + [(c, "<i8") for c in INT_COLS] + [(c, "<f8") for c in FLOAT_COLS])
+    table = np.zeros(len(rows), dtype=dt)
+    for i, r in enumerate(rows):
+        for c in STR_COLS:
+            table[c][i] = str(r.get(c, ""))
+        for c in INT_COLS:
+            table[c][i] = int(r.get(c, 0))
+        for c in FLOAT_COLS:
+            table[c][i] = float(r.get(c, NAN))
+    tmp = path + ".tmp"
+    with h5py.File(tmp, "w") as f:
+        f.attrs.update({"schema_version": np.int64(1), "kind": "study", "writer": "tools/make_anchors.py",
+                        "created_utc": "2026-11-25T00:00:00Z", "study": study, "runs": np.int64(len(rows)),
+                        "runs_ok": np.int64(len(rows)),
+                        "point_fields": "model,strategy,scaling,precision,batch,device,world_size", **attrs})
+        f.create_dataset("runs", data=table)
+    os.replace(tmp, path)
+
+
+def main(argv) -> int:
+    out = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "anchors")
+    os.makedirs(out, exist_ok=True)
+    files = {
+        "horovod-2018.h5": ("anchor horovod-2018", horovod_rows(), {
+            "source": HOROVOD_SOURCE,
+            "speedup_definition": "published: scaling efficiency at 512 GPUs (whole percent); speedup = efficiency x N"}),
+        "unet-medical-tf2.h5": ("anchor unet-medical-tf2", unet_rows(), {
+            "source": UNET_SOURCE,
+            "speedup_definition": "published: weak scaling = throughput(8 GPUs) / throughput(1 GPU); efficiency = that / 8"}),
+    }
+    for name, (study, rows, attrs) in files.items():
+        p = os.path.join(out, name)
+        write(p, study, rows, attrs)
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -44,7 +44,7 @@ class Writer {
   template <class T>
   void vec(const std::vector<T>& v) {
     pod(std::uint64_t(v.size()));
-    out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   void epoch(const EpochResult& e) {
     pod(e.epoch), pod(e.warmup), pod(e.wall_s), pod(e.images), pod(e.images_per_s), pod(e.lr), pod(e.train_loss);
@@ -79,7 +79,7 @@ class Reader {
     const auto n = pod<std::uint64_t>();
     SB_REQUIRE(n <= (b_.size() - at_) / sizeof(T), "checkpoint {}: truncated (a list of {} values)", file_, n);
     std::vector<T> v(n);
-    std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
+    if (n) std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));  // an empty vector's data() may be null
     at_ += n * sizeof(T);
     return v;
   }

@@ -281,3 +281,28 @@ TEST(Compare, OrderSummaryOnlyRegressionsAndDifferences) {
   for (std::size_t p = only.find("\nm "); p != std::string::npos; p = only.find("\nm ", p + 1)) ++table_rows;
   EXPECT_EQ(table_rows, 1u) << only;  // the regression row only
 }
+
+// A baseline written before a field existed has no column for it: that is not a difference, so
+// labels stay "m ring N=1 b=8" rather than listing every newer field empty (the demo's baseline).
+TEST(Compare, AFieldMissingFromAnOlderFileIsNotAVariedAxis) {
+  StudyFile base = empty_study();
+  run(base, "ring", "ok", {{"images_per_s", 100}});
+  StudyFile newer = empty_study();  // also has a newer field, at one value
+  Attrs r;
+  r.set("point_id", "ring"), r.set("status", "ok"), r.set("error", ""), r.set("model", "m"), r.set("strategy", "ring");
+  r.set("world_size", 1), r.set("batch", 8), r.set("images_per_s", 100.0), r.set("accumulate", std::int64_t{1});
+  newer.runs.append(r);
+  const CompareResult res = compare(base, newer, CompareOptions{});
+  ASSERT_FALSE(res.rows.empty());
+  for (const auto& v : res.rows) EXPECT_EQ(v.point, "m ring N=1 b=8") << v.point;
+  // Two present values that differ are an axis, and the label names it.
+  StudyFile other = empty_study();
+  r.set("accumulate", std::int64_t{2}), r.set("point_id", "ring2");
+  other.runs.append(r);
+  r.set("accumulate", std::int64_t{1}), r.set("point_id", "ring");
+  other.runs.append(r);
+  const CompareResult res2 = compare(newer, other, CompareOptions{});
+  bool named = false;
+  for (const auto& v : res2.rows) named |= v.point.find("accumulate=1") != std::string::npos;
+  EXPECT_TRUE(named);
+}

@@ -22,10 +22,14 @@ std::vector<std::string> varied_keys(const std::vector<const record::Table*>& ta
   std::vector<std::string> out;
   for (const std::string& k : point_keys()) {
     if (k == "model" || k == "strategy" || k == "world_size") continue;
+    // An empty cell is a file written before the field existed (or a row collected without it):
+    // unknown, not a value — so a baseline older than a field does not make every point "vary".
     std::vector<std::string> seen;
     for (const record::Table* t : tables)
-      for (std::size_t r = 0; r < t->rows(); ++r)
-        if (std::find(seen.begin(), seen.end(), t->str(k, r)) == seen.end()) seen.push_back(t->str(k, r));
+      for (std::size_t r = 0; r < t->rows(); ++r) {
+        const std::string v = t->str(k, r);
+        if (!v.empty() && std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+      }
     if (seen.size() > 1) out.push_back(k);
   }
   return out;
@@ -41,8 +45,10 @@ std::string row_label(const record::Table& t, std::size_t r, const std::vector<s
 
 std::string field_differences(const record::Table& a, std::size_t ra, const record::Table& b, std::size_t rb) {
   std::string s;
-  for (const std::string& k : point_keys())
-    if (a.str(k, ra) != b.str(k, rb)) s += fmt::format("{}{} {} -> {}", s.empty() ? "" : ", ", k, a.str(k, ra), b.str(k, rb));
+  for (const std::string& k : point_keys()) {
+    const std::string va = a.str(k, ra), vb = b.str(k, rb);
+    if (!va.empty() && !vb.empty() && va != vb) s += fmt::format("{}{} {} -> {}", s.empty() ? "" : ", ", k, va, vb);
+  }
   return s;
 }
 

@@ -1,8 +1,10 @@
 // lamb.cpp — LAMB over one layer (see lamb.h): moments first, then the direction and its norm, then
-// the update (two passes; the direction is recomputed rather than stored). Norms in double.
+// the update (two passes; the direction is recomputed rather than stored). Norms in double, and the
+// update too when lr·trust does not fit in a float.
 #include "kernels/cpu/lamb.h"
 
 #include <cmath>
+#include <limits>
 
 #include "kernels/common/check.h"
 
@@ -25,8 +27,17 @@ double lamb_step(std::int64_t count, float* w, const float* g, float* m, float* 
   }
   double trust = 1.0;
   if (adapt && ww > 0 && rr > 0) trust = std::sqrt(ww) / std::sqrt(rr);
-  const float step = float(double(lr) * trust);
-  for (std::int64_t i = 0; i < count; ++i) w[i] -= step * direction(i);
+  // lr·trust exceeds float's range when ‖r‖ is tiny against ‖w‖ (a tensor whose gradient vanished:
+  // m decays towards 0 while ‖w‖ stays), although the step's norm is lr·‖w‖. Cast to float it
+  // would be inf and turn the whole tensor into ±inf in one step; then the product is taken in
+  // double. Below float's maximum the float path is kept (the same results as before).
+  const double scale = double(lr) * trust;
+  if (scale <= double(std::numeric_limits<float>::max())) {
+    const float step = float(scale);
+    for (std::int64_t i = 0; i < count; ++i) w[i] -= step * direction(i);
+  } else {
+    for (std::int64_t i = 0; i < count; ++i) w[i] = float(double(w[i]) - scale * double(direction(i)));
+  }
   return trust;
 }
 

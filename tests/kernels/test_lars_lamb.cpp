@@ -1,6 +1,7 @@
 // test_lars_lamb.cpp — the layer-wise large-batch optimizers against steps worked out by hand:
 // LARS (trust ratio eta·‖w‖/(‖g‖ + wd·‖w‖), momentum), LAMB (bias-corrected Adam direction plus
-// weight decay, trust ratio ‖w‖/‖r‖), the non-adapting case (trust 1) and zero weights. The
+// weight decay, trust ratio ‖w‖/‖r‖), the non-adapting case (trust 1), zero weights, and trust
+// ratios beyond float's range (a finite step, not ±inf). The
 // Optimizer's per-tensor dispatch is tested in tests/models/test_layerwise_optimizer.cpp.
 #include <gtest/gtest.h>
 
@@ -74,4 +75,29 @@ TEST(Lamb, WeightDecayIsInTheDirection) {
   std::vector<float> w2 = {3, 4}, m2 = {0, 0}, v2 = {0, 0};
   EXPECT_EQ(cpu::lamb_step(2, w2.data(), g.data(), m2.data(), v2.data(), 0.01f, 0.9f, 0.999f, 1e-8f, 0.5f, 1, false), 1.0);
   EXPECT_NEAR(w2[0], 3 - 0.025, 1e-6);
+}
+
+// A tensor whose gradient has (nearly) vanished while its weights are large — the first moment
+// decays towards 0 and ‖r‖ with it — has a trust ratio ‖w‖/‖r‖ beyond float's range, but its step
+// is still lr·‖w‖ along r̂. It used to be taken as float(lr·trust) = inf, turning the tensor into ±inf
+// in one step (LAMB at lr 0.05, batch 4, in studies/accuracy-cost.toml).
+TEST(Lamb, HugeTrustRatioGivesAFiniteStepOfLrTimesNorm) {
+  // g² underflows in float, so v = 0 and r = m̂/eps = g/eps = (6e-23, -8e-23): ‖r‖ = 1e-22,
+  // trust = 5e30/1e-22 = 5e52; the step is 0.01·5e30·(0.6, -0.8) = (3e28, -4e28).
+  std::vector<float> w = {3e30f, 4e30f}, g = {6e-31f, -8e-31f}, m = {0, 0}, v = {0, 0};
+  const double trust = cpu::lamb_step(2, w.data(), g.data(), m.data(), v.data(), 0.01f, 0.9f, 0.999f, 1e-8f, 0, 1, true);
+  EXPECT_NEAR(trust / 5e52, 1.0, 1e-5);
+  ASSERT_TRUE(std::isfinite(w[0]) && std::isfinite(w[1])) << w[0] << " " << w[1];
+  EXPECT_NEAR(w[0] / 2.97e30, 1.0, 1e-5);
+  EXPECT_NEAR(w[1] / 4.04e30, 1.0, 1e-5);
+}
+
+TEST(Lars, HugeTrustRatioGivesAFiniteStep) {
+  // ‖w‖ = 5e30, ‖g‖ = 1e-30, eta 0.001, lr 10: lr·trust = 5e58; v = lr·trust·g = (3e28, 4e28).
+  std::vector<float> w = {3e30f, 4e30f}, g = {6e-31f, 8e-31f}, v = {0, 0};
+  EXPECT_NEAR(cpu::lars_step(2, w.data(), g.data(), v.data(), 10, 0.9f, 0, 0.001f, true) / 5e57, 1.0, 1e-5);
+  ASSERT_TRUE(std::isfinite(w[0]) && std::isfinite(w[1]) && std::isfinite(v[0])) << w[0] << " " << w[1];
+  EXPECT_NEAR(v[0] / 3e28, 1.0, 1e-5);
+  EXPECT_NEAR(w[0] / 2.97e30, 1.0, 1e-5);
+  EXPECT_NEAR(w[1] / 3.96e30, 1.0, 1e-5);
 }

@@ -3,8 +3,13 @@
 # emulated cluster (tools/cluster/up.sh) at two link rates in turn, runs `scalebench commbench` over
 # mpi with one rank per node (tools/cluster/mpirun.sh), and checks that
 #   - the ranks ran on two different emulated hosts (commbench's host names), and
-#   - the ring's busbw, 2 MiB and up, lies within [0.4, 1.1] x the configured rate (native's is
-#     printed, not checked: Open MPI picks its own algorithm, whose traffic busbw does not model).
+#   - the ring's busbw, 2 MiB and up, lies within [0.4, 1.1] x the configured rate at its best size,
+#     and above 1.1 at none (native's is printed, not checked: Open MPI picks its own algorithm,
+#     whose traffic busbw does not model). The best size, not every size: on a loaded host one TCP
+#     retransmission timeout (200 ms and up) can ruin the mean of a size's 4 calls (seen once: 0.02 x
+#     at 4 MiB while 2 MiB measured 0.63 x, with `make demo` running beside the test), and that says
+#     nothing about the shaping; a missing or wrong shaper still fails (every size above 1.1, or the
+#     best below 0.4).
 # The factor is a measurement of the emulator, not of scalebench: at n = 2 each rank sends and
 # receives the whole buffer once per allreduce, so busbw cannot exceed the tbf rate except by its
 # 1 ms burst (1.1 allows that and rounding); TCP/IP headers count against the rate (~0.95), and on
@@ -47,14 +52,17 @@ import json, sys
 j = json.load(open(sys.argv[1])); bits = float(sys.argv[2]); name = sys.argv[3]
 hosts = sorted(set(j["hostnames"]))
 assert hosts == [f"{name}-n0", f"{name}-n1"] and j["nodes"] == 2, f"ranks not on two emulated hosts: {j['hostnames']}"
-bad = 0
+bad, best = 0, 0.0
 for r in j["results"]:
     ratio = r["busbw_GBps"] * 8e9 / bits
-    ok = r["algo"] != "ring" or 0.4 <= ratio <= 1.1
-    bad += not ok
+    ring = r["algo"] == "ring"
+    if ring:
+        best = max(best, ratio)
+        bad += ratio > 1.1
     print(f"  {r['algo']:>6} {r['bytes']:>9} B  busbw {r['busbw_GBps']*8:.3f} Gbit/s  = {ratio:.2f} x configured"
-          + ("" if r["algo"] == "ring" else "  (not checked)") + ("" if ok else "  OUTSIDE [0.4, 1.1]"))
-sys.exit(1 if bad else 0)
+          + ("" if ring else "  (not checked)") + ("  ABOVE 1.1: not shaped" if ring and ratio > 1.1 else ""))
+print(f"  ring best {best:.2f} x configured: " + ("within [0.4, 1.1]" if 0.4 <= best <= 1.1 else "OUTSIDE [0.4, 1.1]"))
+sys.exit(1 if bad or not 0.4 <= best <= 1.1 else 0)
 PY
   "$cl/down.sh" --name "$name" || fail "down.sh failed"
   [ -z "$(leftovers)" ] || fail "left behind after down.sh: $(leftovers)"
@@ -63,4 +71,4 @@ PY
 echo "cluster $name, subnet $subnet.0/24"
 check_rate 400mbit 400000000 2M:8M
 check_rate 100mbit 100000000 2M:4M
-echo "PASS: the ring's busbw followed 400 and 100 Mbit/s within [0.4, 1.1]; nothing left behind"
+echo "PASS: the ring's best busbw followed 400 and 100 Mbit/s within [0.4, 1.1]; nothing left behind"

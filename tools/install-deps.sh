@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev
   slurm-wlm slurm-wlm-basic-plugins munge   # the ctest label slurm starts a one-node Slurm on this host
+  iproute2                                   # ip and tc: the ctest label cluster (tools/cluster) builds an emulated cluster
   python3 python3-h5py python3-numpy python3-matplotlib python3-pandas
 )
 

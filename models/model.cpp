@@ -137,6 +137,12 @@ const Tensor& Model::forward(Ctx& ctx, const Tensor& x, bool training) {
     TensorRefs in;
     for (int k : graph_.nodes[i].inputs) in.push_back(k < 0 ? &input_ : &outputs_[std::size_t(k)]);
     layers_[i]->forward(ctx, in, outputs_[i], training);
+    if (fwd_hook_ && training) {
+#if SCALEBENCH_HAVE_CUDA
+      if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
+#endif
+      fwd_hook_(int(i));
+    }
   }
 #if SCALEBENCH_HAVE_CUDA
   if (backend_ == Backend::cuda && outputs_.back().rank() == 4 && outputs_.back().layout() != Layout::NCHW) {

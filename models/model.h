@@ -79,6 +79,11 @@ class Model {
   using BackwardHook = std::function<void(int node, std::int64_t grad_begin, std::int64_t grad_end)>;
   void set_backward_hook(BackwardHook hook) { hook_ = std::move(hook); }
   const BackwardHook& backward_hook() const { return hook_; }
+  // --trace: fires after each node's training forward (not in evaluation), with the node's index in
+  // graph(). On cuda the stream is synchronised first, so the time between two calls is the node's
+  // device time — a cost only a traced run pays.
+  using ForwardHook = std::function<void(int node)>;
+  void set_forward_hook(ForwardHook hook) { fwd_hook_ = std::move(hook); }
 
   // Analytic forward FLOPs per image, per layer and in total. Training ≈ 3× forward.
   std::vector<LayerFlops> layer_flops() const;
@@ -117,6 +122,7 @@ class Model {
   std::vector<ParamInfo> param_info_;
   std::vector<std::pair<std::int64_t, std::int64_t>> node_param_range_;  // [begin, end) per node
   BackwardHook hook_;
+  ForwardHook fwd_hook_;
   std::vector<float> held_;  // summed gradients of this step's earlier micro-batches
   bool holding_ = false;     // held_ holds some
 };

@@ -55,6 +55,12 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
   // backward order). The strategy's own hook (its buckets) still runs, after the span is taken.
   std::map<int, std::string> names;
   for (const auto& p : st.model.param_info()) names.emplace(p.node, p.name.substr(0, p.name.rfind('.')));
+  // Forward per node (every node, parameters or not), named as the graph names it.
+  st.model.set_forward_hook([this](int node) {
+    const auto now = trace::Clock::now();
+    st_.trace->add("forward " + st_.model.graph().nodes[std::size_t(node)].name, "forward", layer_mark_, now);
+    layer_mark_ = now;
+  });
   st.model.set_backward_hook([this, names = std::move(names), next = st.model.backward_hook()](
                                  int node, std::int64_t b, std::int64_t e) {
     const auto now = trace::Clock::now();
@@ -150,6 +156,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       const auto first = batch_.labels.begin() + std::ptrdiff_t(std::size_t(m * mb) * label_values);
       // Dropout draws at the global position: local sample m·b + i of this worker's K·b.
       ctx_.sample_offset = std::int64_t(st_.worker) + std::int64_t(st_.workers) * m * mb;
+      layer_mark_ = trace::Clock::now();  // --trace: the first node's forward span starts here
       const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
       const auto y = labels_for_logits(std::vector<std::int32_t>(first, first + std::ptrdiff_t(mb * label_values)),
                                        x.shape(), logits.shape(), info);

@@ -2,7 +2,8 @@
 """tests/train/trace_test.py SCALEBENCH — ctest `trace.timeline` (label mpi): `train --trace` on a
 2-rank ring run (4 KiB-ish buckets, overlap on), then `scalebench trace merge`. Checks that every
 file loads as JSON; that spans nest (each phase inside its step, phases end to end, each layer's
-backward inside the step's backward phase, each bucket allreduce inside its step, the buckets of a
+backward inside the step's backward phase, each node's forward inside the forward phase, end to end
+and the same nodes every step, each bucket allreduce inside its step, the buckets of a
 step tiling the whole gradient arena); that rank 0's per-phase sums equal the run file's /steps
 columns (read with h5dump); one evaluation span per epoch on rank 0; and that merge keeps every
 event under pid = rank and refuses a rank given twice and a file that is not a trace, each with one
@@ -31,6 +32,10 @@ def steps_table(run_file):
     return [dict(zip(cols, nums[i:i + len(cols)])) for i in range(0, len(nums), len(cols))]
 
 
+def fwd_layers_of_step0(ev, steps):
+    return sorted((e for e in ev if e["cat"] == "forward" and inside(e, steps[0])), key=lambda e: e["ts"])
+
+
 def inside(a, b):
     return a["ts"] >= b["ts"] - EPS and a["ts"] + a["dur"] <= b["ts"] + b["dur"] + EPS
 
@@ -56,6 +61,13 @@ try:
             bwd = ph[2]
             layers = [e for e in ev if e["cat"] == "layer" and inside(e, s)]
             assert layers and all(inside(l, bwd) for l in layers), f"rank {rank} {s['name']}: a layer span outside backward"
+            fwd = ph[1]
+            fwd_layers = sorted((e for e in ev if e["cat"] == "forward" and inside(e, s)), key=lambda e: e["ts"])
+            assert [e["name"] for e in fwd_layers] == [e["name"] for e in fwd_layers_of_step0(ev, steps)], \
+                f"rank {rank} {s['name']}: forward spans differ from the first step's"
+            assert fwd_layers and all(inside(l, fwd) for l in fwd_layers), f"rank {rank} {s['name']}: a forward span outside forward"
+            for a, b in zip(fwd_layers, fwd_layers[1:]):
+                assert abs(a["ts"] + a["dur"] - b["ts"]) < EPS, f"rank {rank} {s['name']}: forward spans not end to end"
             buckets = sorted((e for e in ev if e["cat"] == "allreduce" and inside(e, s)), key=lambda e: e["args"]["begin"])
             assert buckets, f"rank {rank} {s['name']}: no allreduce span"
             assert buckets[0]["args"]["begin"] == 0 and all(

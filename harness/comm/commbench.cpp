@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -48,6 +49,14 @@ void validate(const CommbenchOptions& o) {
              "--chunk {}: expected a positive multiple of 4 bytes", o.chunk_bytes);
   SB_REQUIRE(o.depth >= 1 && o.depth <= 64, "--depth {}: expected 1..64", o.depth);
   SB_REQUIRE(o.ranks_per_node >= 0, "--ranks-per-node {}: expected >= 0 (0: by host name)", o.ranks_per_node);
+}
+
+// CPU seconds (user + system, every thread) this process has used: what the timed calls cost the
+// cores beside their wall time (the kernel's TCP work included), for `scalebench project --comm-cpu-shared`.
+double process_cpu_s() {
+  timespec ts{};
+  SB_CHECK(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0, "commbench: clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 double max_over_ranks(Communicator& comm, double v) {
@@ -145,13 +154,16 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
       for (int w = 0; w < o.warmup; ++w) ar(buf->data(), count);
       comm.barrier();
       const auto t0 = std::chrono::steady_clock::now();
+      const double cpu0 = process_cpu_s();
       for (int it = 0; it < o.iters; ++it) ar(buf->data(), count);
       const double mean = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.iters;
+      const double cpu_mean = (process_cpu_s() - cpu0) / o.iters;
       CommbenchRow row;
       row.algo = o.algos[a];
       row.bytes = bytes;
       row.time_us = max_over_ranks(comm, mean) * 1e6;
       row.max_abs_err = max_over_ranks(comm, err);
+      row.cpu_us = max_over_ranks(comm, cpu_mean) * 1e6;
       row.algbw_gbps = static_cast<double>(bytes) / (row.time_us * 1e-6) / 1e9;
       row.busbw_gbps = row.algbw_gbps * 2.0 * (n - 1) / n;
       same_size.push_back(row);

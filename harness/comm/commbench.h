@@ -3,7 +3,9 @@
 // table (one row per size) and, on request, JSON.
 // Per size and algorithm: one verification call on inputs whose float sum is exact (the max error
 // must be 0), `warmup` untimed calls, a barrier, `iters` timed calls back to back. time = max over
-// ranks of the mean per call; algbw = bytes/time; busbw = algbw * 2(n-1)/n.
+// ranks of the mean per call; algbw = bytes/time; busbw = algbw * 2(n-1)/n; cpu (JSON only) = max
+// over ranks of the process's CPU time (user + system, all threads) per call — with the threads
+// transport every rank is a thread of one process, so that is all ranks' CPU together.
 // It deliberately does not initialise MPI unless the transport is mpi (or nccl under an MPI
 // launcher, for the unique id), and measures allreduce only.
 // nccl (GPU builds): device buffers, native algorithm only (ring/hierarchical reduce on the host);
@@ -41,6 +43,7 @@ struct CommbenchRow {
   std::string algo;
   std::size_t bytes = 0;
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0, max_abs_err = 0;
+  double cpu_us = 0;  // process CPU per call (see above)
 };
 
 struct CommbenchReport {

@@ -137,9 +137,9 @@ std::string to_json(const CommbenchReport& rep) {
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const auto& r = rep.rows[i];
     s += fmt::format("    {{\"algo\": \"{}\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": {:.6f}, "
-                     "\"busbw_GBps\": {:.6f}, \"max_abs_err\": {}}}{}\n",
+                     "\"busbw_GBps\": {:.6f}, \"max_abs_err\": {}, \"cpu_us\": {:.3f}}}{}\n",
                      json_escape(r.algo), r.bytes, r.bytes / sizeof(float), r.time_us, r.algbw_gbps, r.busbw_gbps,
-                     std::isfinite(r.max_abs_err) ? fmt::format("{}", r.max_abs_err) : std::string("null"),
+                     std::isfinite(r.max_abs_err) ? fmt::format("{}", r.max_abs_err) : std::string("null"), r.cpu_us,
                      i + 1 < rep.rows.size() ? "," : "");
   }
   s += "  ]\n}\n";

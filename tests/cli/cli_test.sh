@@ -89,6 +89,10 @@ PY
     printf 'epochs = 2\n[train]\nbatch = 4\n' > "$tmp/mixed.toml"
     expect_error "$tmp/mixed.toml:1:1: epochs: with a [train] table" "$sb" train --data "$tmp/seg.h5" --config "$tmp/mixed.toml"
     expect_error "--n" "$sb" datagen --n -5 -o "$tmp/x.h5"
+    # project: the exchange's CPU is known only from a commbench file (its cpu_us)
+    expect_error "--comm-cpu-shared needs the exchange's CPU cost" "$sb" project --trace "$tmp/none.json" --batch 8 --network 1gbe --comm-cpu-shared
+    printf '{\n  "ranks": 2,\n  "results": [\n    {"algo": "ring", "bytes": 4096, "count": 1024, "time_us": 10.0},\n    {"algo": "ring", "bytes": 8192, "count": 2048, "time_us": 20.0}\n  ]\n}\n' > "$tmp/old-cb.json"
+    expect_error "$tmp/old-cb.json has none" "$sb" project --trace "$tmp/none.json" --batch 8 --commbench "$tmp/old-cb.json" --comm-cpu-shared
     [ ! -e "$tmp/x.h5" ] || fail "a failed datagen left $tmp/x.h5 behind"
     ;;
   config_file)

@@ -19,27 +19,8 @@
 # left (namespace, link, qdisc). Exit 77 = skipped, with the reason, where this host does not permit
 # network namespaces or tc tbf (needs root with CAP_NET_ADMIN) or Open MPI is missing.
 set -uo pipefail
-sb=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cl=$root/tools/cluster
-skip() { echo "SKIPPED: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, veths, tc)"
-command -v mpirun >/dev/null || skip "mpirun (Open MPI) not found"
-command -v tc >/dev/null && command -v ip >/dev/null || skip "ip/tc (iproute2) not found"
-unshare -n sh -c 'ip link add sbq0 type veth peer name sbq1 && tc qdisc add dev sbq0 root tbf rate 1gbit burst 32k limit 1m' \
-  >/dev/null 2>&1 || skip "this host does not permit network namespaces, veths or tc tbf (unshare -n + tc failed)"
-
-name=sbt$(( $$ % 100000 ))
-subnet=10.232.$(( $$ % 250 ))
-tmp=$(mktemp -d)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-leftovers() {
-  { ip netns list | grep -E "^$name-"; ip -o link show | grep -E ": $name-"; tc qdisc show | grep -E "dev $name-"; } 2>/dev/null
-}
-teardown() { "$cl/down.sh" --name "$name" >/dev/null 2>&1; rm -rf "$tmp"; }
-trap teardown EXIT
+sb=$1 subnet_base=10.232
+. "$(dirname "$0")/lib.sh"
 
 check_rate() {  # check_rate RATE BITS SIZES
   local rate=$1 bits=$2 sizes=$3

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "harness/comm/commbench.h"
@@ -66,7 +67,15 @@ TEST(Commbench, ThreadsSweepPrintsRowsAndJson) {
   EXPECT_NE(j.find("\"transport\": \"threads\""), std::string::npos) << j;
   EXPECT_NE(j.find("\"algo\": \"hierarchical\", \"bytes\": 65536, \"count\": 16384"), std::string::npos) << j;
   EXPECT_EQ(j.find("\"max_abs_err\": 1"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"max_abs_err\": 0}"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"max_abs_err\": 0, \"cpu_us\": "), std::string::npos) << j;
+  // every row says what its calls cost the process in CPU; the calls did work, so some is above 0
+  const std::regex cpu(R"re("cpu_us": ([0-9.]+)\})re");
+  int cpu_rows = 0;
+  double cpu_sum = 0;
+  for (auto it = std::sregex_iterator(j.begin(), j.end(), cpu); it != std::sregex_iterator(); ++it)
+    ++cpu_rows, cpu_sum += std::stod((*it)[1]);
+  EXPECT_EQ(cpu_rows, 15) << j;  // 5 sizes x 3 algorithms
+  EXPECT_GT(cpu_sum, 0.0) << j;
 }
 
 TEST(Commbench, BadOptionsAreOneLineErrors) {

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/projection.h"
@@ -75,6 +76,57 @@ TEST(ProjectStep, BucketsAndOverlapByHand) {
   EXPECT_NEAR(s.step_s, 0.190, 1e-12);
 }
 
+TEST(ProjectStep, OverlapTimelineTakesTheExchangesCpuFromBackward) {
+  // backward 100 ms; bucket 0 ready at 40 ms, bucket 1 at the end; each 20 ms on the wire
+  const std::vector<std::pair<double, std::int64_t>> b = {{0.040, 1}, {0.100, 1}};
+  // no CPU: 40 -> 60, backward ends at 100, 100 -> 120
+  auto [bwd, end] = overlap_timeline(b, 0.100, {0.020, 0.020}, {0.0, 0.0});
+  EXPECT_NEAR(bwd, 0.100, 1e-12);
+  EXPECT_NEAR(end, 0.120, 1e-12);
+  // 10 ms CPU each: during 40 -> 60 backward runs at half speed (10 ms of its work), so it ends at
+  // 110; bucket 1 (its CPU no longer meets backward) 110 -> 130
+  std::tie(bwd, end) = overlap_timeline(b, 0.100, {0.020, 0.020}, {0.010, 0.010});
+  EXPECT_NEAR(bwd, 0.110, 1e-12);
+  EXPECT_NEAR(end, 0.130, 1e-12);
+  // a bucket as CPU-bound as its wire time (share 1) stops backward: ready at 90, 90 -> 140 with
+  // backward stalled, then its last 10 ms -> 150; bucket 1 150 -> 170
+  std::tie(bwd, end) = overlap_timeline({{0.090, 1}, {0.100, 1}}, 0.100, {0.050, 0.020}, {0.080, 0.0});
+  EXPECT_NEAR(bwd, 0.150, 1e-12);
+  EXPECT_NEAR(end, 0.170, 1e-12);
+  // buckets queue: 3 ready at 10, 20, 30 ms, 30 ms each, 15 ms CPU each (share 1/2), backward 40 ms:
+  // 10 -> 40 (backward does 15 ms of work in 30: at 25 ms of its 40), 40 -> 70 (the last 15 ms of
+  // work take 30 ms: backward ends at 70), 70 -> 100
+  std::tie(bwd, end) = overlap_timeline({{0.010, 1}, {0.020, 1}, {0.030, 1}}, 0.040, {0.030, 0.030, 0.030}, {0.015, 0.015, 0.015});
+  EXPECT_NEAR(bwd, 0.070, 1e-12);
+  EXPECT_NEAR(end, 0.100, 1e-12);
+}
+
+TEST(ProjectStep, CommCpuSharedSlowsOnlyOverlappedBackward) {
+  const MeasuredStep m = three_layers();
+  // 100 MB/s and 5 ms of CPU per wire MB: each 8 MB bucket 80 ms on the wire, 40 ms of CPU (share 1/2)
+  Network n = net(0, 1e8);
+  n.inter.cpu_per_byte_s = 5e-9;
+  EXPECT_NEAR(allreduce_cpu(StrategyKind::ring, 2, 8e6, n), 0.040, 1e-12);
+  EXPECT_DOUBLE_EQ(allreduce_cpu(StrategyKind::ring, 2, 8e6, net(0, 1e8)), 0.0);
+  const ProjectOptions plain{.batch = 8, .bucket_mb = 4.0};
+  ProjectOptions shared = plain;
+  shared.comm_cpu_shared = true;
+  // overlap: bucket 0 ready at 30 ms; backward's last 10 ms run at half speed: it ends at 50 ms
+  // (not 40); bucket 0 30 -> 110, bucket 1 110 -> 190: exposed 140, step 20 + 50 + 140 + 5
+  const Prediction p = predict(m, n, shared, {StrategyKind::ring, 2});
+  EXPECT_NEAR(p.exposed_s, 0.140, 1e-12);
+  EXPECT_NEAR(p.step_s, 0.215, 1e-12);
+  // the same end of the last bucket as without CPU costs: here the wire, not backward, is the bound
+  EXPECT_NEAR(predict(m, n, plain, {StrategyKind::ring, 2}).step_s, 0.215, 1e-12);
+  // (overlap_timeline's cases above are the hand-checked ones) shared CPU never makes a step faster,
+  // and without overlap (compute idle during the exchange) it changes nothing
+  ProjectOptions small = plain, small_shared = shared;
+  small.bucket_mb = small_shared.bucket_mb = 1.0;
+  EXPECT_GE(predict(m, n, small_shared, {StrategyKind::ring, 2}).step_s, predict(m, n, small, {StrategyKind::ring, 2}).step_s);
+  EXPECT_DOUBLE_EQ(predict(m, n, shared, {StrategyKind::ring, 2, false, false}).step_s,
+                   predict(m, n, plain, {StrategyKind::ring, 2, false, false}).step_s);
+}
+
 TEST(ProjectStep, RowsInTheStudySchema) {
   std::ostringstream table;
   const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 4};
@@ -106,6 +158,8 @@ TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {
   const AlphaBeta ab = fit_commbench(path, "ring");
   EXPECT_NEAR(ab.alpha_s, 100e-6, 1e-8);
   EXPECT_NEAR(ab.bytes_per_s, 1e8, 1e3);
+  EXPECT_EQ(ab.cpu_per_msg_s, 0.0);  // a file without cpu_us: no CPU costs
+  EXPECT_EQ(ab.cpu_per_byte_s, 0.0);
   try {
     fit_commbench(path, "native");
     FAIL() << "one size must not fit";
@@ -114,6 +168,28 @@ TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
   EXPECT_THROW(profile("5gbe"), Error);
+}
+
+TEST(ProjectNet, CommbenchFitRecoversTheExchangesCpu) {
+  sbtest::TempDir d;
+  const std::string path = d.path() + "/cb.json";
+  {
+    std::ofstream f(path);
+    f << "{\n  \"ranks\": 4,\n  \"results\": [\n";
+    for (int k = 0; k < 4; ++k) {
+      // 4 ranks: 6 messages and 1.5 x bytes each way; CPU 50 us per message, 20 ns per wire byte
+      const double bytes = double(1 << (16 + 2 * k)), wire = 1.5 * bytes;
+      const double t_us = (6 * 10e-6 + wire / 1e8) * 1e6, cpu_us = (6 * 50e-6 + wire * 20e-9) * 1e6;
+      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": 0, "
+                       "\"busbw_GBps\": 0, \"max_abs_err\": 0, \"cpu_us\": {:.3f}}}{}\n",
+                       bytes, bytes / 4, t_us, cpu_us, k < 3 ? "," : "");
+    }
+    f << "  ]\n}\n";
+  }
+  const AlphaBeta ab = fit_commbench(path, "ring");
+  EXPECT_NEAR(ab.alpha_s, 10e-6, 1e-8);
+  EXPECT_NEAR(ab.cpu_per_msg_s, 50e-6, 1e-8);
+  EXPECT_NEAR(ab.cpu_per_byte_s, 20e-9, 1e-13);
 }
 
 TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {

@@ -31,6 +31,16 @@ preset_values() {
   esac
 }
 
+# allowed_cpus -> the cores this process may run on, space-separated (its affinity mask, so a
+# cgroup or taskset around the caller is respected).
+allowed_cpus() {
+  local part out=()
+  for part in $(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status | tr ',' ' '); do
+    if [[ $part == *-* ]]; then out+=($(seq "${part%-*}" "${part#*-}")); else out+=("$part"); fi
+  done
+  echo "${out[*]}"
+}
+
 # rate_bits TEXT -> bits per second (tc's units: bit, kbit, mbit, gbit; decimal).
 rate_bits() {
   local v=${1%[kmg]bit} u

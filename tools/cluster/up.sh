@@ -3,21 +3,25 @@
 # Each node is a network namespace NAME-n<i> plus a persistent UTS namespace whose host name is
 # NAME-n<i>, joined to a bridge NAME-br by a veth pair; both ends of each veth are shaped with tc
 # (tbf for the rate, netem for the latency) so every byte between two nodes crosses two shaped links.
+# Each node also owns a set of this host's cores (--cpus-per-node, default: the cores this process
+# may use divided evenly, at least 1), written to /run/NAME/NAME-n<i>.cpus; tools/cluster/agent.sh
+# confines everything started on the node to them, so compute on one node does not slow another.
 # It starts no process and launches nothing (tools/cluster/mpirun.sh does); tools/cluster/down.sh
 # removes everything it made, and so does this script if it fails half-way.
 #   up.sh --nodes K (--preset 1gbe|10gbe|25gbe|100mbe | --rate 1gbit [--latency 50us])
-#         [--name sbemu] [--subnet 10.231.0]
+#         [--cpus-per-node C] [--name sbemu] [--subnet 10.231.0]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 
-name=sbemu nodes= preset= rate= latency=0us subnet=10.231.0
+name=sbemu nodes= preset= rate= latency=0us subnet=10.231.0 cpn=
 while [ $# -gt 0 ]; do
   case "$1" in
     --nodes) nodes=$2; shift 2 ;;
     --preset) preset=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --latency) latency=$2; shift 2 ;;
+    --cpus-per-node) cpn=$2; shift 2 ;;
     --name) name=$2; shift 2 ;;
     --subnet) subnet=$2; shift 2 ;;
     *) die "up.sh: unknown argument '$1' (see the header of tools/cluster/up.sh)" ;;
@@ -40,6 +44,14 @@ if [ "$lat" -gt 0 ] && ! netem_available; then
   echo "cluster: this kernel has no tc netem (CONFIG_NET_SCH_NETEM): preset $preset runs without its ${lat} us latency" >&2
   lat=0
 fi
+read -r -a host_cpus < <(allowed_cpus)
+ncpu=${#host_cpus[@]}
+if [ -z "$cpn" ]; then cpn=$(( ncpu / nodes )); [ "$cpn" -ge 1 ] || cpn=1; fi
+case "$cpn" in ''|*[!0-9]*|0) die "--cpus-per-node '$cpn': expected a positive whole number" ;; esac
+[ "$cpn" -le "$ncpu" ] || die "--cpus-per-node $cpn: this process may use only $ncpu core(s) (${host_cpus[*]})"
+if [ $(( nodes * cpn )) -gt "$ncpu" ]; then
+  echo "cluster: $nodes node(s) x $cpn core(s) > the $ncpu core(s) here: nodes share cores, so compute on one slows another" >&2
+fi
 [[ "$subnet" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "--subnet '$subnet': expected three octets, e.g. 10.231.0"
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces, veths, tc)"
 dir=$(state_dir "$name")
@@ -54,8 +66,8 @@ trap cleanup EXIT
 mkdir -p "$dir"
 mount --bind "$dir" "$dir"          # a private mount, so UTS namespaces can be bound to files in it
 mount --make-private "$dir"
-printf 'nodes=%s\nrate=%s\nrate_bits=%s\nlatency_us=%s\nsubnet=%s\npreset=%s\n' \
-  "$nodes" "$rate" "$bits" "$lat" "$subnet" "${preset:-none}" > "$dir/cluster.env"
+printf 'nodes=%s\nrate=%s\nrate_bits=%s\nlatency_us=%s\nsubnet=%s\npreset=%s\ncpus_per_node=%s\n' \
+  "$nodes" "$rate" "$bits" "$lat" "$subnet" "${preset:-none}" "$cpn" > "$dir/cluster.env"
 
 # tbf: burst of 1 ms at the rate (at least 32 KiB, which also bounds a GSO segment); netem: half the
 # one-way latency on each side, with a queue long enough never to drop at these rates.
@@ -88,8 +100,11 @@ for ((i = 0; i < nodes; i++)); do
   shape "$name-v$i" "$ns"     # node -> bridge: the node's upload
   touch "$dir/$ns.uts"
   unshare --uts="$dir/$ns.uts" hostname "$ns"
+  # node i's cores: the next cpn of the allowed cores, wrapping round when nodes share them
+  cpus=(); for ((j = 0; j < cpn; j++)); do cpus+=("${host_cpus[$(( (i * cpn + j) % ncpu ))]}"); done
+  (IFS=,; echo "${cpus[*]}") > "$dir/$ns.cpus"
   echo "$ns slots=1" >> "$dir/hosts"
 done
 done_ok=1
 echo "cluster $name: $nodes node(s) $name-n0..$name-n$((nodes - 1)), $subnet.1..$subnet.$nodes/24," \
-     "link $rate ($bits bit/s) each way, one-way latency ${lat} us"
+     "link $rate ($bits bit/s) each way, one-way latency ${lat} us, $cpn core(s) per node"

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # tools/cluster/validate_projection.sh SCALEBENCH OUTDIR RATE... — the emulated-cluster validation of
-# `scalebench project` (docs/projection.md): a measured N = 1 run with --trace on this host; then, per
-# link RATE (e.g. 100mbit 400mbit), a 2-node cluster, commbench (ring, 2 ranks) to calibrate the
-# network, the projection at N = 2 from that N = 1 trace, and measured N = 2 runs of ring and
-# hierarchical (one rank per node). Prints predicted vs measured weak-scaling efficiency per point
-# (efficiency = images/s at N / (N x images/s at N = 1), from the run files' /summary). Tears every
-# cluster down (trap EXIT). It changes no threshold and keeps every point, misses included.
+# `scalebench project` (docs/projection.md). Per link RATE (e.g. 100mbit 400mbit): a 2-node cluster
+# (one core per node on a 2-core host: up.sh's default), the measured N = 1 run with --trace on node 0
+# (its core, its namespace, no traffic), commbench (ring, 2 ranks) to calibrate the network, the
+# projection at N = 2 from that N = 1 trace, and measured N = 2 runs of ring and hierarchical (one rank
+# per node), each at two bucket sizes: 4 MiB (the whole 1.9 MB gradient is one bucket, reduced after
+# backward) and 0.25 MiB (several buckets, reduced during backward on the communication thread).
+# Prints predicted vs measured weak-scaling efficiency per point (efficiency = images/s at N /
+# (N x images/s at N = 1), from the run files' /summary). The prediction is made with
+# --comm-cpu-shared (a node has one core, which backward and the overlapped exchange share);
+# the column "no cpu" is the same projection without it, for comparison. Tears every cluster down (trap EXIT). It
+# changes no threshold and keeps every point, misses included.
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,27 +21,31 @@ mkdir -p "$out"; cd "$out"
 train=(train --data seg64.h5 --model unet:depth=3,base=16 --batch 8 --epochs 3 --max-steps 10 --threads 1)
 ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
 [ -f seg64.h5 ] || "$sb" datagen --task segmentation --n 256 --size 64 --seed 3 -o seg64.h5 >/dev/null
-# The emulated nodes share this host's cores, so the N = 1 reference runs as a node of the N = 2 run
-# does: beside a second, identical N = 1 run (same data, no network). Only this reference's trace
-# and images/s enter the projection and the efficiencies.
-rm -rf n1 n1b
-"$sb" "${train[@]}" -o n1b >/dev/null & other=$!
-"$sb" "${train[@]}" --trace n1.json -o n1 >/dev/null
-wait $other
-ips1=$(ips n1)
-echo "N=1 (1 thread, beside a second N=1 run): $ips1 images/s (the second: $(ips n1b))"
-printf '%-9s %-13s %10s %10s %8s\n' rate strategy predicted measured error
+printf '%-9s %-13s %6s %10s %10s %8s %8s\n' rate strategy bucket predicted measured error 'no cpu'
 for rate in "$@"; do
   "$here/up.sh" --nodes 2 --rate "$rate" --name $name >/dev/null
+  rm -rf "n1-$rate"
+  "$here/mpirun.sh" --name $name -np 1 -- "$sb" "${train[@]}" --trace "n1-$rate.json" -o "n1-$rate" >/dev/null
+  ips1=$(ips "n1-$rate")
+  echo "# $rate: N=1 on node 0: $ips1 images/s" >&2
   "$here/mpirun.sh" --name $name -np 2 -- "$sb" commbench --transport mpi --algo ring --sizes 64K:4M \
     --warmup 2 --iters 8 --json "cb-$rate.json" > "cb-$rate.txt"
-  "$sb" project --trace n1.json --batch 8 --commbench "cb-$rate.json" --max-devices 2 -o "proj-$rate.h5" > "proj-$rate.txt"
-  for strategy in ring hierarchical; do
-    rm -rf "n2-$rate-$strategy"
-    "$here/mpirun.sh" --name $name -np 2 -- "$sb" "${train[@]}" --strategy "$strategy" -o "n2-$rate-$strategy" >/dev/null
-    measured=$(python3 -c "print($(ips "n2-$rate-$strategy") / (2 * $ips1))")
-    predicted=$(awk -v s="$strategy" '$1 == s && $2 == "weak" && $3 == 2 {print $8}' "proj-$rate.txt")
-    printf '%-9s %-13s %10.3f %10.3f %+8.3f\n' "$rate" "$strategy" "$predicted" "$measured" "$(python3 -c "print($predicted - $measured)")"
+  for mb in 4 0.25; do
+    "$sb" project --trace "n1-$rate.json" --batch 8 --bucket-mb $mb --commbench "cb-$rate.json" --max-devices 2 \
+      --comm-cpu-shared -o "proj-$rate-$mb.h5" > "proj-$rate-$mb.txt"
+    "$sb" project --trace "n1-$rate.json" --batch 8 --bucket-mb $mb --commbench "cb-$rate.json" --max-devices 2 \
+      > "proj-$rate-$mb-nocpu.txt"
+    for strategy in ring hierarchical; do
+      run=n2-$rate-$strategy-$mb
+      rm -rf "$run"
+      "$here/mpirun.sh" --name $name -np 2 -- "$sb" "${train[@]}" --strategy "$strategy" --bucket-mb $mb \
+        --trace "$run.json" -o "$run" >/dev/null
+      measured=$(python3 -c "print($(ips "$run") / (2 * $ips1))")
+      pick() { awk -v s="$strategy" '$1 == s && $2 == "weak" && $3 == 2 {print $8}' "$1"; }
+      predicted=$(pick "proj-$rate-$mb.txt") nocpu=$(pick "proj-$rate-$mb-nocpu.txt")
+      printf '%-9s %-13s %6s %10.3f %10.3f %+8.3f %8.3f\n' "$rate" "$strategy" "$mb" "$predicted" "$measured" \
+        "$(python3 -c "print($predicted - $measured)")" "$nocpu"
+    done
   done
   "$here/down.sh" --name $name >/dev/null
 done

@@ -17,6 +17,9 @@ struct AlphaBeta {
   double alpha_s = 0;         // per message (per algorithm step)
   double bytes_per_s = 1e9;   // per link, each direction
   std::string source;         // where the numbers came from: "profile 10gbe", "commbench FILE (ring, 2 ranks)"
+  // CPU the exchange costs a rank (user + system, the kernel's network work included), in the same
+  // form: per message and per wire byte. Only a commbench fit knows it (its cpu_us); else 0.
+  double cpu_per_msg_s = 0, cpu_per_byte_s = 0;
 };
 
 struct Network {
@@ -28,14 +31,18 @@ struct Network {
 // Named profiles (`--network`): the rate of the link and a stated latency; docs/projection.md lists them.
 AlphaBeta profile(const std::string& name);
 // Least-squares fit of time = 2(n-1) alpha + 2(n-1)/n * bytes / bandwidth over the rows of one
-// algorithm in a commbench --json file (n = its ranks). Throws naming the file when it has fewer
-// than two sizes of that algorithm, n < 2, or the fit gives no positive bandwidth.
+// algorithm in a commbench --json file (n = its ranks), and of cpu_us in the same form where every
+// row has it (negative coefficients clamp to 0). Throws naming the file when it has fewer than two
+// sizes of that algorithm, n < 2, or the fit gives no positive bandwidth.
 AlphaBeta fit_commbench(const std::string& json_path, const std::string& algo);
 
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:
 // one ring over all ranks (placed ppn per node, so only node-boundary edges cross the network);
 // hierarchical: chain reduce + broadcast inside nodes and a ring over the node leaders.
 double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net);
+// CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
+// cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.
+double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net);
 // ps-sync: one step's push of the whole gradient from n workers to the server and the replies:
 // the server's link carries n x bytes each way.
 double ps_step_time(int n, double bytes, const Network& net);

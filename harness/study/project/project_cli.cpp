@@ -30,6 +30,9 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_option("--intra-alpha-us", o.intra_alpha_us, "Latency between ranks of one node (us)")->capture_default_str()->check(CLI::Range(0.0, 1e7));
   c->add_option("--intra-gbps", o.intra_gbps, "Bandwidth between ranks of one node (GB/s)")->capture_default_str()->check(CLI::Range(1e-6, 1e6));
   c->add_flag("--no-overlap", o.no_overlap, "Predict without overlap of allreduce and backward");
+  c->add_flag("--comm-cpu-shared", o.comm_cpu_shared,
+              "The exchange's CPU (commbench's cpu_us, from --commbench) slows backward while they overlap: "
+              "CPU training with a thread per core, or one-core emulated nodes");
   c->add_option("--compression", o.compression, "Wire type of ring and hierarchical: none | bf16 (16-bit)")
       ->check(CLI::IsMember({"none", "bf16"}))->capture_default_str();
   c->add_option("--model", o.model, "Model name for the rows (the study file's model column)")->capture_default_str();
@@ -49,9 +52,12 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   }
   net.intra = {o.intra_alpha_us * 1e-6, o.intra_gbps * 1e9, "--intra-alpha-us/--intra-gbps"};
   net.ranks_per_node = o.ranks_per_node;
+  SB_REQUIRE(!o.comm_cpu_shared || net.inter.cpu_per_msg_s > 0 || net.inter.cpu_per_byte_s > 0,
+             "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
+             "written by this version's commbench --json){}", o.commbench.empty() ? "" : "; " + o.commbench + " has none");
   const MeasuredStep m = read_trace(o.trace);
   const ProjectOptions po{.batch = o.batch, .global_batch = o.global_batch, .bucket_mb = o.bucket_mb,
-                          .max_devices = o.max_devices};
+                          .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared};
   study::StudyFile sf;
   sf.runs = project_all(m, net, po, o.model, !o.no_overlap, o.compression == "bf16", out);
   if (!o.output.empty()) {

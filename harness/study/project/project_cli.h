@@ -15,6 +15,7 @@ struct ProjectCli {
   int batch = 0, global_batch = 0, max_devices = 1024, ranks_per_node = 1;
   double bucket_mb = 4.0, alpha_us = -1, gbps = -1, intra_alpha_us = 2.0, intra_gbps = 5.0;
   bool no_overlap = false;
+  bool comm_cpu_shared = false;
 };
 
 CLI::App* add_project(CLI::App& app, ProjectCli& o);

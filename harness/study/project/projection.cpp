@@ -3,6 +3,7 @@
 #include "harness/study/project/projection.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <ostream>
@@ -95,28 +96,67 @@ std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, d
   return out;
 }
 
+std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, std::int64_t>>& buckets, double bwd_s,
+                                           const std::vector<double>& wire, const std::vector<double>& cpu) {
+  // Event by event: the state is the wall time t, backward's progress (seconds of compute done) and
+  // the running bucket's remaining wire time. Events: a bucket ends, backward reaches the next ready
+  // time or its end.
+  double t = 0, done = 0, bwd_end = bwd_s <= 0 ? 0.0 : -1.0, last_end = 0, remaining = 0;
+  std::size_t next = 0;  // the next bucket to start
+  bool running = false;
+  double share = 0;  // the running bucket's CPU fraction
+  for (;;) {
+    // (a bucket whose ready time lies past backward's measured end is ready when backward ends)
+    if (!running && next < buckets.size() && (buckets[next].first <= done || bwd_end >= 0)) {
+      running = true, remaining = wire[next];
+      share = wire[next] > 0 ? std::min(1.0, cpu[next] / wire[next]) : 0.0;
+    }
+    if (!running && next == buckets.size() && bwd_end >= 0) break;
+    const double rate = bwd_end >= 0 ? 0.0 : (running ? 1.0 - share : 1.0);
+    // backward's next milestone: the next bucket's ready time (if it is waiting for backward) or its end
+    double milestone = bwd_s;
+    if (!running && next < buckets.size()) milestone = std::min(milestone, buckets[next].first);
+    const double dt_bwd = rate > 0 ? (milestone - done) / rate : INFINITY;
+    const double dt_comm = running ? remaining : INFINITY;
+    if (dt_bwd <= dt_comm) {
+      t += dt_bwd, done = milestone;
+      if (running) remaining -= dt_bwd;
+      if (done >= bwd_s) bwd_end = t;
+    } else {
+      t += dt_comm, done += rate * dt_comm, remaining = 0;
+    }
+    if (running && remaining <= 0) running = false, last_end = t, ++next;
+  }
+  return {bwd_end, last_end};
+}
+
 Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
   Prediction p;
   const double global = o.global_batch > 0 ? o.global_batch : o.batch;
   p.device_batch = s.strong ? global / s.n : o.batch;
   const double scale = p.device_batch / o.batch;  // compute per device, linear in its batch
-  const double compute = (m.data_s + m.fwd_s + m.bwd_s) * scale;
+  const double bwd = m.bwd_s * scale;
+  double bwd_wall = bwd;  // backward's wall time: longer where the exchange takes CPU from it
   const double wire = s.compressed ? 2.0 : 4.0;
   if (s.strategy == StrategyKind::ps_sync) {
     p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) : 0.0;
     p.buckets = 1;
   } else {
-    const auto buckets = buckets_of(m, scale, std::int64_t(o.bucket_mb * (1 << 20) / 4));
+    auto buckets = buckets_of(m, scale, std::int64_t(o.bucket_mb * (1 << 20) / 4));
     p.buckets = int(buckets.size());
-    double free_at = 0;  // the communication thread: one bucket at a time, in order
+    std::vector<double> times, cpus;
     for (const auto& [ready, elems] : buckets) {
-      const double t = allreduce_time(s.strategy, s.n, double(elems) * wire, net);
-      p.comm_s += t;
-      free_at = (s.overlap ? std::max(ready, free_at) : std::max(m.bwd_s * scale, free_at)) + t;
+      times.push_back(allreduce_time(s.strategy, s.n, double(elems) * wire, net));
+      cpus.push_back(o.comm_cpu_shared && s.overlap ? allreduce_cpu(s.strategy, s.n, double(elems) * wire, net) : 0.0);
+      p.comm_s += times.back();
     }
-    p.exposed_s = std::max(0.0, free_at - m.bwd_s * scale);
+    if (!s.overlap)
+      for (auto& b : buckets) b.first = bwd;  // every bucket waits for the end of backward
+    const auto [bwd_end, last_end] = overlap_timeline(buckets, bwd, times, cpus);
+    bwd_wall = bwd_end;
+    p.exposed_s = std::max(0.0, last_end - bwd_wall);
   }
-  p.step_s = compute + p.exposed_s + m.update_s;
+  p.step_s = (m.data_s + m.fwd_s) * scale + bwd_wall + p.exposed_s + m.update_s;
   p.images_per_s = s.n * p.device_batch / p.step_s;
   return p;
 }
@@ -136,6 +176,10 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                      net.intra.bytes_per_s * 1e-9, net.ranks_per_node);
   out << fmt::format("# overlap {}  compression {} (ring and hierarchical; ps-sync never overlaps)\n",
                      show_overlap ? "on" : "off", show_compressed ? "16-bit" : "none");
+  if (o.comm_cpu_shared)
+    out << fmt::format("# exchange CPU: {:.1f} us per message, {:.2f} ms per MB on the wire (inter-node), taken from "
+                       "backward while overlapped\n",
+                       net.inter.cpu_per_msg_s * 1e6, net.inter.cpu_per_byte_s * 1e9);
   out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10}\n", "strategy", "scaling", "N",
                      "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency");
   for (const bool strong : {false, true})

@@ -47,11 +47,22 @@ struct ProjectOptions {
   int global_batch = 0;       // strong scaling (0: the measured batch)
   double bucket_mb = 4.0;     // the run's --bucket-mb
   int max_devices = 1024;
+  // The exchange's CPU (the network model's allreduce_cpu) comes out of the cores that run backward
+  // while the two overlap: CPU training with a thread per core, or the emulated cluster's one-core nodes.
+  bool comm_cpu_shared = false;
 };
 
 // The buckets of the bucketer (harness/strategy/bucketer.cpp): layers in backward order fill a
 // bucket until it holds bucket_elems; the rest is the last bucket. (ready time, elements) pairs.
 std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, double bwd_scale, std::int64_t bucket_elems);
+
+// Backward with its buckets reduced on the communication thread, one at a time in order, each
+// starting when backward has produced it (`ready`, seconds of backward compute) and the previous one
+// is done. A bucket takes `wire[b]` seconds; while it runs beside backward it takes `cpu[b]` of CPU
+// from it, spread evenly over the bucket (backward then advances at 1 - min(1, cpu/wire) of its
+// speed). Returns {wall time at which backward ends, wall time at which the last bucket ends}.
+std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, std::int64_t>>& buckets, double bwd_s,
+                                           const std::vector<double>& wire, const std::vector<double>& cpu);
 
 Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 

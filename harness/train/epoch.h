@@ -38,7 +38,8 @@ class EpochRunner {
   // starts after the steps its checkpoint had done, with its sums.
   Outcome run_steps(int epoch);
   // After a complete epoch: reduces it over the workers and, on the reporting rank, evaluates,
-  // logs and observes it and appends it to the result.
+  // logs and observes it and appends it to the result. A collective among the workers, which
+  // leave it together, after the evaluation.
   void close(Outcome& o, TrainObserver* observer);
 
   // Checkpoints (checkpoint.h): every worker writes its file, then rank 0 commits the step. `o` is
@@ -54,6 +55,8 @@ class EpochRunner {
   StepHealth check_step(double loss, const Tensor& x) const;
   // Every worker, after the same step: fail (throws) or count and log the skip.
   void on_nonfinite(const StepExchange& x, int epoch, std::int64_t step);
+  // The reporting rank's part of close(): evaluation, log line, observer, result.
+  void evaluate_and_record(Outcome& o, TrainObserver* observer);
 
   RankState& st_;
   std::ostream& log_;

@@ -192,6 +192,38 @@ TEST(ProjectNet, CommbenchFitRecoversTheExchangesCpu) {
   EXPECT_NEAR(ab.cpu_per_byte_s, 20e-9, 1e-13);
 }
 
+TEST(ProjectNet, CommbenchFitKeepsTheMeasuredCurve) {
+  sbtest::TempDir d;
+  const std::string path = d.path() + "/cb.json";
+  {
+    // 2 ranks, a curve that is not a line: 64K 5 ms, 128K 10 ms, 256K 30 ms, 512K 70 ms
+    std::ofstream f(path);
+    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
+    const double kb[] = {64, 128, 256, 512}, ms[] = {5, 10, 30, 70};
+    for (int k = 0; k < 4; ++k)
+      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": 0, "
+                       "\"busbw_GBps\": 0, \"max_abs_err\": 0, \"cpu_us\": {:.3f}}}{}\n",
+                       kb[k] * 1024, kb[k] * 256, ms[k] * 1e3, ms[k] * 500, k < 3 ? "," : "");
+    f << "  ]\n}\n";
+  }
+  Network n = net(0, 1);
+  n.inter = fit_commbench(path, "ring");
+  // a call of m bytes at 2 ranks = 2 messages of m/2: a measured size costs what was measured
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 131072, n), 0.010, 1e-12);
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 524288, n), 0.070, 1e-12);
+  // between 128K (10 ms) and 256K (30 ms): messages of 96K lie halfway between 64K (5) and 128K (15)
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 196608, n), 0.020, 1e-12);
+  // beyond the largest: its message (256K, 35 ms) plus the fitted line's slope
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 1048576, n), 2 * (0.035 + 262144 / n.inter.bytes_per_s), 1e-12);
+  // 4 ranks on 4 nodes: 6 messages of m/4; m = 256K -> messages of 64K (5 ms each)
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 4, 262144, n), 0.030, 1e-12);
+  // the CPU follows its own curve (here half the time)
+  EXPECT_NEAR(allreduce_cpu(StrategyKind::ring, 2, 196608, n), 0.010, 1e-12);
+  // without samples, the line
+  n.inter.samples.clear();
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 131072, n), 2 * n.inter.alpha_s + 131072 / n.inter.bytes_per_s, 1e-12);
+}
+
 TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
   sbtest::TempDir d;
   const std::string path = d.path() + "/t.json";

@@ -12,14 +12,15 @@
 namespace scalebench::project {
 namespace {
 
-// What a ring of n ranks costs one rank on `link`: 2(n-1) messages and 2(n-1)/n x bytes each way.
-struct Cost { double per_msg, per_byte; };
-Cost time_cost(const AlphaBeta& l) { return {l.alpha_s, 1.0 / l.bytes_per_s}; }
-Cost cpu_cost(const AlphaBeta& l) { return {l.cpu_per_msg_s, l.cpu_per_byte_s}; }
+enum class Cost { time, cpu };
 
-double ring_cost(int n, double bytes, Cost c) {
-  if (n <= 1) return 0;
-  return 2.0 * (n - 1) * c.per_msg + 2.0 * (n - 1) / n * bytes * c.per_byte;
+double message(const AlphaBeta& link, double bytes, Cost c) {
+  return c == Cost::time ? link.message_time(bytes) : link.message_cpu(bytes);
+}
+
+// A ring of n ranks on `link`: 2(n-1) messages of bytes/n per rank.
+double ring_cost(int n, double bytes, const AlphaBeta& link, Cost c) {
+  return n <= 1 ? 0.0 : 2.0 * (n - 1) * message(link, bytes / n, c);
 }
 
 // (x, y) least squares: {slope, intercept}.
@@ -30,22 +31,44 @@ std::pair<double, double> fit_line(const std::vector<std::pair<double, double>>&
   return {slope, (sy - slope * sx) / k};
 }
 
-// allreduce cost of `kind` with a per-link cost (time or CPU); see allreduce_time.
-double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net, Cost (*cost)(const AlphaBeta&)) {
+// y at x on the curve through the samples (linear between neighbours), beyond them the nearest
+// sample plus `slope` per byte (never below 0).
+double on_curve(const std::vector<LinkSample>& s, double x, double LinkSample::*y, double slope) {
+  if (x <= s.front().bytes) return std::max(0.0, s.front().*y - (s.front().bytes - x) * slope);
+  if (x >= s.back().bytes) return s.back().*y + (x - s.back().bytes) * slope;
+  const auto hi = std::upper_bound(s.begin(), s.end(), x, [](double v, const LinkSample& p) { return v < p.bytes; });
+  const LinkSample &b = *hi, &a = *(hi - 1);
+  return a.*y + (b.*y - a.*y) * (x - a.bytes) / (b.bytes - a.bytes);
+}
+
+// allreduce cost of `kind` (time or CPU); see allreduce_time.
+double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net, Cost c) {
   if (n <= 1) return 0;
   const int ppn = std::max(1, net.ranks_per_node);
   const int nodes = (n + ppn - 1) / ppn;
   if (kind == StrategyKind::hierarchical) {
     const int local = std::min(ppn, n);
-    const Cost in = cost(net.intra);
-    const double chain = local > 1 ? 2.0 * ((local - 1) * in.per_msg + bytes * in.per_byte) : 0.0;
-    return chain + ring_cost(nodes, bytes, cost(net.inter));
+    const AlphaBeta& in = net.intra;
+    const double chain = local <= 1 ? 0.0
+                         : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
+                                           : 2.0 * ((local - 1) * in.cpu_per_msg_s + bytes * in.cpu_per_byte_s);
+    return chain + ring_cost(nodes, bytes, net.inter, c);
   }
   // One ring over every rank: its slowest edge sets each step (a network edge once there are 2+ nodes).
-  return ring_cost(n, bytes, cost(nodes > 1 ? net.inter : net.intra));
+  return ring_cost(n, bytes, nodes > 1 ? net.inter : net.intra, c);
 }
 
 }  // namespace
+
+double AlphaBeta::message_time(double bytes) const {
+  if (samples.size() < 2) return alpha_s + bytes / bytes_per_s;
+  return on_curve(samples, bytes, &LinkSample::time_s, 1.0 / bytes_per_s);
+}
+
+double AlphaBeta::message_cpu(double bytes) const {
+  if (samples.size() < 2) return cpu_per_msg_s + bytes * cpu_per_byte_s;
+  return on_curve(samples, bytes, &LinkSample::cpu_s, cpu_per_byte_s);
+}
 
 AlphaBeta profile(const std::string& name) {
   // rate in bit/s, latency per message; the same named networks as tools/cluster/common.sh.
@@ -70,15 +93,18 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   const int n = std::stoi(m[1]);
   SB_REQUIRE(n >= 2, "--commbench {}: {} rank(s); a fit needs a run of 2 or more", path, n);
   std::vector<std::pair<double, double>> xy, cpu;  // (2(n-1)/n bytes, seconds), (the same, CPU seconds)
+  std::vector<LinkSample> samples;
   const std::regex row(R"re(\{"algo": "([a-z]+)", "bytes": (\d+), "count": \d+, "time_us": ([0-9.eE+-]+)[^}]*)re");
   const std::regex cpu_us(R"re("cpu_us": ([0-9.eE+-]+))re");
   std::smatch c;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) {
     if ((*it)[1] != algo) continue;
-    const double x = 2.0 * (n - 1) / n * std::stod((*it)[2]);
-    xy.emplace_back(x, std::stod((*it)[3]) * 1e-6);
+    const double bytes = std::stod((*it)[2]), x = 2.0 * (n - 1) / n * bytes, t = std::stod((*it)[3]) * 1e-6;
+    xy.emplace_back(x, t);
     const std::string rest = (*it)[0];
-    if (std::regex_search(rest, c, cpu_us)) cpu.emplace_back(x, std::stod(c[1]) * 1e-6);
+    const bool has_cpu = std::regex_search(rest, c, cpu_us);
+    if (has_cpu) cpu.emplace_back(x, std::stod(c[1]) * 1e-6);
+    samples.push_back({bytes / n, t / (2.0 * (n - 1)), has_cpu ? std::stod(c[1]) * 1e-6 / (2.0 * (n - 1)) : 0.0});
   }
   SB_REQUIRE(xy.size() >= 2, "--commbench {}: {} size(s) of algorithm {}; the fit needs 2 or more", path, xy.size(), algo);
   const auto [slope, intercept] = fit_line(xy);
@@ -89,16 +115,23 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
     const auto [cpu_slope, cpu_intercept] = fit_line(cpu);
     ab.cpu_per_byte_s = std::max(0.0, cpu_slope);
     ab.cpu_per_msg_s = std::max(0.0, cpu_intercept) / (2.0 * (n - 1));
+  } else {
+    for (auto& p : samples) p.cpu_s = 0;
   }
+  std::sort(samples.begin(), samples.end(), [](const LinkSample& a, const LinkSample& b) { return a.bytes < b.bytes; });
+  for (std::size_t i = 1; i < samples.size(); ++i)
+    SB_REQUIRE(samples[i].bytes > samples[i - 1].bytes, "--commbench {}: size {} of algorithm {} appears twice", path,
+               samples[i].bytes * n, algo);
+  ab.samples = std::move(samples);
   return ab;
 }
 
 double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net) {
-  return allreduce_cost(kind, n, bytes, net, time_cost);
+  return allreduce_cost(kind, n, bytes, net, Cost::time);
 }
 
 double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net) {
-  return allreduce_cost(kind, n, bytes, net, cpu_cost);
+  return allreduce_cost(kind, n, bytes, net, Cost::cpu);
 }
 
 double ps_step_time(int n, double bytes, const Network& net) {

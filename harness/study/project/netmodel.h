@@ -13,6 +13,10 @@
 
 namespace scalebench::project {
 
+// One measured message size of a link: a ring step's message of `bytes` took `time_s` and cost a
+// rank `cpu_s` of CPU (from a commbench row: the call's time and CPU over its 2(n-1) messages).
+struct LinkSample { double bytes = 0, time_s = 0, cpu_s = 0; };
+
 struct AlphaBeta {
   double alpha_s = 0;         // per message (per algorithm step)
   double bytes_per_s = 1e9;   // per link, each direction
@@ -20,6 +24,14 @@ struct AlphaBeta {
   // CPU the exchange costs a rank (user + system, the kernel's network work included), in the same
   // form: per message and per wire byte. Only a commbench fit knows it (its cpu_us); else 0.
   double cpu_per_msg_s = 0, cpu_per_byte_s = 0;
+  // A commbench fit keeps its rows, ascending by message size: a message within their range costs
+  // what the curve through them says (linear between neighbours), beyond it the nearest row plus the
+  // fitted slope. A real link's curve is not one line (the emulated 100 Mbit/s link: 0.012 GB/s up to
+  // 1 MiB, 0.009 at 4 MiB), and a least-squares line through it misprices the sizes a bucket has.
+  // Empty (profiles, --alpha-us/--gbps): the line alone.
+  std::vector<LinkSample> samples;
+  double message_time(double bytes) const;  // one message over this link
+  double message_cpu(double bytes) const;   // the CPU it costs a rank
 };
 
 struct Network {
@@ -30,21 +42,23 @@ struct Network {
 
 // Named profiles (`--network`): the rate of the link and a stated latency; docs/projection.md lists them.
 AlphaBeta profile(const std::string& name);
-// Least-squares fit of time = 2(n-1) alpha + 2(n-1)/n * bytes / bandwidth over the rows of one
-// algorithm in a commbench --json file (n = its ranks), and of cpu_us in the same form where every
-// row has it (negative coefficients clamp to 0). Throws naming the file when it has fewer than two
+// The link from the rows of one algorithm in a commbench --json file (n = its ranks; a call of m
+// bytes is 2(n-1) messages of m/n): the rows as samples, and a least-squares line through them,
+// time = 2(n-1) alpha + 2(n-1)/n * bytes / bandwidth (and cpu_us in the same form where every row
+// has it; negative coefficients clamp to 0). Throws naming the file when it has fewer than two
 // sizes of that algorithm, n < 2, or the fit gives no positive bandwidth.
 AlphaBeta fit_commbench(const std::string& json_path, const std::string& algo);
 
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:
-// one ring over all ranks (placed ppn per node, so only node-boundary edges cross the network);
-// hierarchical: chain reduce + broadcast inside nodes and a ring over the node leaders.
+// one ring over all ranks, 2(n-1) messages of bytes/n (placed ppn per node, so only node-boundary
+// edges cross the network); hierarchical: chain reduce + broadcast inside nodes (the intra-node
+// line) and a ring over the node leaders.
 double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net);
 // CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
 // cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.
 double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net);
 // ps-sync: one step's push of the whole gradient from n workers to the server and the replies:
-// the server's link carries n x bytes each way.
+// the server's link carries n x bytes each way (the fitted line, not the samples).
 double ps_step_time(int n, double bytes, const Network& net);
 
 }  // namespace scalebench::project

@@ -170,10 +170,14 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                      "optimizer {:.2f} ms  gradient {:.2f} MB; batch {} per device, bucket {} MB\n",
                      m.steps, m.data_s * 1e3, m.fwd_s * 1e3, m.bwd_s * 1e3, m.layers.size(), m.update_s * 1e3,
                      m.params * 4e-6, o.batch, o.bucket_mb);
-  out << fmt::format("# network: inter-node alpha {:.1f} us, {:.3f} GB/s ({}); intra-node alpha {:.1f} us, {:.3f} GB/s; "
+  const auto& samples = net.inter.samples;
+  out << fmt::format("# network: inter-node alpha {:.1f} us, {:.3f} GB/s ({}){}; intra-node alpha {:.1f} us, {:.3f} GB/s; "
                      "{} ranks per node\n",
-                     net.inter.alpha_s * 1e6, net.inter.bytes_per_s * 1e-9, net.inter.source, net.intra.alpha_s * 1e6,
-                     net.intra.bytes_per_s * 1e-9, net.ranks_per_node);
+                     net.inter.alpha_s * 1e6, net.inter.bytes_per_s * 1e-9, net.inter.source,
+                     samples.size() < 2 ? std::string()
+                                        : fmt::format(", the measured curve for messages of {:.0f} to {:.0f} bytes",
+                                                      samples.front().bytes, samples.back().bytes),
+                     net.intra.alpha_s * 1e6, net.intra.bytes_per_s * 1e-9, net.ranks_per_node);
   out << fmt::format("# overlap {}  compression {} (ring and hierarchical; ps-sync never overlaps)\n",
                      show_overlap ? "on" : "off", show_compressed ? "16-bit" : "none");
   if (o.comm_cpu_shared)

@@ -191,6 +191,29 @@ PY
     grep -q "#SBATCH --gpus-per-node=4" "$tmp"/results/gpu-unet/slurm/07-*.sbatch || fail "GPU script lacks --gpus-per-node"
     echo "ok: gpu-unet Slurm scripts"
     ;;
+  project_end_to_end)
+    # A real N = 1 run's trace -> `project` -> a study file that report, compare and the projection
+    # plot read (docs/projection.md). Every strategy, weak and strong, N = 1, 2, 4.
+    small_seg
+    root=$(cd "$(dirname "$0")/../.." && pwd)
+    "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --batch 4 --epochs 1 --max-steps 4 \
+      --trace "$tmp/n1.json" -o "$tmp/runs" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train --trace"; }
+    "$sb" project --trace "$tmp/n1.json" --batch 4 --network 1gbe --max-devices 4 --model unet-small \
+      -o "$tmp/p.h5" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "project"; }
+    grep -q "project: 24 predictions -> $tmp/p.h5" "$tmp/out" || { cat "$tmp/out"; fail "project did not write 24 rows"; }
+    for s in ring hierarchical multiworker ps-sync; do  # multiworker: the library's own allreduce ("native")
+      grep -Eq "^ *$s +weak +4 " "$tmp/out" || { cat "$tmp/out"; fail "no $s weak N = 4 row"; }
+    done
+    "$sb" report "$tmp/p.h5" >"$tmp/rep" 2>&1 || { cat "$tmp/rep"; fail "report of a projection"; }
+    grep -Eq "^== unet-small - ring - .*\(weak scaling\)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report lacks the ring weak table"; }
+    "$sb" compare "$tmp/p.h5" "$tmp/p.h5" >"$tmp/cmp" 2>&1 || { cat "$tmp/cmp"; fail "compare of a projection with itself"; }
+    grep -q "24 points matched: 0 regressions" "$tmp/cmp" || { cat "$tmp/cmp"; fail "compare did not match 24 points"; }
+    /usr/bin/python3 "$root/plots/projection.py" "$tmp/p.h5" -o "$tmp/figs" >"$tmp/plot" 2>&1 \
+      || { cat "$tmp/plot"; fail "plots/projection.py"; }
+    [ -s "$tmp/figs/projection.png" ] || fail "no projection.png"
+    expect_error "--network: 5gbe not in" "$sb" project --trace "$tmp/n1.json" --batch 4 --network 5gbe
+    echo "ok: train --trace -> project -> report, compare, projection.png"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS $case_name"

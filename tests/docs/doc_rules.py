@@ -83,8 +83,9 @@ ALLOWED_FOREIGN = [
     ("--layers", "tools/synthetic_trace.py (equal backward layers)", ["docs/projection.md"]),
     ("--step-ms", "tools/synthetic_trace.py (compute per step)", ["docs/projection.md"]),
     ("--params", "tools/synthetic_trace.py (gradient elements)", ["docs/projection.md"]),
+    ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md", "docs/projection.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
-     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset")]
+     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node")]
 
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
 SHELL_INFO = {"", "sh", "bash", "shell", "console"}

@@ -167,7 +167,24 @@ TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {
     EXPECT_NE(std::string(e.what()).find("1 size(s) of algorithm native"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
-  EXPECT_THROW(profile("5gbe"), Error);
+}
+
+TEST(ProjectNet, NamedNetworksComeFromNetworksDef) {
+  // networks.def: SB_NETWORK(1gbe, 1000, 50) -> 1e9 bit/s = 1.25e8 B/s, α = 50 µs.
+  const AlphaBeta g = profile("1gbe");
+  EXPECT_DOUBLE_EQ(g.bytes_per_s, 1.25e8);
+  EXPECT_DOUBLE_EQ(g.alpha_s, 50e-6);
+  EXPECT_EQ(g.source, "profile 1gbe");
+  const auto names = profile_names();
+  ASSERT_GE(names.size(), 5u);
+  EXPECT_EQ(names.front(), "100mbe");
+  for (const auto& n : names) EXPECT_GT(profile(n).bytes_per_s, 0) << n;
+  try {
+    profile("5gbe");
+    FAIL() << "an unknown profile must be refused";
+  } catch (const Error& e) {
+    for (const auto& n : names) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+  }
 }
 
 TEST(ProjectNet, CommbenchFitRecoversTheExchangesCpu) {

@@ -17,18 +17,23 @@ check_name() {
 
 state_dir() { echo "$SBEMU_RUN_ROOT/$1"; }
 
-# Presets: named networks as "rate one-way-latency". The rate is the per-node link rate (each
-# direction, tc tbf); the latency is the one-way node-to-node delay added by tc netem, split
-# evenly over the sender's and the receiver's link. The latencies are this project's stated
-# choices for a switched Ethernet hop, not measurements; the host's own TCP stack adds its own.
+# Presets: the named networks of harness/study/project/networks.def (the one list; `scalebench project
+# --network` takes the same names), as "RATE LATENCY": the per-node link rate (each direction, tc tbf)
+# and the one-way node-to-node latency, added by tc netem split evenly over the sender's and the
+# receiver's link. The latencies are stated choices, not measurements; the host's TCP stack adds its own.
+SBEMU_NETWORKS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../harness/study/project" && pwd)/networks.def
+# network_rows -> "name mbit latency_us" per network of networks.def
+network_rows() {
+  [ -r "$SBEMU_NETWORKS" ] || die "cannot read the named networks ($SBEMU_NETWORKS)"
+  sed -n 's/^SB_NETWORK(\([a-z0-9]*\), *\([0-9]*\), *\([0-9]*\))$/\1 \2 \3/p' "$SBEMU_NETWORKS"
+}
 preset_values() {
-  case "$1" in
-    1gbe)   echo "1gbit 50us" ;;
-    10gbe)  echo "10gbit 20us" ;;
-    25gbe)  echo "25gbit 10us" ;;
-    100mbe) echo "100mbit 100us" ;;
-    *) die "--preset '$1': unknown (known: 100mbe, 1gbe, 10gbe, 25gbe)" ;;
-  esac
+  local n mbit lat known=()
+  while read -r n mbit lat; do
+    [ "$n" = "$1" ] && { echo "${mbit}mbit ${lat}us"; return 0; }
+    known+=("$n")
+  done < <(network_rows)
+  die "--preset '$1': unknown (known: $(printf '%s, ' "${known[@]}" | sed 's/, $//'))"
 }
 
 # allowed_cpus -> the cores this process may run on, space-separated (its affinity mask, so a

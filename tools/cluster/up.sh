@@ -8,7 +8,7 @@
 # confines everything started on the node to them, so compute on one node does not slow another.
 # It starts no process and launches nothing (tools/cluster/mpirun.sh does); tools/cluster/down.sh
 # removes everything it made, and so does this script if it fails half-way.
-#   up.sh --nodes K (--preset 1gbe|10gbe|25gbe|100mbe | --rate 1gbit [--latency 50us])
+#   up.sh --nodes K (--preset NAME | --rate 1gbit [--latency 50us])   NAME: harness/study/project/networks.def
 #         [--cpus-per-node C] [--name sbemu] [--subnet 10.231.0]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +32,8 @@ case "$nodes" in ''|*[!0-9]*) die "--nodes '$nodes': expected a whole number fro
 [ "$nodes" -ge 1 ] && [ "$nodes" -le 64 ] || die "--nodes $nodes: expected 1 to 64"
 if [ -n "$preset" ]; then
   [ -z "$rate" ] || die "give --preset or --rate, not both"
-  read -r rate latency < <(preset_values "$preset")
+  values=$(preset_values "$preset") || exit 1   # it said why
+  read -r rate latency <<< "$values"
 fi
 [ -n "$rate" ] || die "give --preset NAME or --rate RATE (e.g. --rate 1gbit --latency 50us)"
 bits=$(rate_bits "$rate"); lat=$(latency_us "$latency")

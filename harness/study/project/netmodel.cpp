@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/ranges.h>
+
 #include "kernels/common/check.h"
 
 namespace scalebench::project {
@@ -70,14 +72,27 @@ double AlphaBeta::message_cpu(double bytes) const {
   return on_curve(samples, bytes, &LinkSample::cpu_s, cpu_per_byte_s);
 }
 
+namespace {
+struct Profile { const char* name; double mbit, alpha_us; };
+// networks.def: the one list of named networks (tools/cluster/up.sh's presets read it too).
+constexpr Profile kProfiles[] = {
+#define SB_NETWORK(name, mbit, latency_us) {#name, mbit, latency_us},
+#include "harness/study/project/networks.def"
+#undef SB_NETWORK
+};
+}  // namespace
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kProfiles) names.emplace_back(p.name);
+  return names;
+}
+
 AlphaBeta profile(const std::string& name) {
-  // rate in bit/s, latency per message; the same named networks as tools/cluster/common.sh.
-  struct P { const char* name; double bits, alpha_us; };
-  static const P kProfiles[] = {{"100mbe", 100e6, 100}, {"1gbe", 1e9, 50}, {"10gbe", 10e9, 20},
-                                {"25gbe", 25e9, 10}, {"100gib", 100e9, 2}};
+  // α is the profile's one-way latency: each ring step's message crosses one hop.
   for (const auto& p : kProfiles)
-    if (name == p.name) return {p.alpha_us * 1e-6, p.bits / 8, "profile " + name};
-  SB_REQUIRE(false, "--network '{}': unknown profile (known: 100mbe, 1gbe, 10gbe, 25gbe, 100gib)", name);
+    if (name == p.name) return {p.alpha_us * 1e-6, p.mbit * 1e6 / 8, "profile " + name};
+  SB_REQUIRE(false, "--network '{}': unknown profile (known: {})", name, fmt::join(profile_names(), ", "));
   return {};
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "harness/strategy/strategy_traits.h"
 
@@ -40,8 +41,11 @@ struct Network {
   int ranks_per_node = 1;
 };
 
-// Named profiles (`--network`): the rate of the link and a stated latency; docs/projection.md lists them.
+// Named profiles (`--network`): the rate of the link and a stated latency, from networks.def (the
+// emulated cluster's presets are the same list; docs/projection.md shows it). Throws naming the
+// known ones for an unknown name.
 AlphaBeta profile(const std::string& name);
+std::vector<std::string> profile_names();  // in networks.def's order
 // The link from the rows of one algorithm in a commbench --json file (n = its ranks; a call of m
 // bytes is 2(n-1) messages of m/n): the rows as samples, and a least-squares line through them,
 // time = 2(n-1) alpha + 2(n-1)/n * bytes / bandwidth (and cpu_us in the same form where every row

@@ -5,6 +5,8 @@
 
 #include <ostream>
 
+#include <fmt/ranges.h>
+
 #include "harness/record/context.h"
 #include "harness/record/run_file.h"
 #include "harness/study/analysis/study_file.h"
@@ -20,7 +22,9 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_option("--bucket-mb", o.bucket_mb, "Gradient bucket size (MB) to project with")->capture_default_str()->check(CLI::Range(0.0001, 1e6));
   c->add_option("--global-batch", o.global_batch, "Strong scaling: the fixed global batch (default: --batch)")->check(CLI::Range(1, 1 << 30));
   c->add_option("--max-devices", o.max_devices, "Largest N (powers of 2 from 1)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  c->add_option("--network", o.network, "Named profile: 100mbe, 1gbe, 10gbe, 25gbe, 100gib (docs/projection.md)");
+  c->add_option("--network", o.network, fmt::format("Named profile: {} (networks.def; docs/projection.md)",
+                                                    fmt::join(profile_names(), ", ")))
+      ->check(CLI::IsMember(profile_names()));
   c->add_option("--commbench", o.commbench, "Calibrate the network from a commbench --json file of 2+ ranks");
   c->add_option("--commbench-algo", o.commbench_algo, "Algorithm rows of --commbench to fit")->capture_default_str();
   c->add_option("--alpha-us", o.alpha_us, "Network latency per message (us), with --gbps")->check(CLI::Range(0.0, 1e7));

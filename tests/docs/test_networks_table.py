@@ -1,0 +1,30 @@
+#!/usr/bin/python3
+"""tests/docs/test_networks_table.py SOURCE_DIR [SCALEBENCH] — ctest docs.networks (label unit): the
+named networks are written once, in harness/study/project/networks.def; this checks that the table
+of docs/projection.md shows exactly those lines (name, rate, latency, in order) and, given the
+binary, that `scalebench project --help` names each of them. It does not check the emulated
+cluster's use of them (tools/cluster/common.sh reads networks.def itself; ctest cluster.* runs it).
+"""
+import re
+import subprocess
+import sys
+
+src = sys.argv[1]
+DEF = re.compile(r"^SB_NETWORK\(([a-z0-9]+), *([0-9]+), *([0-9]+)\)$")
+ROW = re.compile(r"^\| `([a-z0-9]+)` \| ([0-9]+) ([MG])bit/s \| ([0-9]+) µs \|$")
+
+defined = [m.groups() for m in map(DEF.match, open(f"{src}/harness/study/project/networks.def").read().splitlines()) if m]
+assert len(defined) >= 2, f"networks.def: {len(defined)} SB_NETWORK lines; the parser or the file is wrong"
+documented = []
+for m in map(ROW.match, open(f"{src}/docs/projection.md", encoding="utf-8").read().splitlines()):
+    if m:
+        name, rate, unit, lat = m.groups()
+        documented.append((name, str(int(rate) * (1000 if unit == "G" else 1)), lat))
+if documented != [(n, str(int(r)), l) for n, r, l in defined]:
+    sys.exit(f"FAIL: docs/projection.md's network table {documented} != networks.def {defined}")
+if len(sys.argv) > 2:
+    out = subprocess.run([sys.argv[2], "project", "--help"], capture_output=True, text=True, check=True).stdout
+    missing = [n for n, _, _ in defined if n not in out]
+    if missing:
+        sys.exit(f"FAIL: `scalebench project --help` does not name {missing}")
+print(f"docs.networks: {len(defined)} networks, docs/projection.md and project --help agree with networks.def")

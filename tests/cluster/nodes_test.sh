@@ -7,13 +7,16 @@
 #     — a regression here (both nodes on host core 0, Open MPI's default binding) once halved every
 #     rank's compute speed in the projection's validation (docs/projection.md);
 #   - --ppn 2 puts two ranks on each node, on that node's cores;
-#   - up.sh refuses a bad --cpus-per-node with one line, making nothing;
+#   - a preset is a named network of harness/study/project/networks.def (the cluster runs at its rate),
+#     and up.sh refuses an unknown preset and a bad --cpus-per-node with one line each, making nothing;
 # and that nothing named after its cluster is left afterwards. Skipped (77) like cluster.busbw.
 set -uo pipefail
 sb=$1 subnet_base=10.233
 . "$(dirname "$0")/lib.sh"
 
-"$cl/up.sh" --nodes 2 --rate 1gbit --name "$name" --subnet "$subnet" || fail "up.sh failed"
+"$cl/up.sh" --nodes 2 --preset 1gbe --name "$name" --subnet "$subnet" || fail "up.sh failed"
+# networks.def: SB_NETWORK(1gbe, 1000, 50)
+grep -qx "rate_bits=1000000000" "/run/$name/cluster.env" || fail "preset 1gbe did not give 1 Gbit/s: $(cat "/run/$name/cluster.env")"
 ncpu=$(nproc)
 want0=$(cat "/run/$name/$name-n0.cpus") want1=$(cat "/run/$name/$name-n1.cpus")
 echo "host cores: $ncpu; node cores: n0=$want0 n1=$want1"
@@ -50,5 +53,9 @@ PY
 msg=$("$cl/up.sh" --nodes 2 --rate 1gbit --name "$name" --subnet "$subnet" --cpus-per-node 0 2>&1) && fail "up.sh took --cpus-per-node 0"
 [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && [[ $msg == *--cpus-per-node* ]] || fail "expected one line naming --cpus-per-node, got: $msg"
 echo "refused: $msg"
+msg=$("$cl/up.sh" --nodes 2 --preset 5gbe --name "$name" --subnet "$subnet" 2>&1) && fail "up.sh took --preset 5gbe"
+[ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && [[ $msg == *"'5gbe': unknown (known: 100mbe, 1gbe, 10gbe"* ]] \
+  || fail "expected one line naming the known presets, got: $msg"
+echo "refused: $msg"
 [ -z "$(leftovers)" ] || fail "left behind: $(leftovers)"
-echo "PASS: ranks on their own nodes and cores; bad --cpus-per-node refused; nothing left behind"
+echo "PASS: ranks on their own nodes and cores; preset from networks.def; unknown preset and bad --cpus-per-node refused; nothing left behind"

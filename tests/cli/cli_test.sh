@@ -7,6 +7,7 @@
 set -uo pipefail
 sb=$1
 case_name=$2
+root=$(cd "$(dirname "$0")/../.." && pwd)  # the source tree (studies/, plots/)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -179,7 +180,6 @@ PY
   shipped_studies)
     # Every study shipped in studies/ parses and expands into points (GPU studies too: a dry run
     # needs no device), locally and, for the GPU study, as Slurm scripts for the generic GPU profile.
-    root=$(cd "$(dirname "$0")/../.." && pwd)
     cd "$tmp" || fail "cd $tmp"
     for spec in "$root"/studies/*.toml; do
       "$sb" sweep "$spec" --dry-run > "$tmp/dry.out" 2>&1 || { cat "$tmp/dry.out"; fail "dry run of $spec"; }
@@ -195,7 +195,6 @@ PY
     # A real N = 1 run's trace -> `project` -> a study file that report, compare and the projection
     # plot read (docs/projection.md). Every strategy, weak and strong, N = 1, 2, 4.
     small_seg
-    root=$(cd "$(dirname "$0")/../.." && pwd)
     "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --batch 4 --epochs 1 --max-steps 4 \
       --trace "$tmp/n1.json" -o "$tmp/runs" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train --trace"; }
     "$sb" project --trace "$tmp/n1.json" --batch 4 --network 1gbe --max-devices 4 --model unet-small \

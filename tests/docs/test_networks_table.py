@@ -13,14 +13,16 @@ src = sys.argv[1]
 DEF = re.compile(r"^SB_NETWORK\(([a-z0-9]+), *([0-9]+), *([0-9]+)\)$")
 ROW = re.compile(r"^\| `([a-z0-9]+)` \| ([0-9]+) ([MG])bit/s \| ([0-9]+) µs \|$")
 
-defined = [m.groups() for m in map(DEF.match, open(f"{src}/harness/study/project/networks.def").read().splitlines()) if m]
+def lines(path, pattern):
+    return [m.groups() for m in map(pattern.match, open(path, encoding="utf-8").read().splitlines()) if m]
+
+
+# (name, Mbit/s, latency µs) from each side
+defined = [(n, int(mbit), int(lat)) for n, mbit, lat in lines(f"{src}/harness/study/project/networks.def", DEF)]
 assert len(defined) >= 2, f"networks.def: {len(defined)} SB_NETWORK lines; the parser or the file is wrong"
-documented = []
-for m in map(ROW.match, open(f"{src}/docs/projection.md", encoding="utf-8").read().splitlines()):
-    if m:
-        name, rate, unit, lat = m.groups()
-        documented.append((name, str(int(rate) * (1000 if unit == "G" else 1)), lat))
-if documented != [(n, str(int(r)), l) for n, r, l in defined]:
+documented = [(n, int(rate) * (1000 if unit == "G" else 1), int(lat))
+              for n, rate, unit, lat in lines(f"{src}/docs/projection.md", ROW)]
+if documented != defined:
     sys.exit(f"FAIL: docs/projection.md's network table {documented} != networks.def {defined}")
 if len(sys.argv) > 2:
     out = subprocess.run([sys.argv[2], "project", "--help"], capture_output=True, text=True, check=True).stdout

@@ -58,14 +58,14 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
   // Forward per node (every node, parameters or not), named as the graph names it.
   st.model.set_forward_hook([this](int node) {
     const auto now = trace::Clock::now();
-    st_.trace->add("forward " + st_.model.graph().nodes[std::size_t(node)].name, "forward", layer_mark_, now);
+    st_.trace->add(trace::SpanCat::forward, st_.model.graph().nodes[std::size_t(node)].name, layer_mark_, now);
     layer_mark_ = now;
   });
   st.model.set_backward_hook([this, names = std::move(names), next = st.model.backward_hook()](
                                  int node, std::int64_t b, std::int64_t e) {
     const auto now = trace::Clock::now();
     const auto it = names.find(node);
-    st_.trace->add("backward " + (it == names.end() ? std::to_string(node) : it->second), "layer", layer_mark_, now,
+    st_.trace->add(trace::SpanCat::layer, it == names.end() ? std::to_string(node) : it->second, layer_mark_, now,
                    trace::kTrainRow, fmt::format("\"begin\": {}, \"end\": {}", b, e));
     layer_mark_ = now;
     if (next) next(node, b, e);
@@ -76,18 +76,18 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
 // the run file records (so the timeline's per-phase sums are the run file's).
 void EpochRunner::trace_step(trace::Clock::time_point t0, const StepTimes& t, std::int64_t step) const {
   auto at = t0;
-  const auto span = [&](const char* name, double s) {
+  const auto span = [&](trace::Phase p, double s) {
     const auto end = at + std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double>(s));
-    st_.trace->add(name, "phase", at, end);
+    st_.trace->add(trace::SpanCat::phase, trace::kPhaseNames[std::size_t(p)], at, end);
     at = end;
   };
-  st_.trace->add(fmt::format("step {}", step), "step", t0,
+  st_.trace->add(trace::SpanCat::step, std::to_string(step), t0,
                  t0 + std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double>(t.total())));
-  span("data", t.data);
-  span("forward", t.fwd);
-  span("backward", t.bwd);
-  span("exchange", t.comm_exposed);
-  span("optimizer", t.update);
+  span(trace::Phase::data, t.data);
+  span(trace::Phase::forward, t.fwd);
+  span(trace::Phase::backward, t.bwd);
+  span(trace::Phase::exchange, t.comm_exposed);
+  span(trace::Phase::optimizer, t.update);
 }
 
 StepHealth EpochRunner::check_step(double loss, const Tensor& x) const {
@@ -138,7 +138,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
     const auto step_t0 = trace::Clock::now();
-    Stopwatch sw;
+    Stopwatch sw(step_t0);  // the phases below add up to the step's wall time from here
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
     t.data = sw.lap();
@@ -178,8 +178,13 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
                                since_checkpoint_.elapsed() >= st_.cfg.checkpoint_minutes * 60;
     o.epoch.lr = st_.sched.at(ctx_.step);
     const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr), health);
+    // Everything after backward that is not the exposed exchange is the update phase: the optimizer
+    // and the strategy's own bookkeeping, and also the checks between backward and the strategy
+    // (a thread descheduled there under load). Taking the strategy's update timer alone left that
+    // time out of every phase, so the step span ended before a late bucket's allreduce did.
+    const double after_backward = sw.lap();
     t.comm_exposed = xch.comm_exposed;
-    t.update = xch.update;
+    t.update = after_backward - xch.comm_exposed;  // >= xch.update: both timers ran inside this lap
     ++ctx_.step;
     if (st_.trace) trace_step(step_t0, t, ctx_.step);
     o.epoch.time += t;
@@ -239,7 +244,7 @@ void EpochRunner::evaluate_and_record(Outcome& o, TrainObserver* observer) {
   const auto eval_t0 = trace::Clock::now();
   const EvalResult ev =
       evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
-  if (st_.trace) st_.trace->add(fmt::format("evaluation (epoch {})", er.epoch), "evaluation", eval_t0, trace::Clock::now());
+  if (st_.trace) st_.trace->add(trace::SpanCat::evaluation, std::to_string(er.epoch), eval_t0, trace::Clock::now());
   er.val_loss = ev.loss;
   er.val_iou = ev.confusion.iou_all();
   er.val_miou = ev.confusion.mean_iou_non_background();

@@ -1,13 +1,12 @@
-// trace.cpp — the Chrome trace-event writer and `trace merge` (see trace.h). The files it writes
-// hold one event per line; merge reads exactly that layout (files written by --trace), not JSON
-// from other tools.
+// trace.cpp — the span vocabulary, the Chrome trace-event writer and `trace merge` (see trace.h).
+// Every event is one line; trace_read.cpp reads exactly that layout back. Not here: parsing.
 #include "harness/train/trace.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include "kernels/common/check.h"
@@ -25,18 +24,18 @@ std::string json_string(std::string_view s) {
   return o + "\"";
 }
 
-void write_atomically(const std::string& path, const std::string& text) {
+void write_atomically(const std::string& path, const std::string& text, std::string_view who) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    SB_REQUIRE(f.good(), "--trace: cannot write {}", tmp);
+    SB_REQUIRE(f.good(), "{}: cannot write {}", who, tmp);
     f << text;
     f.flush();
-    SB_REQUIRE(f.good(), "--trace: cannot write {} (disk full?)", tmp);
+    SB_REQUIRE(f.good(), "{}: cannot write {} (disk full?)", who, tmp);
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  SB_REQUIRE(!ec, "--trace: cannot rename {} to {}: {}", tmp, path, ec.message());
+  SB_REQUIRE(!ec, "{}: cannot rename {} to {}: {}", who, tmp, path, ec.message());
 }
 
 std::string metadata(int pid, std::string_view what, std::string_view value, int tid = 0) {
@@ -44,13 +43,62 @@ std::string metadata(int pid, std::string_view what, std::string_view value, int
                      pid, tid, json_string(value));
 }
 
+// One rank's events as lines joined by ",\n": the process and thread names, then every span.
+std::string rank_events(int rank, const std::vector<Span>& spans) {
+  std::string o = metadata(rank, "process_name", fmt::format("rank {}", rank)) + ",\n" +
+                  metadata(rank, "thread_name", "training", kTrainRow) + ",\n" +
+                  metadata(rank, "thread_name", "communication", kCommRow);
+  for (const Span& s : spans)
+    o += fmt::format(",\n{{\"name\": {}, \"cat\": \"{}\", \"ph\": \"X\", \"ts\": {:.3f}, \"dur\": {:.3f}, \"pid\": {}, "
+                     "\"tid\": {}, \"args\": {{{}}}}}",
+                     json_string(s.name), cat_name(s.cat), s.ts_us, s.dur_us, rank, s.tid, s.args);
+  return o;
+}
+
+std::string document(const std::string& events, std::string_view other_data) {
+  return "{\"traceEvents\": [\n" + events + "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {" +
+         std::string(other_data) + "}}\n";
+}
+
+// The prefix of a category's span names (phases are named by the phase alone).
+std::string_view prefix(SpanCat c) {
+  switch (c) {
+    case SpanCat::step: return "step ";
+    case SpanCat::phase: return "";
+    case SpanCat::forward: return "forward ";
+    case SpanCat::layer: return "backward ";
+    case SpanCat::allreduce: return "allreduce bucket ";
+    case SpanCat::evaluation: return "evaluation (epoch ";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::optional<SpanCat> parse_cat(std::string_view s) {
+  const auto it = std::find(kCatNames.begin(), kCatNames.end(), s);
+  if (it == kCatNames.end()) return std::nullopt;
+  return SpanCat(it - kCatNames.begin());
+}
+
+std::string span_name(SpanCat c, std::string_view subject) {
+  return std::string(prefix(c)) + std::string(subject) + (c == SpanCat::evaluation ? ")" : "");
+}
+
+std::string_view subject_of(SpanCat c, std::string_view name) {
+  const std::string_view p = prefix(c);
+  if (name.substr(0, p.size()) != p) return name;
+  name.remove_prefix(p.size());
+  if (c == SpanCat::evaluation && !name.empty() && name.back() == ')') name.remove_suffix(1);
+  return name;
+}
 
 Trace::Trace(std::string path, int rank) : path_(std::move(path)), rank_(rank) {}
 
-void Trace::add(std::string_view name, std::string_view cat, Clock::time_point t0, Clock::time_point t1, int tid,
+void Trace::add(SpanCat cat, std::string_view subject, Clock::time_point t0, Clock::time_point t1, int tid,
                 std::string args) {
-  Span s{.name = std::string(name), .cat = std::string(cat), .ts_us = std::chrono::duration<double, std::micro>(t0.time_since_epoch()).count(),
+  Span s{.name = span_name(cat, subject), .cat = cat,
+         .ts_us = std::chrono::duration<double, std::micro>(t0.time_since_epoch()).count(),
          .dur_us = std::chrono::duration<double, std::micro>(t1 - t0).count(), .tid = tid, .args = std::move(args)};
   std::lock_guard lock(mu_);
   spans_.push_back(std::move(s));
@@ -62,26 +110,13 @@ std::vector<Span> Trace::spans() const {
 }
 
 void Trace::write() const {
-  std::ostringstream o;
-  o << "{\"traceEvents\": [\n";
-  o << metadata(rank_, "process_name", fmt::format("rank {}", rank_)) << ",\n";
-  o << metadata(rank_, "thread_name", "training", kTrainRow) << ",\n";
-  o << metadata(rank_, "thread_name", "communication", kCommRow);
-  for (const Span& s : spans()) {
-    o << ",\n"
-      << fmt::format("{{\"name\": {}, \"cat\": {}, \"ph\": \"X\", \"ts\": {:.3f}, \"dur\": {:.3f}, \"pid\": {}, "
-                     "\"tid\": {}, \"args\": {{{}}}}}",
-                     json_string(s.name), json_string(s.cat), s.ts_us, s.dur_us, rank_, s.tid, s.args);
-  }
-  o << "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"rank\": " << rank_ << "}}\n";
-  write_atomically(path_, o.str());
+  write_atomically(path_, document(rank_events(rank_, spans()), fmt::format("\"rank\": {}", rank_)), "--trace");
 }
 
 BucketObserver bucket_observer(Trace* trace) {
   if (!trace) return {};
   return [trace](const BucketSpan& b) {
-    trace->add(fmt::format("allreduce bucket {}", b.index), "allreduce", b.t0, b.t1,
-               b.on_comm_thread ? kCommRow : kTrainRow,
+    trace->add(SpanCat::allreduce, std::to_string(b.index), b.t0, b.t1, b.on_comm_thread ? kCommRow : kTrainRow,
                fmt::format("\"bytes\": {}, \"begin\": {}, \"end\": {}", (b.end - b.begin) * 4, b.begin, b.end));
   };
 }
@@ -94,32 +129,16 @@ std::string trace_path_for_rank(const std::string& file, int rank, int ranks) {
 
 void merge(const std::vector<std::string>& inputs, const std::string& output) {
   SB_REQUIRE(!inputs.empty(), "trace merge: no input files");
-  static const std::regex rank_line(R"(^"otherData": \{"rank": (\d+)\}\}$)");
-  std::map<int, std::vector<std::string>> by_rank;
+  std::map<int, std::vector<Span>> by_rank;
   for (const auto& in : inputs) {
-    std::ifstream f(in);
-    SB_REQUIRE(f.good(), "trace merge: cannot read {}", in);
-    std::string line;
-    std::getline(f, line);
-    SB_REQUIRE(line == "{\"traceEvents\": [", "trace merge: {} is not a trace written by train --trace (first line)", in);
-    std::vector<std::string> events;
-    int rank = -1;
-    std::smatch m;
-    while (std::getline(f, line)) {
-      if (std::regex_match(line, m, rank_line)) rank = std::stoi(m[1]);
-      else if (line.rfind("{\"name\": ", 0) == 0) events.push_back(line.back() == ',' ? line.substr(0, line.size() - 1) : line);
-    }
-    SB_REQUIRE(rank >= 0, "trace merge: {} has no otherData.rank (not written by train --trace, or cut short)", in);
-    SB_REQUIRE(!by_rank.count(rank), "trace merge: rank {} given twice ({})", rank, in);
-    by_rank[rank] = std::move(events);
+    TraceFile t = read_trace_file(in, "trace merge");
+    SB_REQUIRE(t.rank >= 0, "trace merge: {} has no otherData.rank (not written by train --trace, or cut short)", in);
+    SB_REQUIRE(!by_rank.count(t.rank), "trace merge: rank {} given twice ({})", t.rank, in);
+    by_rank[t.rank] = std::move(t.spans);
   }
-  std::ostringstream o;
-  o << "{\"traceEvents\": [\n";
-  bool first = true;
-  for (const auto& [rank, events] : by_rank)
-    for (const auto& e : events) o << (first ? "" : ",\n") << e, first = false;
-  o << "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"ranks\": " << by_rank.size() << "}}\n";
-  write_atomically(output, o.str());
+  std::string events;
+  for (const auto& [rank, spans] : by_rank) events += (events.empty() ? "" : ",\n") + rank_events(rank, spans);
+  write_atomically(output, document(events, fmt::format("\"ranks\": {}", by_rank.size())), "trace merge");
 }
 
 }  // namespace scalebench::trace

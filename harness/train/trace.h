@@ -1,16 +1,21 @@
 // trace.h — the step timeline of `train --trace FILE`: complete ("X") events of the Chrome
 // trace-event format (open the file in Perfetto or chrome://tracing), one file per rank
-// (trace_path_for_rank), merged by `scalebench trace merge`. Thread-safe: the training thread and
-// a strategy's communication thread add spans to the same Trace. Times are microseconds of
-// steady_clock (CLOCK_MONOTONIC, one axis for every rank of one host, emulated nodes included). It records what it is given; it does not time anything itself,
-// and it writes nothing until write().
+// (trace_path_for_rank), merged by `scalebench trace merge` and read by `scalebench project`,
+// both through read_trace_file (trace_read.cpp): one writer, one reader, one vocabulary (SpanCat,
+// kPhaseNames, span_name) that docs/trace.md's table describes. Thread-safe: the training thread
+// and a strategy's communication thread add spans to the same Trace. Times are microseconds of
+// steady_clock (CLOCK_MONOTONIC, one axis for every rank of one host, emulated nodes included).
+// It records what it is given; it does not time anything itself, and it writes nothing until write().
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/strategy/bucketer.h"
@@ -22,17 +27,39 @@ using Clock = std::chrono::steady_clock;
 // Thread rows of a rank's timeline.
 enum Row : int { kTrainRow = 0, kCommRow = 1 };
 
+// The span categories ("cat" in the file), in docs/trace.md's order.
+enum class SpanCat { step, phase, forward, layer, allreduce, evaluation };
+inline constexpr std::array<std::string_view, 6> kCatNames = {"step",  "phase",     "forward",
+                                                              "layer", "allreduce", "evaluation"};
+inline std::string_view cat_name(SpanCat c) { return kCatNames[std::size_t(c)]; }
+std::optional<SpanCat> parse_cat(std::string_view s);
+
+// The phases of a step (SpanCat::phase), laid end to end in this order; their durations are the run
+// file's /steps columns t_data, t_fwd, t_bwd, t_comm_exposed, t_update.
+enum class Phase { data, forward, backward, exchange, optimizer };
+inline constexpr std::array<std::string_view, 5> kPhaseNames = {"data", "forward", "backward", "exchange", "optimizer"};
+
+// A span's name from its category and subject: step "step 7", forward "forward conv1",
+// layer "backward conv1", allreduce "allreduce bucket 2", evaluation "evaluation (epoch 1)",
+// phase the phase's own name. subject_of is the inverse (what follows the category's prefix).
+std::string span_name(SpanCat c, std::string_view subject);
+std::string_view subject_of(SpanCat c, std::string_view name);
+
 struct Span {
-  std::string name, cat;
+  std::string name;
+  SpanCat cat = SpanCat::step;
   double ts_us = 0, dur_us = 0;
   int tid = kTrainRow;
   std::string args;  // a JSON object's members without braces ("\"bytes\": 4096"), or empty
+  double end_us() const { return ts_us + dur_us; }
+  // The gradient elements [begin, end) of a layer or bucket span (args "begin", "end"), if it has them.
+  std::optional<std::pair<std::int64_t, std::int64_t>> elements() const;
 };
 
 class Trace {
  public:
   Trace(std::string path, int rank);
-  void add(std::string_view name, std::string_view cat, Clock::time_point t0, Clock::time_point t1, int tid = kTrainRow,
+  void add(SpanCat cat, std::string_view subject, Clock::time_point t0, Clock::time_point t1, int tid = kTrainRow,
            std::string args = {});
   // Writes the JSON object {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {"rank": r}}
   // atomically (a temporary file renamed); throws scalebench::Error naming the file.
@@ -45,6 +72,16 @@ class Trace {
   mutable std::mutex mu_;
   std::vector<Span> spans_;
 };
+
+// One rank file as read back: its spans in file order and otherData.rank (-1 when the file has none,
+// e.g. a synthetic trace from tools/synthetic_trace.py). Reads exactly the layout write() produces
+// (one event per line), not JSON from other tools. Throws naming `who` ("trace merge", "--trace"),
+// the file and, for a malformed event, its line.
+struct TraceFile {
+  int rank = -1;
+  std::vector<Span> spans;
+};
+TraceFile read_trace_file(const std::string& path, std::string_view who);
 
 // Each bucket's allreduce as a span "allreduce bucket i" (args: bytes — its float32 gradient bytes,
 // not what compression puts on the wire — and its element range), on the communication row when

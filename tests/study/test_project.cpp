@@ -250,13 +250,14 @@ TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
   for (int s = 0; s < 3; ++s) {
     const auto at = t0 + ms(100.0 * s);
     const double k = s == 0 ? 10.0 : 1.0;  // the first step is 10x slower: it must not count
-    tr.add(fmt::format("step {}", s + 1), "step", at, at + ms(50 * k));
-    tr.add("data", "phase", at, at + ms(1 * k));
-    tr.add("forward", "phase", at + ms(1 * k), at + ms(11 * k));
-    tr.add("backward", "phase", at + ms(11 * k), at + ms(41 * k));
-    tr.add("backward head", "layer", at + ms(11 * k), at + ms(21 * k), trace::kTrainRow, "\"begin\": 100, \"end\": 300");
-    tr.add("backward enc0", "layer", at + ms(21 * k), at + ms(41 * k), trace::kTrainRow, "\"begin\": 0, \"end\": 100");
-    tr.add("optimizer", "phase", at + ms(41 * k), at + ms(43 * k));
+    using trace::SpanCat;
+    tr.add(SpanCat::step, std::to_string(s + 1), at, at + ms(50 * k));
+    tr.add(SpanCat::phase, "data", at, at + ms(1 * k));
+    tr.add(SpanCat::phase, "forward", at + ms(1 * k), at + ms(11 * k));
+    tr.add(SpanCat::phase, "backward", at + ms(11 * k), at + ms(41 * k));
+    tr.add(SpanCat::layer, "head", at + ms(11 * k), at + ms(21 * k), trace::kTrainRow, "\"begin\": 100, \"end\": 300");
+    tr.add(SpanCat::layer, "enc0", at + ms(21 * k), at + ms(41 * k), trace::kTrainRow, "\"begin\": 0, \"end\": 100");
+    tr.add(SpanCat::phase, "optimizer", at + ms(41 * k), at + ms(43 * k));
   }
   tr.write();
   const MeasuredStep m = read_trace(path);
@@ -275,7 +276,7 @@ TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
     read_trace(d.path() + "/x.json");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("x.json: not a file written by train --trace"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("x.json is not a trace written by train --trace"), std::string::npos) << e.what();
   }
 }
 

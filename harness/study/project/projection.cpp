@@ -4,75 +4,52 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <map>
 #include <ostream>
-#include <regex>
 
+#include "harness/train/trace.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::project {
-namespace {
-
-struct Event { std::string name, cat; double ts = 0, dur = 0; std::int64_t begin = -1, end = -1; };
-
-std::vector<Event> read_events(const std::string& path) {
-  std::ifstream f(path);
-  SB_REQUIRE(f.good(), "--trace: cannot read {}", path);
-  std::string line;
-  std::getline(f, line);
-  SB_REQUIRE(line == "{\"traceEvents\": [", "--trace {}: not a file written by train --trace (first line)", path);
-  static const std::regex ev(
-      R"re(^\{"name": "([^"]*)", "cat": "([a-z]+)", "ph": "X", "ts": ([0-9.]+), "dur": ([0-9.]+), "pid": \d+, "tid": \d+, "args": \{(.*)\}\},?$)re");
-  static const std::regex range(R"re("begin": (\d+), "end": (\d+))re");
-  std::vector<Event> out;
-  std::smatch m, r;
-  while (std::getline(f, line)) {
-    if (!std::regex_match(line, m, ev)) continue;
-    Event e{m[1], m[2], std::stod(m[3]) * 1e-6, std::stod(m[4]) * 1e-6};
-    const std::string args = m[5];
-    if (std::regex_search(args, r, range)) e.begin = std::stoll(r[1]), e.end = std::stoll(r[2]);
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-}  // namespace
-
 MeasuredStep read_trace(const std::string& path) {
-  const auto events = read_events(path);
-  std::vector<Event> steps;
+  using trace::Phase, trace::SpanCat;
+  const std::vector<trace::Span> events = trace::read_trace_file(path, "--trace").spans;
+  std::vector<trace::Span> steps;
   for (const auto& e : events)
-    if (e.cat == "step") steps.push_back(e);
-  std::sort(steps.begin(), steps.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+    if (e.cat == SpanCat::step) steps.push_back(e);
+  const auto by_start = [](const trace::Span& a, const trace::Span& b) { return a.ts_us < b.ts_us; };
+  std::sort(steps.begin(), steps.end(), by_start);
   SB_REQUIRE(steps.size() >= 2, "--trace {}: {} step(s); the projection averages the steps after the first, so it needs 2 or more",
              path, steps.size());
+  const auto phase = [](Phase p) { return trace::kPhaseNames[std::size_t(p)]; };
   MeasuredStep m;
-  std::vector<MeasuredStep::Layer> first;
   for (std::size_t k = 1; k < steps.size(); ++k) {
-    const Event& s = steps[k];
-    const auto in = [&](const Event& e) { return e.ts >= s.ts - 1e-8 && e.ts + e.dur <= s.ts + s.dur + 1e-8; };
-    std::vector<Event> layers;
+    const trace::Span& s = steps[k];
+    const auto in = [&](const trace::Span& e) { return e.ts_us >= s.ts_us - 1e-2 && e.end_us() <= s.end_us() + 1e-2; };
+    std::vector<trace::Span> layers;
     for (const auto& e : events) {
       if (!in(e)) continue;
-      if (e.cat == "phase") {
-        if (e.name == "data") m.data_s += e.dur;
-        if (e.name == "forward") m.fwd_s += e.dur;
-        if (e.name == "backward") m.bwd_s += e.dur;
-        if (e.name == "optimizer") m.update_s += e.dur;
+      const double dur = e.dur_us * 1e-6;
+      if (e.cat == SpanCat::phase) {
+        if (e.name == phase(Phase::data)) m.data_s += dur;
+        if (e.name == phase(Phase::forward)) m.fwd_s += dur;
+        if (e.name == phase(Phase::backward)) m.bwd_s += dur;
+        if (e.name == phase(Phase::optimizer)) m.update_s += dur;
       }
-      if (e.cat == "layer") layers.push_back(e);
+      if (e.cat == SpanCat::layer) layers.push_back(e);
     }
-    std::sort(layers.begin(), layers.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+    std::sort(layers.begin(), layers.end(), by_start);
     if (m.layers.empty()) {
-      for (const auto& l : layers)
-        m.layers.push_back({l.name.substr(l.name.find(' ') + 1), 0, l.end - l.begin});
-      SB_REQUIRE(!m.layers.empty() && layers.front().begin >= 0,
-                 "--trace {}: no layer spans with gradient ranges (a trace from an older scalebench?)", path);
+      for (const auto& l : layers) {
+        const auto range = l.elements();
+        SB_REQUIRE(range, "--trace {}: layer span '{}' has no gradient range (a trace from an older scalebench?)", path,
+                   l.name);
+        m.layers.push_back({std::string(trace::subject_of(SpanCat::layer, l.name)), 0, range->second - range->first});
+      }
+      SB_REQUIRE(!m.layers.empty(), "--trace {}: no layer spans with gradient ranges (a trace from an older scalebench?)", path);
     }
     SB_REQUIRE(layers.size() == m.layers.size(), "--trace {}: step {} has {} layer spans, step 2 has {}", path, k + 1,
                layers.size(), m.layers.size());
-    for (std::size_t i = 0; i < layers.size(); ++i) m.layers[i].bwd_s += layers[i].dur;
+    for (std::size_t i = 0; i < layers.size(); ++i) m.layers[i].bwd_s += layers[i].dur_us * 1e-6;
     ++m.steps;
   }
   const double k = m.steps;

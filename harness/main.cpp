@@ -27,6 +27,7 @@
 #include "harness/train/trace.h"
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
+#include "kernels/common/build_info.h"
 
 namespace {
 
@@ -264,7 +265,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // One line per failure, like every other scalebench error (CLI11's default adds a second line).
   app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("scalebench: error: ") + e.what() + "\n"; });
-  app.set_version_flag("--version", std::string("scalebench ") + SCALEBENCH_VERSION + " (" + SCALEBENCH_GIT_SHA + ")");
+  app.set_version_flag("--version", std::string("scalebench ") + SCALEBENCH_VERSION + " (" + scalebench::build_git_sha() + ")");
   scalebench::data::GenConfig gen;
   std::string gen_out, gen_task = "segmentation";
   TrainCli train;

@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/common/build_info.h"
+
 #if SCALEBENCH_HAVE_CUDA
 #include "kernels/cuda/device.h"
 #endif
@@ -171,7 +173,7 @@ int launcher_rank() { return env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM
 Attrs capture_context(const std::vector<std::string>& argv) {
   Attrs a;
   a.set("scalebench_version", SCALEBENCH_VERSION);
-  a.set("git_sha_build", SCALEBENCH_GIT_SHA);
+  a.set("git_sha_build", build_git_sha());
   std::string sha = "unknown", dirty = "unknown";
   if (const std::string tree = source_tree(); !tree.empty()) {
     bool ok1 = false, ok2 = false;

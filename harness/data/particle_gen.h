@@ -23,6 +23,10 @@ struct GenConfig {
 // 2 muon, 3 proton, 4 pion.
 void generate_sample(const GenConfig& cfg, std::int64_t index, float* image, std::int32_t* label);
 
+// The classes write_dataset records for a task: the 3 pixel classes (segmentation) or the 5
+// particle kinds (classification). Images are 1 channel of size × size.
+int generated_classes(Task task);
+
 // Writes the whole set to `path` atomically (a temporary file renamed on success), printing a
 // progress line every `progress_every` samples (0: silent).
 void write_dataset(const GenConfig& cfg, const std::string& path, std::int64_t progress_every = 500);

@@ -53,6 +53,12 @@ void write_sample(const H5Id& d, hid_t memtype, int rank, const hsize_t* dims, s
              detail::io_error_text().empty() ? "HDF5 write failed" : detail::io_error_text());
 }
 
+}  // namespace
+
+int generated_classes(Task task) { return task == Task::segmentation ? 3 : detail::kParticleKinds; }
+
+namespace {
+
 // Writes the samples into an open file; the datasets are the caller's, so that on a failure it can
 // free the file's space before closing them (h5util.h: discard_file).
 void write_samples(const GenConfig& cfg, hid_t f, H5Id& images, H5Id& labels, const std::string& path,
@@ -64,7 +70,7 @@ void write_samples(const GenConfig& cfg, hid_t f, H5Id& images, H5Id& labels, co
       detail::write_string_attr(f, "schema", "scalebench-dataset") &&
       detail::write_int_attr(f, "schema_version", 1) &&
       detail::write_string_attr(f, "task", to_string(cfg.task)) &&
-      detail::write_int_attr(f, "classes", seg ? 3 : detail::kParticleKinds) &&
+      detail::write_int_attr(f, "classes", generated_classes(cfg.task)) &&
       detail::write_string_attr(f, "class_names", seg ? detail::kPixelNames : detail::kParticleNames) &&
       detail::write_string_attr(f, "generator", "scalebench particle_gen 1") &&
       detail::write_uint_attr(f, "seed", cfg.seed) && detail::write_int_attr(f, "size", cfg.size);

@@ -13,9 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "harness/data/dataset.h"
+#include "harness/data/particle_gen.h"
 #include "harness/record/context.h"
 #include "harness/record/liveness.h"
 #include "kernels/common/check.h"
+#include "models/spec.h"
 
 namespace scalebench::study {
 namespace {
@@ -58,12 +61,31 @@ class StudyLock {
   int fd_ = -1;
 };
 
+// Every model of the sweep built for the sweep's data shape (the file's, or the recipe's when it
+// is still to be generated), so that an unknown or out-of-range model option fails here, before a
+// dry run says all is well or a real sweep starts its points (each point would fail alone).
+void check_models(const SweepSpec& spec) {
+  DataShape shape;
+  if (std::filesystem::exists(spec.data)) {
+    const data::Dataset ds(spec.data);
+    shape = {ds.info().channels, ds.info().height, ds.info().width, ds.info().classes};
+  } else {
+    shape = {1, spec.generate->size, spec.generate->size, data::generated_classes(spec.generate->task)};
+  }
+  for (const std::string& model : spec.models) try {
+      canonical_spec(parse_model_spec(model), shape);
+    } catch (const Error& e) {
+      fail_input(fmt::format("{}: sweep.models: {}", spec.source, e.what()));
+    }
+}
+
 }  // namespace
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) {
   namespace fs = std::filesystem;
   SB_REQUIRE(spec.generate || fs::exists(spec.data), "{}: dataset.path: {}: no such file (paths are relative to the "
              "current folder)", spec.data_where.empty() ? spec.source : spec.data_where, spec.data);
+  check_models(spec);
   const auto launcher = make_launcher(opt.launcher.value_or(spec.launcher));
   if (opt.dry_run) return launcher->run(spec, opt, out);
   const StudyLock lock(spec.output);  // local: the whole sweep; slurm: the submission

@@ -95,6 +95,19 @@ PY
     printf '{\n  "ranks": 2,\n  "results": [\n    {"algo": "ring", "bytes": 4096, "count": 1024, "time_us": 10.0},\n    {"algo": "ring", "bytes": 8192, "count": 2048, "time_us": 20.0}\n  ]\n}\n' > "$tmp/old-cb.json"
     expect_error "$tmp/old-cb.json has none" "$sb" project --trace "$tmp/none.json" --batch 8 --commbench "$tmp/old-cb.json" --comm-cpu-shared
     [ ! -e "$tmp/x.h5" ] || fail "a failed datagen left $tmp/x.h5 behind"
+    # sweep: every model is built for the sweep's data shape before a dry run (or a point) starts —
+    # the file's shape, or the recipe's when the data set is still to be generated (none is written).
+    sweep_spec() {  # sweep_spec FILE MODEL DATASET-LINES
+      printf '[study]\nname = "m"\noutput = "%s/study"\n[dataset]\n%s\n[sweep]\nmodels = ["%s"]\nstrategies = ["single"]\ndevices = [1]\nbatch = 4\n' \
+        "$tmp" "$3" "$2" > "$1"
+    }
+    sweep_spec "$tmp/sw1.toml" "unet:depht=3" "path = \"$tmp/seg.h5\""
+    expect_error "$tmp/sw1.toml: sweep.models: model spec 'unet:depht=3': unknown option 'depht'" "$sb" sweep "$tmp/sw1.toml" --dry-run
+    sweep_spec "$tmp/sw2.toml" "unet:depth=6" $'task = "segmentation"\nn = 64\nsize = 32\nseed = 1'
+    expect_error "divisible by 64" "$sb" sweep "$tmp/sw2.toml" --dry-run
+    [ ! -e "$tmp/study/data" ] || fail "a refused sweep generated its data set"
+    sweep_spec "$tmp/sw3.toml" "unet:depth=2" "path = \"$tmp/seg.h5\""
+    "$sb" sweep "$tmp/sw3.toml" --dry-run >"$tmp/dry3" 2>&1 || { cat "$tmp/dry3"; fail "a good model was refused"; }
     ;;
   config_file)
     # train --config: flat keys and a [train] table both configure the run; flags given on the

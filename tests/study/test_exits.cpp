@@ -4,8 +4,10 @@
 //     exits 128 + the signal, no process of the point survives it, and the point is not recorded ok;
 //   - a second sweep into a study folder is refused with one line naming the holder; the lock of
 //     a SIGKILLed sweep does not block the next one;
-//   - a rerun sweep leaves a point whose run file a live process writes alone (one line), and runs
-//     again one whose writer is dead;
+//   - SIGKILL to a sweep: its point's processes die with it (PR_SET_PDEATHSIG);
+//   - a rerun sweep starts nothing while a point's run file is written by a live process on this
+//     machine (one line), leaves alone one written on another host, and runs again one whose
+//     writer is dead;
 //   - a SIGKILLed `train` shows as dead in `scalebench status` and is collected as failed.
 // Every process these tests start mentions the test's temporary folder in its command line, which
 // is how survivors are found (and, if the code under test left any, killed by pid).
@@ -172,6 +174,38 @@ TEST(Exits, SigtermToTheSweepStopsItsMpiPoint) { stop_sweep_mid_point("ring", 2,
 
 TEST(Exits, SigintToTheSweepStopsItsPoint) { stop_sweep_mid_point("single", 1, SIGINT); }
 
+// kill -9 of a sweep gives its point no chance to be told: the point must die with it
+// (PR_SET_PDEATHSIG, subprocess.h) rather than run on beside the next sweep's points. The point
+// prints nothing after its start lines (long epochs, no progress lines), so it cannot die of a
+// broken pipe instead: without the death signal it ran on (so this test failed).
+TEST(Exits, SigkillToTheSweepTakesItsMpiPointWithIt) {
+  sbtest::TempDir dir;
+  std::string out;
+  ASSERT_EQ(sbtest::run(std::string(SB_BINARY) + " datagen --task segmentation --n 2000 --size 32 --seed 3 -o " +
+                            (dir / "seg.h5"), &out), 0) << out;
+  const std::string spec = dir / "s.toml", log = dir / "sweep.log";
+  std::ofstream(spec) << fmt::format(
+      "[study]\nname = \"x\"\noutput = \"{0}/res\"\n[dataset]\npath = \"{0}/seg.h5\"\n[sweep]\n"
+      "models = [\"unet:depth=3,base=32\"]\nstrategies = [\"ring\"]\ndevices = [2]\nbatch = 4\n"
+      "[train]\nepochs = 50\nthreads = 1\nprogress_seconds = 86400\n", dir.path());
+  const pid_t sweep = spawn({SB_BINARY, "sweep", spec}, log);
+  if (!wait_for_text(log, "train: strategy ring", 300)) {
+    ::kill(sweep, SIGKILL);
+    ::waitpid(sweep, nullptr, 0);
+    kill_survivors(dir.path());
+    FAIL() << "the point did not start\n" << slurp(log);
+  }
+  ::kill(sweep, SIGKILL);
+  ::waitpid(sweep, nullptr, 0);
+  // A deadline, not a timing: mpirun passes the SIGTERM on and its ranks stop after their step.
+  for (const auto end = Clock::now() + std::chrono::seconds(45);
+       Clock::now() < end && !processes_mentioning(dir.path()).empty();)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(kill_survivors(dir.path()), "") << "processes of the point outlived the SIGKILLed sweep";
+  // Nothing of it is still running, so the next sweep is not refused.
+  EXPECT_EQ(sbtest::run("timeout 300 " + std::string(SB_BINARY) + " sweep --dry-run " + spec, &out), 0) << out;
+}
+
 TEST(Exits, SecondSweepIntoTheFolderIsRefused) {
   sbtest::TempDir dir;
   make_data(dir);
@@ -187,7 +221,7 @@ TEST(Exits, SecondSweepIntoTheFolderIsRefused) {
   int status = 0;
   ::waitpid(first, &status, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill_survivors(dir.path());  // its point's processes (SIGKILL cannot be passed on)
+  kill_survivors(dir.path());  // its point's processes, should any have outlived it (see the test above)
   EXPECT_EQ(rc, 1) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;  // one line
   EXPECT_NE(out.find(dir / "res: another sweep is running into this study folder (pid " + std::to_string(first) +
@@ -214,17 +248,31 @@ TEST(Exits, RerunLeavesALiveRunAloneAndRerunsADeadOne) {
     f.owner = owner;
     record::write_run_file(path, f);
   };
+  // Its writer on this machine: nothing starts (a point beside it would distort both timings), one line.
   const record::RunOwner me = record::this_process();
   forge(me);
   std::string out;
-  EXPECT_EQ(sbtest::run("timeout 300 " + std::string(SB_BINARY) + " sweep " + spec, &out), 1) << out;
-  const std::string live_line = fmt::format("[1/1] unet single N=1 running elsewhere (pid {} on host {}; ", me.pid, me.host);
-  EXPECT_NE(out.find(live_line), std::string::npos) << out;
-  EXPECT_EQ(out.find(" run "), std::string::npos) << out;  // not started
-  EXPECT_NE(out.find("1 running elsewhere; next: scalebench sweep"), std::string::npos) << out;
+  for (const char* dry : {"", " --dry-run"}) {
+    EXPECT_EQ(sbtest::run("timeout 300 " + std::string(SB_BINARY) + " sweep " + spec + dry, &out), 1) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_NE(out.find(fmt::format("[1/1] unet single N=1 is still running on this machine (pid {} on host {}", me.pid,
+                                   me.host)), std::string::npos) << out;
+  }
   auto f = record::read_run_file(path);
   EXPECT_EQ(f.status, "running");
   EXPECT_EQ(f.owner.pid, me.pid);  // not clobbered
+
+  // Its writer on another host (beating): left alone with one line, the sweep goes on.
+  record::RunOwner other = me;
+  other.host = "another-node";
+  other.boot_id = "another-boot";
+  forge(other);
+  EXPECT_EQ(sbtest::run("timeout 300 " + std::string(SB_BINARY) + " sweep " + spec, &out), 1) << out;
+  EXPECT_NE(out.find(fmt::format("[1/1] unet single N=1 running elsewhere (pid {} on host another-node", me.pid)),
+            std::string::npos) << out;
+  EXPECT_EQ(out.find(" run "), std::string::npos) << out;  // not started
+  EXPECT_NE(out.find("1 running elsewhere; next: scalebench sweep"), std::string::npos) << out;
+  EXPECT_EQ(record::read_run_file(path).owner.host, "another-node");  // not clobbered
 
   // The same file, its writer gone: run again.
   const pid_t gone = ::fork();

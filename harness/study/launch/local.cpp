@@ -56,6 +56,17 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
   const auto points = expand(spec);
   const std::string runs = (fs::path(spec.output) / "runs").string();
   const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
+  // A point still running on this machine — a SIGKILLed sweep's orphan from before subprocess.h
+  // took points down with their sweep, a `train -o` by hand into this study — would share the
+  // cores with every point started now and distort both timings: nothing starts until it ends.
+  // (One running on another host is left alone below: it does not touch this machine's timing.)
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string path = (fs::path(runs) / (record::run_id(points[i]) + ".h5")).string();
+    if (const PriorRun prior = prior_run(path); prior.kind == PriorRun::Kind::live && prior.here)
+      fail_input(fmt::format("{}: {} is still running on this machine ({}; {}): a point started beside it would "
+                             "distort both timings; wait for it to end or stop it, then run the sweep again",
+                             spec.source, prefix(spec, points[i], i + 1, points.size()), prior.why, path));
+  }
   std::string axes;
   for (const SweepAxis& a : spec.axes) axes += fmt::format(" x {} {}", a.values.size(), a.key);
   if (std::max(spec.batches.size(), spec.global_batches.size()) > 1)

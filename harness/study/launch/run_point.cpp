@@ -53,7 +53,7 @@ PriorRun prior_run(const std::string& path) {
   if (f.status == "ok") return {K::ok, ""};
   if (f.status != "running") return {K::rerun, ""};
   const auto live = record::check_liveness(f.owner, path);
-  if (live.state == record::Liveness::alive) return {K::live, live.why};
+  if (live.state == record::Liveness::alive) return {K::live, live.why, record::on_this_machine(f.owner)};
   return {K::rerun, fmt::format("its run file said running, but {}", live.state == record::Liveness::dead
                                                                              ? "its writer died: " + live.why
                                                                              : "cannot tell whether it is alive: " +

@@ -29,6 +29,7 @@ bool run_file_ok(const std::string& run_file);
 struct PriorRun {
   enum class Kind { none, ok, live, rerun } kind = Kind::none;
   std::string why;
+  bool here = false;  // live, and its writer runs on this machine (the same host since its last boot)
 };
 PriorRun prior_run(const std::string& run_file);
 

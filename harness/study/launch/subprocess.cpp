@@ -129,10 +129,17 @@ ChildExit run_child(const std::vector<std::string>& argv,
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const bool own_group = g_own_group;
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   SB_REQUIRE(pid >= 0, "cannot fork: {}", std::strerror(errno));
   if (pid == 0) {
     // Child: only async-signal-safe calls until exec. A stop signal before exec ends it at once.
+    // When this process dies, however it dies (kill -9 included), the child gets SIGTERM — the
+    // stop every point handles (mpirun passes it to its ranks, which record the preemption) — so
+    // no point outlives its sweep and runs beside the next one. The flag survives exec; a parent
+    // already gone before it was set is caught by the getppid check.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(128 + SIGTERM);
     if (own_group) {
       ::setpgid(0, 0);
       for (int sig : kStopSignals)

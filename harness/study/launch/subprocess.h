@@ -26,6 +26,8 @@ struct ChildExit {
 // Runs argv[0] (searched on PATH) with argv. on_line(line, from_stderr) gets every complete line
 // (without the newline; a final unterminated line too). If the program cannot be started, the
 // child reports it on its stderr and exits with status 127.
+// The child gets SIGTERM when this process dies, however it dies (PR_SET_PDEATHSIG), so a
+// SIGKILLed sweep does not leave its point running.
 ChildExit run_child(const std::vector<std::string>& argv,
                     const std::function<void(const std::string& line, bool from_stderr)>& on_line);
 

@@ -79,6 +79,10 @@ PY
     expect_error "fewer than one global batch (4000 x 8)" "$sb" train --data "$tmp/seg.h5" --strategy mirrored --devices 4000
     # --config: every error names the file, line and key; a bad value is an error even where a flag wins.
     expect_error "--config $tmp/none.toml: cannot read" "$sb" train --data "$tmp/seg.h5" --config "$tmp/none.toml"
+    # A folder where a file belongs is refused (std::ifstream alone read it as empty: the defaults trained).
+    mkdir -p "$tmp/folder.toml"
+    expect_error "--config $tmp/folder.toml: cannot read the file: Is a directory" "$sb" train --data "$tmp/seg.h5" --config "$tmp/folder.toml"
+    expect_error "$tmp/folder.toml: cannot read the sweep spec: Is a directory" "$sb" sweep "$tmp/folder.toml" --dry-run
     printf 'epochs = [1\n' > "$tmp/syntax.toml"
     expect_error "$tmp/syntax.toml:1:" "$sb" train --data "$tmp/seg.h5" --config "$tmp/syntax.toml"
     printf 'batch = 4\nepochz = 3\n' > "$tmp/unknown.toml"

@@ -2,14 +2,13 @@
 #include "harness/study/project/netmodel.h"
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <vector>
 
 #include <fmt/ranges.h>
 
 #include "kernels/common/check.h"
+#include "kernels/common/read_file.h"
 
 namespace scalebench::project {
 namespace {
@@ -97,11 +96,7 @@ AlphaBeta profile(const std::string& name) {
 }
 
 AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
-  std::ifstream f(path);
-  SB_REQUIRE(f.good(), "--commbench: cannot read {}", path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
+  const std::string text = read_text_file(path, fmt::format("--commbench: cannot read {}", path));
   std::smatch m;
   SB_REQUIRE(std::regex_search(text, m, std::regex(R"re("ranks": (\d+))re")),
              "--commbench {}: no \"ranks\" (not a commbench --json file)", path);

@@ -1,10 +1,9 @@
 // config_toml.cpp — TOML tables → typed run options (see config_toml.h).
 #include "harness/study/spec/config_toml.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "kernels/common/check.h"
+#include "kernels/common/read_file.h"
 
 namespace scalebench::study {
 namespace {
@@ -91,11 +90,7 @@ void read_train_table(const Section& s, TrainConfig& train, record::RunConfig* r
 
 void apply_config_file(const std::string& path, TrainConfig& train, record::RunConfig& run,
                        const std::set<std::string>& skip) {
-  std::ifstream in(path, std::ios::binary);
-  SB_REQUIRE(in, "--config {}: cannot read the file", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const toml::table root = parse_toml(ss.str(), path);
+  const toml::table root = parse_toml(read_text_file(path, fmt::format("--config {}: cannot read the file", path)), path);
   toml::source_region top;
   top.begin = {1, 1};
   const toml::node* t = root.get("train");

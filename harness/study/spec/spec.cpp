@@ -8,11 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "kernels/common/check.h"
+#include "kernels/common/read_file.h"
 #include "models/spec.h"
 
 namespace scalebench::study {
@@ -184,11 +183,7 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
 }
 
 SweepSpec load_spec(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  SB_REQUIRE(in, "{}: cannot read the sweep spec", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_spec(ss.str(), path);
+  return parse_spec(read_text_file(path, fmt::format("{}: cannot read the sweep spec", path)), path);
 }
 
 }  // namespace scalebench::study

@@ -2,11 +2,9 @@
 // [cluster] and [collect] is read here and only here; errors name file:line:column and the key.
 #include "harness/study/launch/slurm/profile.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "harness/study/launch/slurm/safe.h"
 #include "harness/study/spec/toml_section.h"
+#include "kernels/common/read_file.h"
 
 namespace scalebench::study::slurm {
 namespace {
@@ -149,11 +147,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
 }
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  SB_REQUIRE(in, "{}: cannot read the Slurm profile", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_profile(ss.str(), path);
+  return parse_profile(read_text_file(path, fmt::format("{}: cannot read the Slurm profile", path)), path);
 }
 
 }  // namespace scalebench::study::slurm

@@ -186,6 +186,22 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
     const htri_t exists = H5Lexists(f, name, H5P_DEFAULT);
     SB_REQUIRE(exists >= 0, "dataset {}: cannot read the root group (corrupt file)", p);
     SB_REQUIRE(exists > 0, "dataset {}: missing dataset /{}", p, name);
+    // An external link's data lives in another file, which every check below (the object header
+    // read by hand, the stored bytes against this file's size) cannot see: refuse it by name
+    // rather than calling the file corrupt.
+    H5L_info_t link{};
+    SB_REQUIRE(H5Lget_info(f, name, &link, H5P_DEFAULT) >= 0, "dataset {}: cannot read the link /{} (corrupt file)", p,
+               name);
+    if (link.type == H5L_TYPE_EXTERNAL) {
+      std::string target(link.u.val_size, '\0');
+      const char *file = nullptr, *object = nullptr;
+      unsigned flags = 0;
+      const bool named = H5Lget_val(f, name, target.data(), target.size(), H5P_DEFAULT) >= 0 &&
+                         H5Lunpack_elink_val(target.data(), target.size(), &flags, &file, &object) >= 0;
+      fail_input(fmt::format("dataset {}: /{} is an external link{}: scalebench reads data sets stored in the file "
+                             "itself (h5copy copies one in)", p, name,
+                             named ? fmt::format(" to {}:{}", file, object) : std::string()));
+    }
     // libhdf5 1.10 divides by the chunk dimensions while opening: read them by hand first.
     const std::string chunks = detail::object_header_problem(f, name);
     SB_REQUIRE(chunks.empty(), "dataset {}: /{} {} (corrupt file)", p, name, chunks);

@@ -42,11 +42,17 @@ d = sys.argv[1]
 shutil.copy(f"{d}/seg.h5", f"{d}/badlabel.h5")
 with h5py.File(f"{d}/badlabel.h5", "r+") as f:
     lab = f["labels"][7]; lab[3, 4] = 9; f["labels"][7] = lab
+with h5py.File(f"{d}/ext.h5", "w") as f:  # its samples in another, valid file
+    with h5py.File(f"{d}/seg.h5", "r") as g:
+        f.attrs.update(g.attrs)
+    f["images"] = h5py.ExternalLink(f"{d}/seg.h5", "/images")
+    f["labels"] = h5py.ExternalLink(f"{d}/seg.h5", "/labels")
 shutil.copy(f"{d}/seg.h5", f"{d}/badshape.h5")
 with h5py.File(f"{d}/badshape.h5", "r+") as f:
     del f["labels"]; f.create_dataset("labels", data=np.zeros((48, 16, 16), np.uint8))
 PY
     expect_error "badlabel.h5" "$sb" train --data "$tmp/badlabel.h5"
+    expect_error "ext.h5: /images is an external link to $tmp/seg.h5:/images" "$sb" train --data "$tmp/ext.h5"
     expect_error "labels" "$sb" train --data "$tmp/badshape.h5"
     expect_error "unknown model 'resnet50'" "$sb" train --data "$tmp/seg.h5" --model resnet50
     expect_error "unknown option 'depht'" "$sb" train --data "$tmp/seg.h5" --model unet:depht=2

@@ -138,7 +138,9 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
     const auto step_t0 = trace::Clock::now();
-    Stopwatch sw;
+    // Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
+    // queued, so a phase's device time is not counted in the next one.
+    DeviceClock sw(st_.io.device());
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
     t.data = sw.lap();
@@ -163,10 +165,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       const double micro_loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
       if (!health.bad) health = check_step(micro_loss, x);
       loss += micro_loss / micro;
-      if (micro > 1) {  // cpu only (TrainConfig::validate)
-        float* d = dlogits_.f32();
-        for (std::int64_t i = 0, n = dlogits_.numel(); i < n; ++i) d[i] /= float(micro);
-      }
+      if (micro > 1) st_.io.device().scale(dlogits_, 1.0f / float(micro));
       t.fwd += sw.lap();
       if (m + 1 == micro) st_.strategy->before_backward(st_.model);
       layer_mark_ = trace::Clock::now();

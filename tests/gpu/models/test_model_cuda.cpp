@@ -87,9 +87,10 @@ std::vector<float> download(GpuContext& g, const Tensor& t) {
 // One GPU model, trained step by step on one batch.
 struct GpuRun {
   GpuRun(const Problem& p, const GpuOptions& o)
-      : g(o), m(build_model_graph(parse_model_spec(p.spec), p.data), Backend::cuda, 11, &g), loss(g) {
+      : dev(make_cuda_device(o)), g(*dev->gpu()), m(build_model_graph(parse_model_spec(p.spec), p.data), *dev, 11),
+        loss(g) {
     m.setup({p.batch, p.data.channels, p.data.height, p.data.width});
-    opt = std::make_unique<GpuOptimizer>(g, kSgd, m.param_count());
+    opt = std::make_unique<Optimizer>(kSgd, m.param_count(), dev.get());
     x = gpu_zeros(g, m.input_shape(), DType::f32, Layout::NCHW);
   }
   double step(const Batch& b, bool update = true) {
@@ -100,10 +101,11 @@ struct GpuRun {
     ++ctx.step;
     return l;
   }
-  GpuContext g;
+  std::unique_ptr<ComputeDevice> dev;
+  GpuContext& g;
   Model m;
   GpuLoss loss;
-  std::unique_ptr<GpuOptimizer> opt;
+  std::unique_ptr<Optimizer> opt;
   Ctx ctx{.backend = Backend::cuda, .seed = 3};
   Tensor x, dl;
 };

@@ -111,7 +111,7 @@ std::vector<Field<T>> make_table() {
                          kLater));
   f.push_back(make_field("sync_bn", &T::sync_bn,
                          "Synchronised batch norm: statistics of the global batch, summed over the workers each step "
-                         "(cpu; allreduce strategies; no-op on single)",
+                         "(allreduce strategies; no-op on single)",
                          kLater));
   f.push_back(make_field("comm_timeout", &T::comm_timeout_s, "Seconds a rank waits for a peer before the job ends",
                          kLocal, above(0.0)));

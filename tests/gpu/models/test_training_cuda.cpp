@@ -188,3 +188,51 @@ TEST(DeviceAccumulate, TwoMicroBatchesEqualTheCpu) {
 
 }  // namespace
 }  // namespace scalebench::gpu_test
+
+namespace scalebench::gpu_test {
+namespace {
+
+// Two replicas holding the same batch: every per-channel sum doubles (the counts too).
+struct TwinReplicas final : ReplicaSum {
+  void sum(double* v, std::size_t n) override {
+    for (std::size_t i = 0; i < n; ++i) v[i] *= 2;
+  }
+};
+
+// --sync-bn on the GPU: a VGG with batch norm, one training step with a replica sum, against the
+// CPU with the same replica sum (loss, gradient arena and the running statistics it moved).
+TEST(DeviceSyncBn, ReplicaSummedBatchNormEqualsTheCpu) {
+  for (Layout layout : {Layout::NCHW, Layout::NHWC}) {
+    const Batch b = make_batch(kVgg, 31);
+    auto cpu = cpu::make_cpu_device();
+    GpuOptions o;
+    o.layout = layout;
+    auto gpu = make_cuda_device(o);
+    TwinReplicas twins;
+    std::vector<float> grads[2], stats[2];
+    double loss[2];
+    int k = 0;
+    for (ComputeDevice* d : {cpu.get(), gpu.get()}) {
+      Model m(build_model_graph(parse_model_spec(kVgg.spec), kVgg.data), *d, 11);
+      m.setup(b.x.shape());
+      Ctx ctx{.backend = m.backend(), .seed = 3, .replica_sum = &twins};
+      Tensor x = d->zeros(b.x.shape()), dl;
+      d->upload(b.x, x);
+      loss[k] = d->softmax_xent(m.forward(ctx, x, true), b.labels.data(), {}, &dl);
+      m.backward(ctx, dl);
+      grads[k] = down(*d, m.grads());
+      for (auto& [name, t] : m.buffers()) {
+        const auto v = down(*d, *t);
+        stats[k].insert(stats[k].end(), v.begin(), v.end());
+      }
+      ++k;
+    }
+    const std::string what = layout == Layout::NCHW ? "NCHW" : "NHWC";
+    EXPECT_NEAR(loss[1], loss[0], 1e-3 * std::fabs(loss[0])) << what;
+    EXPECT_LE(rel_err(grads[1], grads[0]), 1e-3) << what;
+    EXPECT_LE(rel_err(stats[1], stats[0]), 1e-4) << what << ": running statistics";
+  }
+}
+
+}  // namespace
+}  // namespace scalebench::gpu_test

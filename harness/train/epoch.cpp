@@ -261,13 +261,7 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   c.epoch = closed ? o.epoch.epoch + 1 : o.epoch.epoch;
   c.step = closed ? 0 : o.steps_done;
   c.global_step = ctx_.step;
-  const Tensor w = st_.io.to_host(st_.model.params());
-  c.params.assign(w.f32(), w.f32() + w.numel());
-  c.optimizer = st_.opt.state();
-  for (auto& [name, t] : st_.model.buffers()) {
-    const Tensor h = st_.io.to_host(*t);
-    c.buffers.emplace_back(h.f32(), h.f32() + h.numel());
-  }
+  capture_model_state(st_.model, st_.opt, /*buffers=*/true, c);
   if (!closed) {
     c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
     c.images = o.epoch.images, c.time = o.epoch.time;
@@ -283,20 +277,7 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
 }
 
 void EpochRunner::resume(const RankCheckpoint& c) {
-  Tensor w = Tensor::view(const_cast<float*>(c.params.data()), {std::int64_t(c.params.size())});
-  SB_REQUIRE(std::int64_t(c.params.size()) == st_.model.param_count(),
-             "checkpoint: {} weights for a model of {}", c.params.size(), st_.model.param_count());
-  st_.io.from_host(w, st_.model.params());
-  st_.opt.restore(c.optimizer);
-  auto buffers = st_.model.buffers();
-  SB_REQUIRE(buffers.size() == c.buffers.size(), "checkpoint: {} batch-norm buffers for a model of {}",
-             c.buffers.size(), buffers.size());
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    SB_REQUIRE(std::int64_t(c.buffers[i].size()) == buffers[i].second->numel(), "checkpoint: buffer {} has {} values, not {}",
-               buffers[i].first, c.buffers[i].size(), buffers[i].second->numel());
-    st_.io.from_host(Tensor::view(const_cast<float*>(c.buffers[i].data()), {std::int64_t(c.buffers[i].size())}),
-                     *buffers[i].second);
-  }
+  restore_model_state(c, st_.model, st_.opt, /*buffers=*/true);
   ctx_.step = c.global_step;
   st_.strategy->resume_at(c.global_step);
   consecutive_skips_ = c.consecutive_skips;

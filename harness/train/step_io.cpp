@@ -18,9 +18,4 @@ const Tensor& StepIO::input(const Tensor& host_x) {
   return x_;
 }
 
-void StepIO::from_host(const Tensor& host, Tensor& t) {
-  SB_CHECK(host.numel() == t.numel(), "from_host: {} values into a tensor of {}", host.numel(), t.numel());
-  dev_->upload(host, t);
-}
-
 }  // namespace scalebench

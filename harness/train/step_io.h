@@ -1,6 +1,6 @@
 // step_io.h — where the trainer's step meets its device: the run's ComputeDevice (made from the
 // backend options, kernels/common/device.h), the batch onto it, the loss and its gradient,
-// predicted classes for metrics, and host copies for checkpoints and --dump-weights. One object per
+// predicted classes for metrics, and a host copy of the weights for --dump-weights. One object per
 // rank, the same code on every backend: the batch goes up as f32 NCHW (the Model converts it; on the
 // CPU the host batch is used as it is), the loss runs on the device and only scalars, labels and
 // predictions cross to the host.
@@ -33,11 +33,8 @@ class StepIO {
     return dev_->softmax_xent(logits, labels.data(), class_weights, dlogits);
   }
   std::vector<std::int32_t> predict(const Tensor& logits) { return dev_->argmax_classes(logits); }
-  // The parameter arena on the host (a copy), for --dump-weights.
+  // The parameter arena on the host (a copy), for --dump-weights. (Checkpoints: checkpoint.h.)
   Tensor host_params(Model& m) { return dev_->to_host(m.params()); }
-  // Checkpoints: a host copy of an f32 tensor of the device, and a host tensor back into one.
-  Tensor to_host(const Tensor& t) { return dev_->to_host(t); }
-  void from_host(const Tensor& host, Tensor& t);
 
  private:
   std::unique_ptr<ComputeDevice> dev_;

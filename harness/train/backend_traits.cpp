@@ -41,10 +41,16 @@ std::span<const BackendFeature> backend_features() { return kFeatures; }
 
 bool feature_on(const BackendFeature& f, Backend b) { return b == Backend::cpu ? f.cpu : f.cuda; }
 
+std::string as_used(const BackendFeature& f, const TrainConfig& cfg) {
+  if (f.option.starts_with("--precision ")) return fmt::format("--precision {}", name_of(cfg.precision));
+  if (f.option.starts_with("--optimizer ")) return fmt::format("--optimizer {}", name_of(cfg.optimizer));
+  return std::string(f.option);
+}
+
 void require_backend_features(const TrainConfig& cfg) {
   for (const auto& f : kFeatures)
     if (f.used && f.used(cfg) && !feature_on(f, cfg.backend))
-      fail_input(fmt::format("{}: not on --backend {} ({})", f.option, name_of(cfg.backend),
+      fail_input(fmt::format("{}: not on --backend {} ({})", as_used(f, cfg), name_of(cfg.backend),
                              cfg.backend == Backend::cpu ? f.why_not_cpu : f.why_not_cuda));
 }
 

@@ -27,6 +27,8 @@ struct BackendFeature {
 
 std::span<const BackendFeature> backend_features();
 bool feature_on(const BackendFeature& f, Backend b);
+// The option as cfg uses it, for messages: "--precision bf16" for the row "--precision tf32|bf16".
+std::string as_used(const BackendFeature& f, const TrainConfig& cfg);
 // Throws scalebench::Error (one line naming the option and backend) for the first feature cfg uses
 // that cfg.backend lacks.
 void require_backend_features(const TrainConfig& cfg);

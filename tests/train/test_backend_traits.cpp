@@ -62,7 +62,7 @@ TEST(BackendTraits, EveryRowWithAMissingColumnIsRefusedNamingItsOption) {
         EXPECT_EQ(why, "") << f.option << " on " << name_of(b);
         ++passed;
       } else {
-        EXPECT_EQ(why.rfind(std::string(f.option) + ": not on --backend " + std::string(name_of(b)), 0), 0u)
+        EXPECT_EQ(why.rfind(as_used(f, c) + ": not on --backend " + std::string(name_of(b)), 0), 0u)
             << f.option << " on " << name_of(b) << ": " << why;
         ++refused;
       }

@@ -19,5 +19,7 @@ void run_gpu_group(int n, const std::function<void(Communicator&)>& fn, CommOpti
 std::unique_ptr<Communicator> make_gpu_world(Communicator& bootstrap, CommOptions opts);
 // The CUDA device a communicator's rank drives: its GPU for an nccl communicator, else 0.
 int device_of(const Communicator* c);
+// Whether this build has the nccl transport.
+bool nccl_built();
 
 }  // namespace scalebench::comm

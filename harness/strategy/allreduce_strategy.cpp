@@ -44,8 +44,13 @@ class AllreduceStrategy final : public Strategy {
     comm_.broadcast(model.params().f32(), std::size_t(model.param_count()), 0);
     for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
     const auto bucket = std::int64_t(opts_.bucket_mb * (1 << 20) / sizeof(float));
+    // --sync-bn on GPUs: batch norm's backward sums over comm_ (an NCCL allgather) while the buckets
+    // would go over bg_ from the communication thread; two NCCL communicators in use at once from
+    // two threads may deadlock across ranks (NCCL orders kernels per communicator only), so the
+    // buckets then go after backward.
+    const bool overlap = opts_.overlap && !(opts_.sync_bn && comm_.caps().device_buffers);
     buckets_ = std::make_unique<BucketAllreducer>(*bg_, algo_opts_, model.grads().f32(), model.param_count(), bucket,
-                                                  opts_.overlap, opts_.on_bucket);
+                                                  overlap, opts_.on_bucket);
     model.set_backward_hook([this](int, std::int64_t b, std::int64_t e) { buckets_->ready(b, e); });
   }
   void before_backward(Model&) override { buckets_->begin_step(); }

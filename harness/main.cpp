@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 #include <span>
 #include <cstdio>
@@ -16,7 +15,7 @@
 #include "harness/data/particle_gen.h"
 #include "harness/study/spec/config_toml.h"
 #include "harness/record/context.h"
-#include "harness/record/recorder.h"
+#include "harness/record/recorded_run.h"
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/report.h"
@@ -151,56 +150,13 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   compare->add_flag("--only-regressions", o.only_regressions, "List only FAILED, MISSING and REGRESSION rows (the summary stays)");
 }
 
-// train: records to <output>/<run_id>.h5 when -o is given (rank 0 only); the recorder marks the
-// run failed with the error before it propagates.
-// A preempted run (SIGUSR1, harness/train/preemption.h) is recorded as such and exits 75 from the
-// rank that records; the other ranks exit 0, so that mpirun (which ends the job when a rank exits
-// non-zero) cannot kill the recording rank mid-write; mpirun and srun still report 75.
+// train: the run policy (recording, checkpoints beside the run file, a preempted run's exit code)
+// is harness/record/recorded_run.h's; a preempted run exits 75 with nothing left to unwind.
 void run_train(const TrainCli& t, int argc, char** argv) {
-  namespace rec = scalebench::record;
-  scalebench::install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
-  // The device count of scaling: workers, so a parameter server's extra rank is not counted.
-  rec::RunConfig rc = t.run;
+  scalebench::record::RunConfig rc = t.run;
   rc.train = t.cfg;
-  rc.world_size = scalebench::workers_of(t.cfg.strategy, std::max(1, rec::launcher_world_size()), t.cfg.devices);
-  // Checkpoints live beside the run file, named by the run id: a rerun of the point finds them.
-  // Every rank computes the same folder.
-  const bool own_checkpoints = rc.train.checkpoint_dir.empty() && !t.output.empty();
-  if (own_checkpoints)
-    rc.train.checkpoint_dir = (std::filesystem::path(t.output) / (rec::run_id(rc) + ".ckpt")).string();
-  SB_REQUIRE(rc.train.checkpoint_every == 0 || !rc.train.checkpoint_dir.empty(),
-             "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
-  SB_REQUIRE(rc.train.checkpoint_minutes == 0 || !rc.train.checkpoint_dir.empty(),
-             "--checkpoint-minutes needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
-  if (t.output.empty() || rec::launcher_rank() > 0) {
-    if (t.output.empty() && rec::launcher_rank() <= 0)
-      std::cout << "train: no -o: nothing is recorded (give -o results/<study>/runs/ to write a run file)" << std::endl;
-    const auto r = scalebench::train(rc.train, std::cout);
-    if (r.preempted && rec::launcher_rank() <= 0) {
-      std::cout << "preempted: " << scalebench::describe_preemption(r) << "; no run file (no -o)" << std::endl;
-      std::exit(scalebench::kExitPreempted);
-    }
-    return;
-  }
-  rec::Recorder recorder(rc, t.output, std::vector<std::string>(argv, argv + argc));
-  scalebench::TrainResult result;
-  try {
-    result = scalebench::train(rc.train, std::cout, &recorder);
-    result.preempted ? recorder.preempt(result) : recorder.finish(result);
-  } catch (const std::exception& e) {
-    recorder.fail(e.what());
-    throw;
-  }
-  if (result.preempted) {
-    std::cout << "preempted: " << scalebench::describe_preemption(result) << "; run file marked preempted: "
-              << recorder.path() << std::endl;
-    std::exit(scalebench::kExitPreempted);  // nothing is left to unwind: the run file is written
-  }
-  // A finished run needs its checkpoints no more (and a later rerun must measure again, not resume
-  // the tail): the default folder goes; one named with --checkpoint-dir is the user's to keep.
-  std::error_code ec;
-  if (own_checkpoints) std::filesystem::remove_all(rc.train.checkpoint_dir, ec);
-  std::cout << "train: recorded " << recorder.path() << "\n";
+  const int code = scalebench::record::run_recorded(rc, t.output, std::vector<std::string>(argv, argv + argc), std::cout);
+  if (code != 0) std::exit(code);
 }
 
 int run_study_command(CLI::App& app, const StudyOptions& o) {

@@ -5,22 +5,35 @@
 #include <chrono>
 #include <cmath>
 
-#include "models/cuda/memory.h"
-#include "models/cuda/train.h"
+#include "models/device.h"
 #include "models/init.h"
 #include "models/registry.h"
 
 namespace scalebench {
 
-Model::Model(Graph graph, Backend backend, std::uint64_t seed, GpuContext* gpu)
-    : graph_(std::move(graph)), backend_(backend), seed_(seed), gpu_(gpu) {
+namespace {
+std::unique_ptr<ComputeDevice> cpu_only(Backend backend) {
+  SB_CHECK(backend == Backend::cpu, "a {} Model needs its ComputeDevice (models/device.h)", to_string(backend));
+  return cpu::make_cpu_device();
+}
+}  // namespace
+
+Model::Model(Graph graph, Backend backend, std::uint64_t seed)
+    : own_device_(cpu_only(backend)), graph_(std::move(graph)), dev_(*own_device_), seed_(seed) {
+  make_layers();
+}
+
+Model::Model(Graph graph, ComputeDevice& dev, std::uint64_t seed) : graph_(std::move(graph)), dev_(dev), seed_(seed) {
+  make_layers();
+}
+
+void Model::make_layers() {
   SB_REQUIRE(!graph_.nodes.empty(), "model has no layers");
-  SB_CHECK(backend != Backend::cuda || gpu != nullptr, "a cuda Model needs a GpuContext");
   consumers_.assign(graph_.nodes.size(), 0);
   for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
     LayerDesc d = graph_.nodes[i].desc;
     d.salt = i;
-    layers_.push_back(make_layer(d, backend, gpu));
+    layers_.push_back(make_layer(d, backend(), dev_.gpu()));
     for (int in : graph_.nodes[i].inputs) {
       SB_CHECK(in < int(i), "node {} reads node {} which is not before it", graph_.nodes[i].name, in);
       if (in >= 0) ++consumers_[std::size_t(in)];
@@ -52,14 +65,10 @@ Shape Model::setup(const Shape& input) {
   }
   outputs_.resize(graph_.nodes.size());
   dgrads_.resize(graph_.nodes.size());
+  scratch_.assign(graph_.nodes.size(), Tensor());
   for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
-    if (backend_ == Backend::cpu) {
-      outputs_[i].resize(out_shapes_[i]);
-      dgrads_[i].resize(out_shapes_[i]);
-    } else {
-      outputs_[i] = new_activation(out_shapes_[i]);
-      dgrads_[i] = new_activation(out_shapes_[i]);
-    }
+    outputs_[i] = dev_.activation(out_shapes_[i]);
+    dgrads_[i] = dev_.activation(out_shapes_[i]);
   }
   if (!params_.defined()) allocate_and_init(seed_);
   return out_shapes_.back();
@@ -80,15 +89,9 @@ void Model::allocate_and_init(std::uint64_t seed) {
   }
   // Initialised on the host (the same values on every backend), then uploaded.
   Tensor host = Tensor::zeros({total});
-  const bool cuda = backend_ == Backend::cuda;
-#if SCALEBENCH_HAVE_CUDA
-  if (cuda) {
-    params_ = gpu_zeros(*gpu_, {total}, DType::f32, Layout::NCHW);
-    grads_ = gpu_zeros(*gpu_, {total}, DType::f32, Layout::NCHW);
-  }
-#endif
-  if (!cuda) params_ = host, grads_ = Tensor::zeros({total});
-  const Device dev = params_.device();
+  params_ = dev_.zeros({total});
+  grads_ = dev_.zeros({total});
+  const Device dev = dev_.where();
   std::size_t p = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     std::vector<Tensor> w, g;
@@ -106,66 +109,42 @@ void Model::allocate_and_init(std::uint64_t seed) {
     }
     layers_[i]->bind(std::move(w), std::move(g));
   }
-#if SCALEBENCH_HAVE_CUDA
-  if (cuda) gpu_upload(*gpu_, host, params_);
-#endif
-}
-
-Tensor Model::new_activation(const Shape& shape) {
-#if SCALEBENCH_HAVE_CUDA
-  if (backend_ == Backend::cuda) return gpu_activation(*gpu_, shape);
-#endif
-  return Tensor::zeros(shape);
+  dev_.upload(host, params_);
 }
 
 const Tensor& Model::forward(Ctx& ctx, const Tensor& x, bool training) {
   setup(x.shape());
   input_ = x;
-#if SCALEBENCH_HAVE_CUDA
-  if (backend_ == Backend::cuda) {
-    SB_CHECK(!x.device().is_cpu() && x.dtype() == DType::f32 && x.layout() == Layout::NCHW,
-             "a cuda Model takes its input as a device f32 NCHW tensor");
-    if (gpu_act_dtype(*gpu_) != DType::f32 || gpu_layout(*gpu_) != Layout::NCHW) {
-      if (!converted_input_.defined() || converted_input_.shape() != x.shape())
-        converted_input_ = gpu_activation(*gpu_, x.shape());
-      gpu_convert(*gpu_, x, converted_input_);
-      input_ = converted_input_;
-    }
+  SB_CHECK(x.device() == dev_.where() && x.dtype() == DType::f32 && x.layout() == Layout::NCHW,
+           "a Model takes its input as an f32 NCHW tensor of its device");
+  if (dev_.act_dtype() != DType::f32 || dev_.act_layout() != Layout::NCHW) {
+    if (!converted_input_.defined() || converted_input_.shape() != x.shape())
+      converted_input_ = dev_.activation(x.shape());
+    dev_.convert(x, converted_input_);
+    input_ = converted_input_;
   }
-#endif
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     TensorRefs in;
     for (int k : graph_.nodes[i].inputs) in.push_back(k < 0 ? &input_ : &outputs_[std::size_t(k)]);
     layers_[i]->forward(ctx, in, outputs_[i], training);
     if (fwd_hook_ && training) {
-#if SCALEBENCH_HAVE_CUDA
-      if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
-#endif
+      dev_.synchronize();
       fwd_hook_(int(i));
     }
   }
-#if SCALEBENCH_HAVE_CUDA
-  if (backend_ == Backend::cuda && outputs_.back().rank() == 4 && outputs_.back().layout() != Layout::NCHW) {
+  if (outputs_.back().rank() == 4 && outputs_.back().layout() != Layout::NCHW) {
     if (!logits_.defined() || logits_.shape() != outputs_.back().shape())
-      logits_ = gpu_zeros(*gpu_, outputs_.back().shape(), outputs_.back().dtype(), Layout::NCHW);
-    gpu_convert(*gpu_, outputs_.back(), logits_);
+      logits_ = dev_.zeros(outputs_.back().shape(), outputs_.back().dtype(), Layout::NCHW);
+    dev_.convert(outputs_.back(), logits_);
     return logits_;
   }
-#endif
   return outputs_.back();
 }
 
 void Model::backward(Ctx& ctx, const Tensor& dlogits, bool last_micro_batch) {
   SB_CHECK(dlogits.shape() == out_shapes_.back(), "dlogits {} != output {}", to_string(dlogits.shape()),
            to_string(out_shapes_.back()));
-  SB_CHECK(last_micro_batch || backend_ == Backend::cpu, "gradient accumulation is cpu only");
-  if (backend_ == Backend::cpu) {
-    std::copy_n(dlogits.f32(), dlogits.numel(), dgrads_.back().f32());
-  } else {
-#if SCALEBENCH_HAVE_CUDA
-    gpu_convert(*gpu_, dlogits, dgrads_.back());  // a copy, or NCHW → the context's layout
-#endif
-  }
+  dev_.convert(dlogits, dgrads_.back());  // a copy, or NCHW → the device's activation layout
   std::vector<bool> written(layers_.size(), false);
   written.back() = true;
   for (std::size_t j = layers_.size(); j-- > 0;) {
@@ -182,61 +161,35 @@ void Model::backward(Ctx& ctx, const Tensor& dlogits, bool last_micro_batch) {
         written[std::size_t(k)] = true;
       } else {
         SB_CHECK(pending_sum < 0, "node {} reads two already-written inputs", graph_.nodes[j].name);
-        if (backend_ == Backend::cpu)
-          scratch_.resize(out_shapes_[std::size_t(k)]);
-        else if (!scratch_.defined() || scratch_.shape() != out_shapes_[std::size_t(k)])
-          scratch_ = new_activation(out_shapes_[std::size_t(k)]);
-        din.push_back(&scratch_);
+        Tensor& scratch = scratch_[std::size_t(k)];
+        if (!scratch.defined()) scratch = dev_.activation(out_shapes_[std::size_t(k)]);
+        din.push_back(&scratch);
         pending_sum = k;
       }
     }
     layers_[j]->backward(ctx, in, outputs_[j], dgrads_[j], din);
-    if (pending_sum >= 0 && backend_ == Backend::cuda) {
-#if SCALEBENCH_HAVE_CUDA
-      gpu_add(*gpu_, dgrads_[std::size_t(pending_sum)], scratch_);
-#endif
-    } else if (pending_sum >= 0) {
-      float* dst = dgrads_[std::size_t(pending_sum)].f32();
-      const float* src = scratch_.f32();
-      for (std::int64_t e = 0, n = scratch_.numel(); e < n; ++e) dst[e] += src[e];
-    }
+    if (pending_sum >= 0) dev_.add(dgrads_[std::size_t(pending_sum)], scratch_[std::size_t(pending_sum)]);
     const auto [pb, pe] = node_param_range_[j];
     if (!last_micro_batch) continue;  // earlier micro-batch: the hook waits for the last one
-    if (holding_)
-      for (std::int64_t e = pb; e < pe; ++e) grads_.f32()[e] += held_[std::size_t(e)];
+    if (holding_) dev_.axpy(pe - pb, 1.0f, held_.f32() + pb, grads_.f32() + pb);
     if (hook_ && pe > pb) {
-#if SCALEBENCH_HAVE_CUDA
-      if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
-#endif
+      dev_.synchronize();
       hook_(int(j), pb, pe);
     }
   }
   if (!last_micro_batch) {
-    if (!holding_) held_.assign(std::size_t(grads_.numel()), 0.0f);
-    const float* g = grads_.f32();
-    for (std::size_t e = 0; e < held_.size(); ++e) held_[e] += g[e];
+    if (!held_.defined()) held_ = dev_.zeros(grads_.shape());
+    if (!holding_) dev_.fill(held_.f32(), held_.numel(), 0.0f);
+    dev_.axpy(held_.numel(), 1.0f, grads_.f32(), held_.f32());
   }
   holding_ = !last_micro_batch;
 }
 
-void Model::scale_grads(float s) {
-  if (backend_ == Backend::cpu) {
-    float* g = grads_.f32();
-    for (std::int64_t i = 0, n = grads_.numel(); i < n; ++i) g[i] *= s;
-    return;
-  }
-#if SCALEBENCH_HAVE_CUDA
-  gpu_scale(*gpu_, grads_.f32(), grads_.numel(), s);
-#endif
-}
+void Model::scale_grads(float s) { dev_.scale(grads_.f32(), grads_.numel(), s); }
 
 std::vector<LayerTiming> Model::time_layers(Ctx& ctx, int reps) {
   SB_CHECK(input_.defined() && reps > 0, "time_layers needs a forward first and reps > 0");
-  auto sync = [this] {
-#if SCALEBENCH_HAVE_CUDA
-    if (backend_ == Backend::cuda) gpu_synchronize(*gpu_);
-#endif
-  };
+  auto sync = [this] { dev_.synchronize(); };
   auto time = [&](auto&& call) {
     sync();
     const auto t0 = std::chrono::steady_clock::now();

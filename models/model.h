@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device.h"
 #include "models/graph.h"
 #include "models/layer.h"
 
@@ -31,8 +32,6 @@ struct LayerFlops {
   double forward = 0;  // per image
 };
 
-class GpuContext;
-
 struct LayerTiming {
   std::string name;
   LayerKind kind;
@@ -42,12 +41,13 @@ struct LayerTiming {
 
 class Model {
  public:
-  // backend cuda needs `gpu` (one per device; it must outlive the Model). On cuda, parameters and
-  // gradients are f32 device arenas (same order and values as the CPU's); forward() takes x as a
-  // device f32 NCHW tensor and returns logits on the device in the context's compute dtype, NCHW;
-  // backward() takes dlogits of that shape, dtype and layout. Activations in between follow the
-  // context (models/cuda/context.h).
-  Model(Graph graph, Backend backend, std::uint64_t seed, GpuContext* gpu = nullptr);
+  // Every array lives on `dev` (which must outlive the Model): parameters and gradients are f32
+  // arenas (same order and values on every device); forward() takes x as an f32 NCHW tensor of dev
+  // and returns logits of dev in its activation dtype, NCHW; backward() takes dlogits of that shape,
+  // dtype and layout. Activations in between are in dev's activation form (models/cuda/context.h).
+  Model(Graph graph, ComputeDevice& dev, std::uint64_t seed);
+  // The CPU backend with a device of the Model's own (tests, tools); any other backend throws.
+  Model(Graph graph, Backend backend, std::uint64_t seed);
   ~Model();
 
   // Shapes for input x [n, c, h, w]. The first call allocates the arenas and initialises the
@@ -58,7 +58,7 @@ class Model {
 
   const Tensor& forward(Ctx& ctx, const Tensor& x, bool training);  // logits
   // dlogits has the output shape. Fills the gradient arena (overwrites).
-  // Gradient accumulation (cpu): with last_micro_batch = false the backward hook does not fire and
+  // Gradient accumulation: with last_micro_batch = false the backward hook does not fire and
   // the arena's gradients are added to a held sum; the next backward with last_micro_batch = true
   // adds the held sum into each node's range before that node's hook fires (so an overlapping
   // strategy sends the accumulated gradient), then empties it.
@@ -71,7 +71,7 @@ class Model {
   // Non-trained state (batch-norm running statistics), named "<node>.<buffer>".
   std::vector<std::pair<std::string, Tensor*>> buffers();
 
-  // grads *= s on the model's backend (the strategies' mean over workers).
+  // grads *= s on the model's device (the strategies' mean over workers).
   void scale_grads(float s);
 
   // On cuda the hook runs after the node's gradient work has COMPLETED on the device (the stream is
@@ -96,24 +96,24 @@ class Model {
   std::vector<LayerTiming> time_layers(Ctx& ctx, int reps);
 
   const Graph& graph() const { return graph_; }
-  Backend backend() const { return backend_; }
-  GpuContext* gpu() const { return gpu_; }
+  Backend backend() const { return backend_of(dev_); }
+  ComputeDevice& device() const { return dev_; }
   std::size_t layer_count() const { return layers_.size(); }
 
  private:
   std::vector<Shape> input_shapes(std::size_t node) const;
   void allocate_and_init(std::uint64_t seed);
-  Tensor new_activation(const Shape& shape);  // on the model's backend, zero-filled
+  void make_layers();  // the constructors' shared part
 
+  std::unique_ptr<ComputeDevice> own_device_;  // the Backend constructor's (first: built before dev_ binds)
   Graph graph_;
-  Backend backend_;
+  ComputeDevice& dev_;
   std::uint64_t seed_;
-  GpuContext* gpu_ = nullptr;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<int> consumers_;            // how many nodes read each node's output
   std::vector<Shape> out_shapes_;
   std::vector<Tensor> outputs_, dgrads_;  // per node: activation and its gradient
-  Tensor scratch_;                        // gradient of a fan-out input before it is summed
+  std::vector<Tensor> scratch_;           // per fan-out node: a second reader's gradient before the sum
   Tensor input_;                          // view of the last forward's input (cuda: converted copy)
   Tensor logits_;                         // cuda NHWC: the output relaid to NCHW
   Tensor converted_input_;                // cuda bf16 or NHWC: the input in the compute form
@@ -123,7 +123,7 @@ class Model {
   std::vector<std::pair<std::int64_t, std::int64_t>> node_param_range_;  // [begin, end) per node
   BackwardHook hook_;
   ForwardHook fwd_hook_;
-  std::vector<float> held_;  // summed gradients of this step's earlier micro-batches
+  Tensor held_;              // [param_count] on dev: summed gradients of this step's earlier micro-batches
   bool holding_ = false;     // held_ holds some
 };
 

@@ -1,40 +1,39 @@
-// optimizer.cpp — dispatch to the arena-wide kernels in kernels/cpu/optimizers.
+// optimizer.cpp — the optimizer kinds over the arena, through the arena's device (see optimizer.h).
 #include "models/optimizer.h"
 
 #include "kernels/common/check.h"
-#include "kernels/cpu/lamb.h"
-#include "kernels/cpu/lars.h"
-#include "kernels/cpu/optimizers.h"
-#include "models/cuda/train.h"
+#include "kernels/common/device.h"
 
 namespace scalebench {
+namespace {
+ComputeDevice& device_or_own(ComputeDevice* dev, std::unique_ptr<ComputeDevice>& own) {
+  if (dev) return *dev;
+  own = cpu::make_cpu_device();
+  return *own;
+}
+}  // namespace
 
-Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext* gpu) : cfg_(cfg), count_(count) {
+Optimizer::Optimizer(const OptimizerConfig& cfg, std::int64_t count, ComputeDevice* dev)
+    : cfg_(cfg), count_(count), dev_(device_or_own(dev, own_)) {
   SB_REQUIRE(cfg.momentum >= 0 && cfg.momentum < 1, "momentum {} must be in [0, 1)", cfg.momentum);
   SB_REQUIRE(cfg.weight_decay >= 0, "weight decay {} must be >= 0", cfg.weight_decay);
-  SB_REQUIRE(!gpu || cfg.kind == OptimizerKind::sgd || cfg.kind == OptimizerKind::adamw,
-             "--optimizer {} runs on the CPU backend only", name_of(cfg.kind));
   if (cfg_.tensors.empty()) cfg_.tensors.push_back({0, count, true});
   std::int64_t covered = 0;
   for (const auto& t : cfg_.tensors) covered += t.count;
   SB_CHECK(covered == count, "optimizer tensors cover {} of {} parameters", covered, count);
-  if (gpu) {
-#if SCALEBENCH_HAVE_CUDA
-    gpu_ = std::make_shared<GpuOptimizer>(*gpu, cfg, count);
-    return;
-#endif
-  }
-  m_.assign(std::size_t(count), 0.0f);
-  if (has_second_moment()) v_.assign(std::size_t(count), 0.0f);
+  m_ = dev_.zeros({count});
+  if (has_second_moment()) v_ = dev_.zeros({count});
 }
 
 Optimizer::~Optimizer() = default;
 
 Optimizer::State Optimizer::state() const {
-#if SCALEBENCH_HAVE_CUDA
-  if (gpu_) return {t_, gpu_->moment(0), gpu_->moment(1)};
-#endif
-  return {t_, m_, v_};
+  auto host = [&](const Tensor& t) {
+    if (!t.defined()) return std::vector<float>{};
+    const Tensor h = dev_.to_host(t);
+    return std::vector<float>(h.f32(), h.f32() + h.numel());
+  };
+  return {t_, host(m_), host(v_)};
 }
 
 void Optimizer::restore(const State& s) {
@@ -44,33 +43,32 @@ void Optimizer::restore(const State& s) {
              "optimizer state of {} + {} values does not fit this model's {} parameters ({})", s.m.size(), s.v.size(),
              n, name_of(cfg_.kind));
   t_ = s.steps;
-#if SCALEBENCH_HAVE_CUDA
-  if (gpu_) return gpu_->restore(s.steps, s.m, s.v);
-#endif
-  m_ = s.m;
-  v_ = s.v;
+  auto up = [&](const std::vector<float>& src, Tensor& dst) {
+    if (src.empty()) return;
+    dev_.upload(Tensor::view(const_cast<float*>(src.data()), {count_}), dst);
+  };
+  up(s.m, m_);
+  up(s.v, v_);
 }
 
 void Optimizer::step(float* w, const float* g, float lr) {
   ++t_;
-#if SCALEBENCH_HAVE_CUDA
-  if (gpu_) return gpu_->step(w, g, lr);
-#endif
+  float* m = m_.f32();
+  float* v = v_.defined() ? v_.f32() : nullptr;
   switch (cfg_.kind) {
     case OptimizerKind::sgd:
-      return cpu::sgd_momentum_step(count_, w, g, m_.data(), lr, cfg_.momentum, cfg_.weight_decay, t_ == 1);
+      return dev_.sgd_momentum_step(count_, w, g, m, lr, cfg_.momentum, cfg_.weight_decay, t_ == 1);
     case OptimizerKind::adamw:
-      return cpu::adamw_step(count_, w, g, m_.data(), v_.data(), lr, cfg_.beta1, cfg_.beta2, cfg_.eps,
-                             cfg_.weight_decay, t_);
+      return dev_.adamw_step(count_, w, g, m, v, lr, cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, t_);
     case OptimizerKind::lars:
       for (const auto& p : cfg_.tensors)
-        cpu::lars_step(p.count, w + p.offset, g + p.offset, m_.data() + p.offset, lr, cfg_.momentum,
-                       cfg_.weight_decay, cfg_.trust_coefficient, p.adapt);
+        dev_.lars_step(p.count, w + p.offset, g + p.offset, m + p.offset, lr, cfg_.momentum, cfg_.weight_decay,
+                       cfg_.trust_coefficient, p.adapt);
       return;
     case OptimizerKind::lamb:
       for (const auto& p : cfg_.tensors)
-        cpu::lamb_step(p.count, w + p.offset, g + p.offset, m_.data() + p.offset, v_.data() + p.offset, lr,
-                       cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, t_, p.adapt);
+        dev_.lamb_step(p.count, w + p.offset, g + p.offset, m + p.offset, v + p.offset, lr, cfg_.beta1, cfg_.beta2,
+                       cfg_.eps, cfg_.weight_decay, t_, p.adapt);
       return;
   }
 }

@@ -1,7 +1,8 @@
 // optimizer.h — SGD with momentum and AdamW over the whole parameter arena at once (one flat
 // pass; the model's layer structure is irrelevant there), and the large-batch optimizers LARS and
-// LAMB, which step each parameter tensor with its own trust ratio (OptimizerConfig::tensors). State (momentum, moments) is owned here,
-// sized like the arena.
+// LAMB, which step each parameter tensor with its own trust ratio (OptimizerConfig::tensors). State
+// (momentum, moments) is owned here, sized like the arena, on the arena's ComputeDevice: every kind
+// runs on every backend through kernels/common/device.h.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +11,11 @@
 #include <vector>
 
 #include "kernels/common/enum_names.h"
+#include "kernels/common/tensor.h"
 
 namespace scalebench {
 
-enum class OptimizerKind { sgd, adamw, lars, lamb };  // lars, lamb: cpu
+enum class OptimizerKind { sgd, adamw, lars, lamb };
 template <>
 struct EnumNames<OptimizerKind> {
   static constexpr std::array<EnumEntry<OptimizerKind>, 4> entries{{{OptimizerKind::sgd, "sgd"},
@@ -39,14 +41,13 @@ struct OptimizerConfig {
   std::vector<ParamTensor> tensors;
 };
 
-class GpuContext;
-class GpuOptimizer;
+class ComputeDevice;
 
 class Optimizer {
  public:
-  // validates cfg. With `gpu` (cuda backend) the state lives on that device and step() takes
-  // device pointers (one fused kernel, models/cuda/train.h); otherwise host pointers.
-  Optimizer(const OptimizerConfig& cfg, std::int64_t count, GpuContext* gpu = nullptr);
+  // validates cfg. The state lives on `dev` and step() takes pointers of dev (which must outlive
+  // the optimizer); null: a CPU device of the optimizer's own.
+  Optimizer(const OptimizerConfig& cfg, std::int64_t count, ComputeDevice* dev = nullptr);
   ~Optimizer();
   void step(float* w, const float* g, float lr);                // w[count], g[count]
   std::int64_t steps_taken() const { return t_; }
@@ -66,9 +67,9 @@ class Optimizer {
   OptimizerConfig cfg_;
   std::int64_t count_;
   std::int64_t t_ = 0;
-  std::vector<float> m_, v_;
-  // shared_ptr: its deleter is bound where it is made (CUDA builds), so CPU builds need no GPU symbols.
-  std::shared_ptr<GpuOptimizer> gpu_;
+  std::unique_ptr<ComputeDevice> own_;  // when no device was given
+  ComputeDevice& dev_;
+  Tensor m_, v_;  // [count] on dev_ (v_: adamw, lamb)
 };
 
 }  // namespace scalebench

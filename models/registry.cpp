@@ -1,11 +1,9 @@
-// registry.cpp — (kind, backend) → layer. The cuda backend exists only in CUDA builds
-// (SCALEBENCH_HAVE_CUDA); every layer kind has a GPU layer there.
+// registry.cpp — (kind, backend) → layer. The cuda backend exists only in CUDA builds; every layer
+// kind has a GPU layer there (models/cuda/registry.cpp).
 #include "models/registry.h"
 
 #include "models/cpu_layers.h"
-#if SCALEBENCH_HAVE_CUDA
-#include "models/cuda/layers.h"
-#endif
+#include "models/device.h"
 
 namespace scalebench {
 
@@ -25,35 +23,16 @@ const char* to_string(LayerKind k) {
   return "?";
 }
 
-bool supports(LayerKind, Backend backend) {
-#if SCALEBENCH_HAVE_CUDA
-  return true;
-#else
-  return backend == Backend::cpu;
-#endif
-}
+bool supports(LayerKind, Backend backend) { return backend == Backend::cpu || cuda_backend_built(); }
 
 std::unique_ptr<Layer> make_layer(const LayerDesc& d, Backend backend, GpuContext* gpu) {
   SB_REQUIRE(supports(d.kind, backend), "layer {} is not available on backend {} in this build{}",
              to_string(d.kind), to_string(backend),
              backend == Backend::cuda ? " (built without CUDA: configure with nvcc on PATH)" : "");
-#if SCALEBENCH_HAVE_CUDA
   if (backend == Backend::cuda) {
     SB_CHECK(gpu != nullptr, "layer {}: the cuda backend needs a GpuContext", to_string(d.kind));
-    switch (d.kind) {
-      case LayerKind::conv2d: return gpu_layers::conv2d(d, *gpu);
-      case LayerKind::upconv2x2: return gpu_layers::upconv2x2(d, *gpu);
-      case LayerKind::maxpool2x2: return gpu_layers::maxpool2x2(d, *gpu);
-      case LayerKind::relu: return gpu_layers::relu(d, *gpu);
-      case LayerKind::concat_crop: return gpu_layers::concat_crop(d, *gpu);
-      case LayerKind::batchnorm: return gpu_layers::batchnorm(d, *gpu);
-      case LayerKind::linear: return gpu_layers::linear(d, *gpu);
-      case LayerKind::dropout: return gpu_layers::dropout(d, *gpu);
-    }
+    return make_gpu_layer(d, *gpu);
   }
-#else
-  (void)gpu;
-#endif
   switch (d.kind) {
     case LayerKind::conv2d: return cpu_layers::conv2d(d);
     case LayerKind::upconv2x2: return cpu_layers::upconv2x2(d);

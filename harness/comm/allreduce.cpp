@@ -10,9 +10,6 @@
 
 #include "harness/comm/schedule.h"
 #include "kernels/common/check.h"
-#if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl/comm.h"
-#endif
 
 namespace scalebench::comm {
 
@@ -44,12 +41,7 @@ void Allreducer::operator()(float* buf, std::size_t count) {
     const Schedule s = opts_.algo == AllreduceAlgo::ring
                            ? ring_schedule(comm_.rank(), everyone_, count)
                            : hierarchical_schedule(comm_.rank(), nodes_, count, chunk_elems(opts_));
-#if SCALEBENCH_HAVE_CUDA
-    nccl_run_schedule(comm_, s, buf, opts_.wire);
-    return;
-#else
-    SB_CHECK(false, "the {} transport has device buffers, but this build has no GPU executor", comm_.transport());
-#endif
+    return nccl_run_schedule(comm_, s, buf, opts_.wire);
   }
   switch (opts_.algo) {
     case AllreduceAlgo::native: comm_.allreduce_sum(buf, count); return;

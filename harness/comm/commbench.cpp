@@ -16,13 +16,11 @@
 #include <memory>
 #include <ostream>
 
+#include "harness/comm/commbench_nccl.h"
+#include "harness/comm/gpu_world.h"
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/threads_comm.h"
 #include "kernels/common/check.h"
-#ifdef SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl/comm.h"
-#include "kernels/cuda/device_buffer.h"
-#endif
 
 namespace scalebench::comm {
 
@@ -34,9 +32,8 @@ float input(std::size_t i, int r) { return static_cast<float>((i * 7 + static_ca
 void validate(const CommbenchOptions& o) {
   SB_REQUIRE(o.transport == "threads" || o.transport == "mpi" || o.transport == "nccl",
              "--transport '{}': expected threads, mpi or nccl", o.transport);
-#ifndef SCALEBENCH_HAVE_CUDA
-  SB_REQUIRE(o.transport != "nccl", "--transport nccl: the nccl transport is not in this build (built without CUDA)");
-#endif
+  SB_REQUIRE(o.transport != "nccl" || nccl_built(),
+             "--transport nccl: the nccl transport is not in this build (built without CUDA)");
   SB_REQUIRE(!o.algos.empty(), "--algo: give at least one of native, ring, hierarchical");
   for (const auto& a : o.algos) parse_allreduce_algo(a);  // Error naming a bad one (on nccl: schedule.h)
   SB_REQUIRE(o.transport == "mpi" || (o.ranks >= 1 && o.ranks <= 256), "--ranks {}: expected 1..256", o.ranks);
@@ -69,40 +66,9 @@ double max_over_ranks(Communicator& comm, double v) {
   return out;
 }
 
-// Where the benchmarked buffer lives. Host transports use `host` itself; the nccl transport a device
-// copy (set/get move the first n elements, outside the timed calls).
-class BenchBuffer {
- public:
-  explicit BenchBuffer(std::vector<float>& host) : host_(host) {}
-  virtual ~BenchBuffer() = default;
-  virtual float* data() { return host_.data(); }
-  virtual void set(std::size_t) {}
-  virtual void get(std::size_t) {}
-  virtual void zero(std::size_t n) { std::fill(host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(n), 0.0f); }
-
- protected:
-  std::vector<float>& host_;
-};
-
-#ifdef SCALEBENCH_HAVE_CUDA
-class DeviceBenchBuffer final : public BenchBuffer {
- public:
-  DeviceBenchBuffer(std::vector<float>& host, int device)
-      : BenchBuffer(host), dev_(std::max<std::size_t>(1, host.size()) * sizeof(float), device) {}
-  float* data() override { return dev_.as<float>(); }
-  void set(std::size_t n) override { dev_.upload(host_.data(), n * sizeof(float)); }
-  void get(std::size_t n) override { dev_.download(host_.data(), n * sizeof(float)); }
-  void zero(std::size_t n) override { dev_.zero(n * sizeof(float)); }
-
- private:
-  cuda::DeviceBuffer dev_;
-};
-#endif
 
 std::unique_ptr<BenchBuffer> make_buffer(Communicator& comm, std::vector<float>& host) {
-#ifdef SCALEBENCH_HAVE_CUDA
-  if (comm.caps().device_buffers) return std::make_unique<DeviceBenchBuffer>(host, nccl_device(comm));
-#endif
+  if (comm.caps().device_buffers) return make_device_bench_buffer(comm, host);
   SB_CHECK(!comm.caps().device_buffers, "commbench: the {} transport needs device buffers", comm.transport());
   return std::make_unique<BenchBuffer>(host);
 }
@@ -206,39 +172,6 @@ bool sweep_job(Communicator& comm, const CommbenchOptions& opts, CommbenchReport
   return true;
 }
 
-#ifdef SCALEBENCH_HAVE_CUDA
-// nccl: one process per GPU when launched as a job (MPI launcher, or an id file), otherwise a group
-// of --ranks GPUs driven by this process.
-bool run_nccl(const CommbenchOptions& opts, CommbenchReport& rep, std::ostream& out) {
-  NcclOptions no;
-  no.comm = CommOptions{opts.timeout_s, opts.spin_us * 1e-6};
-  const JobPlace place = job_place_from_env();
-  const NcclBootstrapChoice how = choose_nccl_bootstrap(place, no);
-  SB_REQUIRE(how.kind != "none", "{}", how.reason);
-  if (how.kind == "single") {
-    const int visible = cuda_device_count();
-    SB_REQUIRE(visible > 0, "--transport nccl: no CUDA device is visible to this process (no GPU, or no driver): "
-               "measure a GPU node's interconnect on the GPU node");
-    SB_REQUIRE(opts.ranks <= visible, "--transport nccl --ranks {}: this process drives one GPU per rank, but {} CUDA "
-               "device(s) are visible (use --ranks {}, or launch one process per GPU with mpirun)",
-               opts.ranks, visible, std::max(1, visible));
-    NcclDeviceGroup::run(opts.ranks, [&](Communicator& comm) {
-      CommbenchReport mine;
-      sweep(comm, opts, mine, out);
-      if (comm.rank() == 0) rep = std::move(mine);
-    }, no.comm);
-    return true;
-  }
-  if (how.kind == "file") {
-    auto comm = make_nccl_world_file(place, no);
-    return sweep_job(*comm, opts, rep, out);
-  }
-  MpiSession session;
-  auto boot = make_mpi_world(no.comm);
-  auto comm = make_nccl_world(*boot, no);
-  return sweep_job(*comm, opts, rep, out);
-}
-#endif
 
 }  // namespace
 
@@ -246,9 +179,10 @@ int commbench_main(const CommbenchOptions& opts, std::ostream& out) {
   validate(opts);
   CommbenchReport rep;
   if (opts.transport == "nccl") {
-#ifdef SCALEBENCH_HAVE_CUDA
-    if (!run_nccl(opts, rep, out)) return 0;
-#endif
+    const bool lead = run_nccl_bench(
+        opts, rep, [&](Communicator& comm, CommbenchReport& mine) { sweep(comm, opts, mine, out); },
+        [&](Communicator& comm, CommbenchReport& mine) { return sweep_job(comm, opts, mine, out); });
+    if (!lead) return 0;
   } else if (opts.transport == "threads") {
     ThreadsWorld::run(opts.ranks, [&](Communicator& comm) {
       CommbenchReport mine;

@@ -1,8 +1,8 @@
 // schedule.h — ring and hierarchical allreduce written as ROUNDS of point-to-point transfers, for
 // transports whose sends and receives cannot be driven chunk by chunk from the host: on nccl a round
 // is one ncclGroupStart/End of ncclSend/ncclRecv and its additions are GPU kernels queued behind it on
-// the same stream, so a whole allreduce is queued at once and waited for once (nccl_run_schedule in
-// nccl/comm.h). ring.cpp and hierarchical.cpp stay the host algorithms: their receive slots are
+// the same stream, so a whole allreduce is queued at once and waited for once (nccl_run_schedule,
+// below). ring.cpp and hierarchical.cpp stay the host algorithms: their receive slots are
 // refilled as chunks arrive, a pattern NCCL cannot run (nccl/comm.h, "Point-to-point").
 //
 // A schedule performs exactly the float32 additions of ring_allreduce / hierarchical_allreduce, in
@@ -58,5 +58,13 @@ Schedule hierarchical_schedule(int rank, const NodeMap& nodes, std::size_t count
 // wire type), then receive, add or store each transfer in order, then wait for the sends. Uses tag
 // `tag` only. Every rank of the schedule must run its own.
 void run_schedule_on_host(Communicator& comm, const Schedule& s, float* buf, WireType wire, int tag);
+
+// Runs a round schedule (schedule.h: ring or hierarchical) on the device buffer `buf` over
+// ncclSend/ncclRecv, with the additions as GPU kernels between the groups, and waits for it against
+// the deadline; bit-identical to run_schedule_on_host on the same inputs. Every rank of the schedule
+// calls it (collective in effect). Defined in nccl/schedule.cpp; a build without CUDA links
+// nonccl/gpu_world.cpp's, which says no GPU executor is built. Allreducer dispatches here when the communicator has
+// device_buffers and the algorithm is ring or hierarchical.
+void nccl_run_schedule(Communicator& c, const Schedule& s, float* buf, WireType wire);
 
 }  // namespace scalebench::comm

@@ -19,10 +19,7 @@
 #include <fmt/format.h>
 
 #include "kernels/common/build_info.h"
-
-#if SCALEBENCH_HAVE_CUDA
-#include "kernels/cuda/device.h"
-#endif
+#include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 
 extern char** environ;
 
@@ -69,10 +66,8 @@ std::string source_tree() {
 // The visible CUDA devices, "; "-separated ("" without a CUDA build or device).
 std::string gpu_names() {
   std::string out;
-#if SCALEBENCH_HAVE_CUDA
   const int n = cuda::device_availability().count;
   for (int k = 0; k < n; ++k) out += (k ? "; " : "") + cuda::device_description(k);
-#endif
   return out;
 }
 

@@ -7,9 +7,7 @@
 #include "harness/record/gpu_peak.h"
 #include "harness/record/summary.h"
 #include "kernels/common/check.h"
-#if SCALEBENCH_HAVE_CUDA
-#include "kernels/cuda/device.h"
-#endif
+#include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 
 namespace scalebench::record {
 
@@ -49,10 +47,8 @@ void Recorder::on_start(const TrainResult& meta) {
     peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
   } else {
     peak_ = {kNaN, "no CUDA device to name"};
-#if SCALEBENCH_HAVE_CUDA
     if (cuda::device_availability().count > 0)
       peak_ = gpu_datasheet_peak(cuda::device_description(0), cfg_.train.precision);
-#endif
     peak_.flops *= cfg_.world_size;  // the same GPU model on every device of the run
     peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
   }

@@ -5,18 +5,12 @@
 // Gradient compression (--compression bf16|fp16) sends 16-bit floats between ranks and adds in
 // float32 (ring and hierarchical only; the native collectives are float32). With --sync-bn the
 // strategy lends batch norm a ReplicaSum over its communicator (doubles, summed in rank order).
-#include <chrono>
-
 #include "harness/strategy/bucketer.h"
 #include "harness/strategy/scalar_reduce.h"
 #include "harness/strategy/strategy_impl.h"
 
 namespace scalebench {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Batch-norm statistics over the workers, on the training thread's communicator (the bucket
 // allreduces of an overlapped backward run on their own, bg_).
@@ -50,14 +44,19 @@ class AllreduceStrategy final : public Strategy {
     comm_.broadcast(model.params().f32(), std::size_t(model.param_count()), 0);
     for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
     const auto bucket = std::int64_t(opts_.bucket_mb * (1 << 20) / sizeof(float));
+    // --sync-bn on GPUs: batch norm's backward sums over comm_ (an NCCL allgather) while the buckets
+    // would go over bg_ from the communication thread; two NCCL communicators in use at once from
+    // two threads may deadlock across ranks (NCCL orders kernels per communicator only), so the
+    // buckets then go after backward.
+    const bool overlap = opts_.overlap && !(opts_.sync_bn && comm_.caps().device_buffers);
     buckets_ = std::make_unique<BucketAllreducer>(*bg_, algo_opts_, model.grads().f32(), model.param_count(), bucket,
-                                                  opts_.overlap, opts_.on_bucket);
+                                                  overlap, opts_.on_bucket);
     model.set_backward_hook([this](int, std::int64_t b, std::int64_t e) { buckets_->ready(b, e); });
   }
   void before_backward(Model&) override { buckets_->begin_step(); }
 
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
-    auto t0 = std::chrono::steady_clock::now();
+    DeviceClock clock(model.device());  // phases on the device's timeline (CUDA events on GPUs)
     buckets_->finish();
     // One scalar per step tells every worker what it must know of the others: whether any
     // worker's own step was bad, and what it found (the highest such rank and its issue), else
@@ -75,14 +74,13 @@ class AllreduceStrategy final : public Strategy {
     agreed_stop_ = ok_code / 2;
     const int bad_rank = bad_code / kIssues - 1;
     const auto issue = StepHealth::Issue(bad_code % kIssues);
-    const double comm_exposed = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
+    const double comm_exposed = clock.lap();
     model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
     StepExchange x = check_gradient(model, bad_rank == comm_.rank() ? health : StepHealth{}, bad_rank, issue);
     if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
     x.checkpoint = ok_code % 2 == 1;
     x.comm_exposed = comm_exposed;
-    x.update = seconds_since(t0);
+    x.update = clock.lap();
     return x;
   }
   std::int64_t bytes_per_step() const override {

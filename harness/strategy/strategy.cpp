@@ -2,8 +2,6 @@
 // divides by).
 #include "harness/strategy/strategy.h"
 
-#include <chrono>
-#include <cmath>
 
 #include "harness/strategy/strategy_impl.h"
 
@@ -17,11 +15,11 @@ class SingleStrategy final : public Strategy {
   int worker_index() const override { return 0; }
   void start(Model&) override {}
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
-    const auto t0 = std::chrono::steady_clock::now();
+    DeviceClock clock(model.device());  // the update's time includes its device work
     StepExchange x = check_gradient(model, health, health.bad ? 0 : -1, health.issue);
     x.checkpoint = health.checkpoint_wanted;
     if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
-    x.update = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    x.update = clock.lap();
     return x;
   }
   std::int64_t bytes_per_step() const override { return 0; }
@@ -50,14 +48,11 @@ StepExchange check_gradient(Model& model, const StepHealth& health, int bad_rank
     x.where = health.bad ? health.where : StepHealth::describe(issue);
     return x;
   }
-  if (model.backend() != Backend::cpu) return x;  // cuda: the loss and input checks only (docs/strategies.md)
-  const float* g = model.grads().f32();
-  for (std::int64_t i = 0, n = model.param_count(); i < n; ++i)
-    if (!std::isfinite(g[i])) {
-      x.nonfinite = true;
-      x.where = fmt::format("gradient element {} is {}", i, g[i]);
-      break;
-    }
+  const NonFinite bad = model.device().first_nonfinite(model.grads().f32(), model.param_count());
+  if (bad.index >= 0) {
+    x.nonfinite = true;
+    x.where = fmt::format("gradient element {} is {}", bad.index, bad.value);
+  }
   return x;
 }
 

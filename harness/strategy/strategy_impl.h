@@ -8,9 +8,9 @@ namespace scalebench {
 
 std::unique_ptr<Strategy> make_single_strategy();
 // After the exchange: bad_rank >= 0 (a worker whose own check failed, `issue` what it found;
-// `health` is this worker's, for its detail) makes the step non-finite; otherwise, on the CPU, a
-// scan of the (exchanged) gradient for NaN/Inf — identical on every worker, since the exchanged
-// gradients are.
+// `health` is this worker's, for its detail) makes the step non-finite; otherwise a scan of the
+// (exchanged) gradient for NaN/Inf on the model's device — identical on every worker, since the
+// exchanged gradients are.
 StepExchange check_gradient(Model& model, const StepHealth& health, int bad_rank, StepHealth::Issue issue);
 // The allreduce algorithm is the strategy's (traits(o.kind).algo).
 std::unique_ptr<Strategy> make_allreduce_strategy(const StrategyOptions& o, comm::Communicator& comm,

@@ -279,4 +279,34 @@ void check_compatible(const RankCheckpoint& c, const std::string& step_dir, cons
   fail_input(fmt::format("checkpoint {}: written by a run with other options: {}; refusing to resume", step_dir, diff));
 }
 
+void capture_model_state(Model& m, const Optimizer& opt, bool buffers, RankCheckpoint& c) {
+  ComputeDevice& dev = m.device();
+  const Tensor w = dev.to_host(m.params());
+  c.params.assign(w.f32(), w.f32() + w.numel());
+  c.optimizer = opt.state();
+  if (!buffers) return;
+  for (auto& [name, t] : m.buffers()) {
+    const Tensor h = dev.to_host(*t);
+    c.buffers.emplace_back(h.f32(), h.f32() + h.numel());
+  }
+}
+
+void restore_model_state(const RankCheckpoint& c, Model& m, Optimizer& opt, bool buffers) {
+  ComputeDevice& dev = m.device();
+  SB_REQUIRE(std::int64_t(c.params.size()) == m.param_count(), "checkpoint: {} weights for a model of {}",
+             c.params.size(), m.param_count());
+  dev.upload(Tensor::view(const_cast<float*>(c.params.data()), {std::int64_t(c.params.size())}), m.params());
+  opt.restore(c.optimizer);
+  if (!buffers) return;
+  auto bufs = m.buffers();
+  SB_REQUIRE(bufs.size() == c.buffers.size(), "checkpoint: {} batch-norm buffers for a model of {}", c.buffers.size(),
+             bufs.size());
+  for (std::size_t i = 0; i < bufs.size(); ++i) {
+    SB_REQUIRE(std::int64_t(c.buffers[i].size()) == bufs[i].second->numel(), "checkpoint: buffer {} has {} values, not {}",
+               bufs[i].first, c.buffers[i].size(), bufs[i].second->numel());
+    dev.upload(Tensor::view(const_cast<float*>(c.buffers[i].data()), {std::int64_t(c.buffers[i].size())}),
+               *bufs[i].second);
+  }
+}
+
 }  // namespace scalebench

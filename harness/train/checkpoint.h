@@ -9,6 +9,8 @@
 // every dropout mask), the weights, the optimizer's state, the batch-norm statistics, this
 // worker's sums over the unfinished epoch, and on rank 0 the record so far (finished epochs with
 // their steps, the unfinished epoch's steps), so a resumed run's file keeps its earlier epochs.
+// Capture and restore move a Model's state (weights, optimizer, batch-norm statistics) between its
+// device and a RankCheckpoint's host copies.
 // What it deliberately does not do: decide when to checkpoint (epoch.cpp) or talk to other ranks.
 #pragma once
 
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "harness/train/trainer.h"
+#include "models/model.h"
 #include "models/optimizer.h"
 
 namespace scalebench {
@@ -56,6 +59,12 @@ std::optional<std::string> latest_checkpoint(const std::string& dir);
 RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank);
 void check_compatible(const RankCheckpoint& c, const std::string& step_dir, const std::string& config_text,
                       int workers);
+// The model's weights, the optimizer's state and (with `buffers`) the batch-norm statistics into c,
+// as host copies from the model's device. A parameter server keeps no statistics (buffers = false).
+void capture_model_state(Model& m, const Optimizer& opt, bool buffers, RankCheckpoint& c);
+// And back onto the model's device; throws scalebench::Error naming what does not fit this model.
+void restore_model_state(const RankCheckpoint& c, Model& m, Optimizer& opt, bool buffers);
+
 // Test hook: SCALEBENCH_KILL_AFTER_STEP=N kills this process (SIGKILL) once optimizer step N is
 // done (and its checkpoint, if one was due, committed): a crash at a known step.
 void kill_after_step_for_tests(std::int64_t global_step);

@@ -1,6 +1,7 @@
 // epoch.cpp — one epoch's steps and its close (see epoch.h).
 #include "harness/train/epoch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -137,8 +138,11 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   Stopwatch epoch_clock, progress_clock;
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
-    const auto step_t0 = trace::Clock::now();
-    Stopwatch sw(step_t0);  // the phases below add up to the step's wall time from here
+    // Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
+    // queued, so a phase's device time is not counted in the next one. The phases add up to the
+    // step's time from the clock's start, where its trace span starts too.
+    DeviceClock sw(st_.io.device());
+    const auto step_t0 = sw.started();
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
     t.data = sw.lap();
@@ -163,10 +167,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       const double micro_loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
       if (!health.bad) health = check_step(micro_loss, x);
       loss += micro_loss / micro;
-      if (micro > 1) {  // cpu only (TrainConfig::validate)
-        float* d = dlogits_.f32();
-        for (std::int64_t i = 0, n = dlogits_.numel(); i < n; ++i) d[i] /= float(micro);
-      }
+      if (micro > 1) st_.io.device().scale(dlogits_, 1.0f / float(micro));
       t.fwd += sw.lap();
       if (m + 1 == micro) st_.strategy->before_backward(st_.model);
       layer_mark_ = trace::Clock::now();
@@ -184,7 +185,9 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     // time out of every phase, so the step span ended before a late bucket's allreduce did.
     const double after_backward = sw.lap();
     t.comm_exposed = xch.comm_exposed;
-    t.update = after_backward - xch.comm_exposed;  // >= xch.update: both timers ran inside this lap
+    // On the CPU both timers ran inside this lap, so this is >= xch.update; on a GPU the lap is device
+    // time and the exposed wait host time, hence the floor.
+    t.update = std::max(0.0, after_backward - xch.comm_exposed);
     ++ctx_.step;
     if (st_.trace) trace_step(step_t0, t, ctx_.step);
     o.epoch.time += t;
@@ -267,13 +270,7 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   c.epoch = closed ? o.epoch.epoch + 1 : o.epoch.epoch;
   c.step = closed ? 0 : o.steps_done;
   c.global_step = ctx_.step;
-  const Tensor w = st_.io.to_host(st_.model.params());
-  c.params.assign(w.f32(), w.f32() + w.numel());
-  c.optimizer = st_.opt.state();
-  for (auto& [name, t] : st_.model.buffers()) {
-    const Tensor h = st_.io.to_host(*t);
-    c.buffers.emplace_back(h.f32(), h.f32() + h.numel());
-  }
+  capture_model_state(st_.model, st_.opt, /*buffers=*/true, c);
   if (!closed) {
     c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
     c.images = o.epoch.images, c.time = o.epoch.time;
@@ -289,20 +286,7 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
 }
 
 void EpochRunner::resume(const RankCheckpoint& c) {
-  Tensor w = Tensor::view(const_cast<float*>(c.params.data()), {std::int64_t(c.params.size())});
-  SB_REQUIRE(std::int64_t(c.params.size()) == st_.model.param_count(),
-             "checkpoint: {} weights for a model of {}", c.params.size(), st_.model.param_count());
-  st_.io.from_host(w, st_.model.params());
-  st_.opt.restore(c.optimizer);
-  auto buffers = st_.model.buffers();
-  SB_REQUIRE(buffers.size() == c.buffers.size(), "checkpoint: {} batch-norm buffers for a model of {}",
-             c.buffers.size(), buffers.size());
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    SB_REQUIRE(std::int64_t(c.buffers[i].size()) == buffers[i].second->numel(), "checkpoint: buffer {} has {} values, not {}",
-               buffers[i].first, c.buffers[i].size(), buffers[i].second->numel());
-    st_.io.from_host(Tensor::view(const_cast<float*>(c.buffers[i].data()), {std::int64_t(c.buffers[i].size())}),
-                     *buffers[i].second);
-  }
+  restore_model_state(c, st_.model, st_.opt, /*buffers=*/true);
   ctx_.step = c.global_step;
   st_.strategy->resume_at(c.global_step);
   consecutive_skips_ = c.consecutive_skips;

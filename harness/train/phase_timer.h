@@ -18,7 +18,6 @@ struct StepTimes {
 class Stopwatch {
  public:
   Stopwatch() : t0_(std::chrono::steady_clock::now()) {}
-  explicit Stopwatch(std::chrono::steady_clock::time_point t0) : t0_(t0) {}
   // Seconds since the last lap (or construction), and restart.
   double lap() {
     const auto now = std::chrono::steady_clock::now();

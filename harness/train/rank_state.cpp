@@ -6,20 +6,10 @@
 
 #include "harness/train/evaluate.h"
 #include "harness/train/model_check.h"
-#if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl/comm.h"
-#endif
+#include "harness/comm/gpu_world.h"
 
 namespace scalebench {
 namespace {
-
-// cuda: the rank's GPU is its NCCL communicator's (one process per GPU, or one thread per GPU).
-int device_of(comm::Communicator* comm) {
-#if SCALEBENCH_HAVE_CUDA
-  if (comm && std::string(comm->transport()) == "nccl") return comm::nccl_device(*comm);
-#endif
-  return 0;
-}
 
 // Sizes the model's buffers for the batch; returns its parameter count (what the strategy's
 // buckets and the optimizer's state are sized by).
@@ -72,9 +62,8 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
       n_val(held_out_samples(c, info.n)),
       n_train(info.n - n_val),
       spec(fitted_spec(c, info)),
-      io(c, device_of(comm)),
-      model(build_model_graph(spec, {info.channels, info.height, info.width, info.classes}), io.backend(), c.seed,
-            io.gpu()),
+      io(c, comm::device_of(comm)),  // cuda: the GPU of the rank's NCCL communicator
+      model(build_model_graph(spec, {info.channels, info.height, info.width, info.classes}), io.device(), c.seed),
       strategy(make_strategy({.kind = c.strategy, .bucket_mb = c.bucket_mb, .overlap = !c.no_overlap,
                               .ranks_per_node = c.ranks_per_node, .staleness = c.staleness,
                               .compression = c.compression,
@@ -89,7 +78,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
             .decay = c.lr_decay, .steps_per_epoch = steps, .epochs = c.epochs},
       opt({.kind = c.optimizer, .momentum = float(c.momentum), .weight_decay = float(c.weight_decay),
            .tensors = param_tensors(model)},
-          model.param_count(), io.gpu()),
+          model.param_count(), &io.device()),
       class_weights(resolve_class_weights(c.class_weights, ds, n_train)) {
   require_one_global_batch(cfg, info.n, workers);
   sched.validate();

@@ -5,8 +5,10 @@
 
 #include <cmath>
 
+#include "harness/train/backend_traits.h"
 #include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
+#include "models/device.h"
 
 namespace scalebench {
 
@@ -36,17 +38,7 @@ void TrainConfig::validate() const {
     if (auto p = f.check(*this)) fail_input(fmt::format("{}: {}", f.flag, *p));
   const StrategyTraits& st = strategy_traits();
   SB_REQUIRE(!data.empty(), "--data is required (an HDF5 dataset; make one with `scalebench datagen`)");
-  const bool cuda = backend == Backend::cuda;
-  SB_REQUIRE(precision == Precision::fp32 || cuda, "--precision {}: the CPU backend trains in fp32 only",
-             name_of(precision));
-  SB_REQUIRE(layout == Layout::NCHW || cuda, "--layout {}: the CPU backend computes in NCHW only", name_of(layout));
-  SB_REQUIRE(!deterministic || cuda, "--deterministic is a cuda option (the CPU is deterministic)");
-  SB_REQUIRE(cudnn_workspace_mib == kDefaultCudnnWorkspaceMib || cuda,
-             "--cudnn-workspace-mib is a cuda option (the CPU backend has no cuDNN workspace)");
-  SB_REQUIRE(accumulate == 1 || !cuda, "--accumulate {}: gradient accumulation runs on the CPU backend only",
-             accumulate);
-  SB_REQUIRE(!cuda || optimizer == OptimizerKind::sgd || optimizer == OptimizerKind::adamw,
-             "--optimizer {}: the layer-wise optimizers (lars, lamb) run on the CPU backend only", name_of(optimizer));
+  require_backend_features(*this);  // the backend's capability rows (backend_traits.h)
   SB_REQUIRE(runs_on(strategy, backend), "--backend {} does not run --strategy {} ({}); it runs: {}", name_of(backend),
              st.name, st.transport, strategies_on(backend));
   SB_REQUIRE(devices == 1 || (st.multi_device && st.processes == Processes::one),
@@ -55,7 +47,6 @@ void TrainConfig::validate() const {
   SB_REQUIRE(compression == comm::WireType::f32 || st.compression,
              "--compression {} needs --strategy {}, not {}", name_of(compression),
              strategies_with(&StrategyTraits::compression, " or "), st.name);
-  SB_REQUIRE(!sync_bn || !cuda, "--sync-bn: synchronised batch norm runs on the CPU backend only");
   SB_REQUIRE(!sync_bn || st.exchange != Exchange::server,
              "--sync-bn needs an allreduce strategy or single, not {} (parameter-server workers have no "
              "collective among themselves)",
@@ -63,9 +54,8 @@ void TrainConfig::validate() const {
 }
 
 void TrainConfig::require_this_build() const {
-#if !SCALEBENCH_HAVE_CUDA
-  SB_REQUIRE(backend == Backend::cpu, "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
-#endif
+  SB_REQUIRE(backend == Backend::cpu || cuda_backend_built(),
+             "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
 }
 
 std::string TrainConfig::canonical_text() const {

@@ -48,7 +48,7 @@ struct TrainConfig {
   Layout layout = Layout::NCHW;           // cuda activations
   bool deterministic = false;        // cuda: deterministic cuDNN algorithms (same losses run to run)
   // cuda: the cuDNN workspace cap; Find refuses algorithms that need more. The default is
-  // cuda::Workspace::kDefaultCap (step_io.cpp checks that they agree).
+  // DeviceOptions' (step_io.cpp checks that they agree; models/cuda/device.cpp checks the cudnn room's).
   static constexpr int kDefaultCudnnWorkspaceMib = 512;
   static constexpr int kMaxCudnnWorkspaceMib = 1 << 20;  // 1 TiB: a typo guard, not a device limit
   int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;
@@ -56,7 +56,7 @@ struct TrainConfig {
   int batch = 8;                     // per device (per micro-batch with accumulate > 1)
   // Gradient accumulation: an optimizer step sums the gradients of `accumulate` micro-batches of
   // `batch` (each loss scaled by 1/accumulate), so it trains what batch accumulate × batch trains
-  // (batch norm aside: statistics are per micro-batch). cpu only.
+  // (batch norm aside: statistics are per micro-batch).
   int accumulate = 1;
   double lr = 0.05;
   LrScaling lr_scaling = LrScaling::none;  // in the device count
@@ -68,7 +68,7 @@ struct TrainConfig {
   double val_fraction = 0.1;         // the last fraction of the file is held out
   ClassWeights class_weights;
   std::uint64_t seed = 1;
-  bool reference_kernels = false;    // CPU: the double-accumulating reference instead of BLAS
+  bool reference_kernels = false;    // the double-accumulating reference instead of BLAS (cpu: backend_traits.h)
   int threads = 0;                   // BLAS threads; 0 = all cores
   std::int64_t max_steps = 0;        // per epoch, 0 = whole epoch (for quick checks)
   double progress_seconds = 30.0;    // a step progress line at most this often
@@ -81,7 +81,7 @@ struct TrainConfig {
   int ranks_per_node = 0;
   int staleness = 4;
   comm::WireType compression = comm::WireType::f32;  // ring/hierarchical gradient wire type
-  // Synchronised batch norm (cpu; allreduce strategies, a no-op on single): training statistics
+  // Synchronised batch norm (backend_traits.h; allreduce strategies, a no-op on single): training statistics
   // are the global batch's, so N workers × b equal one device with N·b (docs/strategies.md).
   bool sync_bn = false;
   double comm_timeout_s = 300.0;

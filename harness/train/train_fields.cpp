@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "harness/train/backend_traits.h"
+
 namespace scalebench {
 
 template <>
@@ -49,7 +51,7 @@ std::vector<Field<T>> make_table() {
   f.push_back(make_field("data", &T::data, "HDF5 dataset from `scalebench datagen` (required)", kPerPoint));
   f.push_back(make_field("strategy", &T::strategy, "Data-parallel strategy" + choices<StrategyKind>() + ": " +
                                                        strategy_help(), kPerPoint));
-  f.push_back(make_field("backend", &T::backend, "Compute backend" + choices<Backend>()));
+  f.push_back(make_field("backend", &T::backend, "Compute backend" + choices<Backend>() + "; " + backend_help()));
   f.push_back(make_field("precision", &T::precision, "GPU math" + choices<Precision>() + "; tf32/bf16: cuda"));
   f.push_back(make_field("layout", &T::layout, "Activation layout" + choices<Layout>() + "; NHWC: cuda", kLater));
   f.push_back(make_field("deterministic", &T::deterministic, "cuda: deterministic cuDNN algorithms only", kLater));
@@ -60,14 +62,14 @@ std::vector<Field<T>> make_table() {
   f.push_back(make_field("batch", &T::batch, "Batch size per device", kPerPoint, in_range(1, 1 << 20)));
   f.push_back(make_field("accumulate", &T::accumulate,
                          "Gradient accumulation: micro-batches of --batch summed per optimizer step (a step trains "
-                         "accumulate x batch per device; cpu)", kLater, in_range(1, 1 << 16)));
+                         "accumulate x batch per device)", kLater, in_range(1, 1 << 16)));
   f.push_back(make_field("lr", &T::lr, "Base learning rate", {}, above(0.0)));
   f.push_back(make_field("lr_scaling", &T::lr_scaling, "LR rule in the device count" + choices<LrScaling>()));
   f.push_back(make_field("warmup_epochs", &T::warmup_epochs, "Linear warm-up length (may be fractional)", {},
                          at_least(0.0)));
   f.push_back(make_field("lr_decay", &T::lr_decay, "After warm-up" + choices<LrDecay>()));
   f.push_back(make_field("optimizer", &T::optimizer, "Optimizer" + choices<OptimizerKind>() +
-                                                         "; lars, lamb: layer-wise trust ratio, cpu"));
+                                                         "; lars, lamb: layer-wise trust ratio"));
   f.push_back(make_field("momentum", &T::momentum, "SGD and LARS momentum, in [0, 1)", {}, Check<double>([](const double& v) -> Problem {
                            if (v >= 0 && v < 1) return std::nullopt;
                            return fmt::format("{} must be in [0, 1)", v);
@@ -109,7 +111,7 @@ std::vector<Field<T>> make_table() {
                          kLater));
   f.push_back(make_field("sync_bn", &T::sync_bn,
                          "Synchronised batch norm: statistics of the global batch, summed over the workers each step "
-                         "(cpu; allreduce strategies; no-op on single)",
+                         "(allreduce strategies; no-op on single)",
                          kLater));
   f.push_back(make_field("comm_timeout", &T::comm_timeout_s, "Seconds a rank waits for a peer before the job ends",
                          kLocal, above(0.0)));

@@ -64,9 +64,7 @@ TrainResult serve(RankState& st) {
     if (auto step_dir = latest_checkpoint(from)) {
       const RankCheckpoint c = read_rank_checkpoint(*step_dir, st.rank);
       check_compatible(c, *step_dir, cfg.canonical_text(), st.workers);
-      st.io.from_host(Tensor::view(const_cast<float*>(c.params.data()), {std::int64_t(c.params.size())}),
-                      st.model.params());
-      st.opt.restore(c.optimizer);
+      restore_model_state(c, st.model, st.opt, /*buffers=*/false);  // a server keeps no statistics
       hooks.first_step = c.global_step;
     }
   if (checkpoints) {
@@ -76,9 +74,7 @@ TrainResult serve(RankState& st) {
       RankCheckpoint c;
       c.config_text = st.cfg.canonical_text();
       c.workers = st.workers, c.rank = st.rank, c.global_step = done;
-      const Tensor w = st.io.to_host(st.model.params());
-      c.params.assign(w.f32(), w.f32() + w.numel());
-      c.optimizer = st.opt.state();
+      capture_model_state(st.model, st.opt, /*buffers=*/false, c);
       write_rank_checkpoint(st.cfg.checkpoint_dir, c);
     };
   }

@@ -8,10 +8,8 @@
 #include <ostream>
 #include <thread>
 
+#include "harness/comm/gpu_world.h"
 #include "harness/comm/mpi_comm.h"
-#if SCALEBENCH_HAVE_CUDA
-#include "harness/comm/nccl/comm.h"
-#endif
 #include "harness/comm/threads_comm.h"
 #include "harness/strategy/strategy.h"
 #include "harness/train/launch_env.h"
@@ -61,9 +59,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
       if (c.rank() == 0) first = std::move(r);
     };
     if (cuda) {
-#if SCALEBENCH_HAVE_CUDA
-      comm::NcclDeviceGroup::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
-#endif
+      comm::run_gpu_group(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
     } else {
       cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
       comm::ThreadsWorld::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
@@ -77,13 +73,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
     const bool lead = world->rank() == 0;
     std::unique_ptr<comm::Communicator> nccl;  // cuda: the id goes over MPI, the gradients over NCCL
-#if SCALEBENCH_HAVE_CUDA
-    if (cuda) {
-      comm::NcclOptions nccl_opts;
-      nccl_opts.comm.timeout_s = cfg.comm_timeout_s;
-      nccl = comm::make_nccl_world(*world, nccl_opts);
-    }
-#endif
+    if (cuda) nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
     return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr);
   }
   check_slurm_single_process();

@@ -2,12 +2,14 @@
 // batchnorm.h), for [n,c,h,w] in the context's layout and [n,c] (a plane of 1). Scale, shift,
 // running statistics and their gradients stay f32 whatever the activation dtype. Running statistics
 // are device buffers (not trained, not in the gradient arena), initialised as on the CPU (mean 0,
-// variance 1).
+// variance 1). With Ctx::replica_sum (--sync-bn) training runs SyncBatchNormGpu instead of cuDNN, so
+// the statistics are the global batch's, as on the CPU.
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cudnn/batchnorm.h"
 #include "models/cuda/layer_base.h"
 #include "models/cuda/layers.h"
 #include "models/cuda/memory.h"
+#include "models/cuda/sync_batchnorm.h"
 
 namespace scalebench::gpu_layers {
 namespace {
@@ -42,23 +44,33 @@ class BatchNormCuda final : public GpuLayer {
     return {{"running_mean", &running_mean_}, {"running_var", &running_var_}};
   }
 
-  void forward(Ctx&, const TensorRefs& in, Tensor& out, bool training) override {
-    if (training)
+  void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool training) override {
+    if (training && ctx.replica_sum)
+      sync_.forward_train(g_, s_.p, shape(), in[0]->raw(), out.raw(), tensors(), *ctx.replica_sum);
+    else if (training)
       cudnn::batchnorm_forward_train(g_.cudnn(), s_, in[0]->raw(), gamma_.f32(), beta_.f32(), out.raw(),
                                      save_mean_.f32(), save_invstd_.f32(), running_mean_.f32(), running_var_.f32());
     else
       cudnn::batchnorm_forward_eval(g_.cudnn(), s_, in[0]->raw(), gamma_.f32(), beta_.f32(), running_mean_.f32(),
                                     running_var_.f32(), out.raw());
   }
-  void backward(Ctx&, const TensorRefs& in, const Tensor&, const Tensor& dout,
+  void backward(Ctx& ctx, const TensorRefs& in, const Tensor&, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
     SB_CHECK(din[0], "batchnorm: the input gradient is required");
+    if (ctx.replica_sum)
+      return sync_.backward(g_, s_.p, shape(), in[0]->raw(), dout.raw(), din[0]->raw(), tensors(), *ctx.replica_sum);
     cudnn::batchnorm_backward(g_.cudnn(), s_, in[0]->raw(), dout.raw(), gamma_.f32(), save_mean_.f32(),
                               save_invstd_.f32(), din[0]->raw(), dgamma_.f32(), dbeta_.f32());
   }
 
  private:
+  cuda::BnShape shape() const { return {s_.p.n, s_.p.c, s_.p.hw, s_.layout, s_.dtype}; }
+  SyncBatchNormGpu::Tensors tensors() {
+    return {&gamma_, &beta_, &dgamma_, &dbeta_, &running_mean_, &running_var_, &save_mean_, &save_invstd_};
+  }
+
   cudnn::BatchNormSpec s_;
+  SyncBatchNormGpu sync_;
   Tensor gamma_, beta_, dgamma_, dbeta_;
   Tensor running_mean_, running_var_;  // [c] f32 on the device
   Tensor save_mean_, save_invstd_;     // [c], from the last training forward

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "kernels/common/precision.h"
 #include "kernels/common/tensor.h"
@@ -34,6 +35,11 @@ struct GpuOptions {
   bool deterministic = false;    // deterministic cuDNN algorithms only (same losses run to run)
   std::size_t workspace_cap = cuda::Workspace::kDefaultCap;
 };
+
+class ComputeDevice;
+// The ComputeDevice (kernels/common/device.h) of a new GpuContext made with `options`; its gpu() is
+// that context (models/cuda/device.cpp). For GPU tests and benchmarks that start from GpuOptions.
+std::unique_ptr<ComputeDevice> make_cuda_device(const GpuOptions& options);
 
 class GpuContext {
  public:

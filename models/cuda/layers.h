@@ -1,5 +1,5 @@
 // layers.h — factories for the cuda backend's layers, one file in models/cuda/ each (CUDA builds
-// only; registry.cpp calls them under SCALEBENCH_HAVE_CUDA). Every layer keeps the CPU layer's
+// only; models/cuda/registry.cpp calls them). Every layer keeps the CPU layer's
 // semantics (kernels/cpu/*, models/*_cpu.cpp) and the rules of models/cuda/context.h: f32 arenas in
 // the CPU's layout, activations in the context's dtype and layout. Each layer holds the GpuContext
 // it was made with; it must outlive the layer.

@@ -1,6 +1,7 @@
-// memory.h — the device-memory operations the Model and the trainer need on the cuda backend,
-// declared without any CUDA header so plain C++ (model.cpp, the trainer) can call them. Defined in
-// memory.cpp, which exists only in CUDA builds: callers guard with SCALEBENCH_HAVE_CUDA.
+// memory.h — the device-memory operations of the cuda backend (what models/cuda/device.cpp serves as
+// ComputeDevice, and GPU tests use), declared without any CUDA header. Defined in
+// memory.cpp, which exists only in CUDA builds: callers are GPU folders and GPU tests (plain code
+// uses ComputeDevice, kernels/common/device.h).
 // Every call is ordered on the context's stream; uploads and downloads return once complete.
 // Not here: pinned memory, pools, peer copies between devices.
 #pragma once

@@ -1,10 +1,8 @@
-// train.cpp — device loss and optimizer for the cuda backend (see train.h).
-// Not here: loss scaling, gradient clipping, 16-bit optimizer state.
+// train.cpp — the device loss for the cuda backend (see train.h).
+// Not here: loss scaling, the optimizers (models/optimizer.h).
 #include "models/cuda/train.h"
 
-#include "kernels/cuda/add.h"
 #include "kernels/cuda/device_buffer.h"
-#include "kernels/cuda/optimizers.h"
 #include "kernels/cuda/softmax_xent.h"
 #include "models/cuda/context.h"
 #include "models/cuda/memory.h"
@@ -68,43 +66,5 @@ std::vector<std::int32_t> GpuLoss::predict(const Tensor& logits) {
   cuda::argmax_classes(p, logits.dtype(), logits.raw(), b_->pred.as<std::int32_t>(), g_.stream());
   return cuda::download<std::int32_t>(b_->pred.data(), positions, g_.stream());
 }
-
-std::vector<float> GpuOptimizer::moment(int k) const {
-  const Tensor& t = k == 0 ? m_ : v_;
-  if (!t.defined()) return {};
-  Tensor host = Tensor::zeros({count_});
-  gpu_download(g_, t, host);
-  return std::vector<float>(host.f32(), host.f32() + count_);
-}
-
-void GpuOptimizer::restore(std::int64_t steps, const std::vector<float>& m, const std::vector<float>& v) {
-  t_ = steps;
-  auto up = [&](const std::vector<float>& src, Tensor& dst) {
-    if (src.empty()) return;
-    const Tensor host = Tensor::view(const_cast<float*>(src.data()), {count_});
-    gpu_upload(g_, host, dst);
-  };
-  up(m, m_);
-  up(v, v_);
-}
-
-GpuOptimizer::GpuOptimizer(GpuContext& g, const OptimizerConfig& cfg, std::int64_t count)
-    : g_(g), cfg_(cfg), count_(count) {
-  Optimizer validate(cfg, 0);  // the same checks and messages as the CPU optimizer (no gpu: no recursion)
-  m_ = gpu_zeros(g, {count}, DType::f32, Layout::NCHW);
-  if (cfg.kind == OptimizerKind::adamw) v_ = gpu_zeros(g, {count}, DType::f32, Layout::NCHW);
-}
-GpuOptimizer::~GpuOptimizer() = default;
-
-void GpuOptimizer::step(float* w, const float* grad, float lr) {
-  ++t_;
-  if (cfg_.kind == OptimizerKind::sgd)
-    cuda::sgd_momentum_step(count_, w, grad, m_.f32(), lr, cfg_.momentum, cfg_.weight_decay, t_ == 1, g_.stream());
-  else
-    cuda::adamw_step(count_, w, grad, m_.f32(), v_.f32(), lr, cfg_.beta1, cfg_.beta2, cfg_.eps, cfg_.weight_decay, t_,
-                     g_.stream());
-}
-
-void gpu_scale(GpuContext& g, float* x, std::int64_t count, float s) { cuda::scale_inplace(count, x, s, g.stream()); }
 
 }  // namespace scalebench

@@ -61,13 +61,14 @@ PY
     expect_error "--lr-scaling: 'cubic' is not one of: none, linear, sqrt" "$sb" train --data "$tmp/seg.h5" --lr-scaling cubic
     expect_error "divisible by 64" "$sb" train --data "$tmp/seg.h5" --model unet:depth=6
     expect_error "--precision: 'fp8' is not one of: fp32, tf32, bf16" "$sb" train --data "$tmp/seg.h5" --precision fp8
-    expect_error "--precision bf16: the CPU backend" "$sb" train --data "$tmp/seg.h5" --precision bf16
+    expect_error "--precision bf16: not on --backend cpu (the CPU backend trains in fp32 only)" "$sb" train --data "$tmp/seg.h5" --precision bf16
     expect_error "--layout: 'NWHC' is not one of: NCHW, NHWC" "$sb" train --data "$tmp/seg.h5" --layout NWHC
-    expect_error "--layout NHWC: the CPU backend" "$sb" train --data "$tmp/seg.h5" --layout NHWC
-    expect_error "--deterministic is a cuda option" "$sb" train --data "$tmp/seg.h5" --deterministic
+    expect_error "--layout NHWC: not on --backend cpu" "$sb" train --data "$tmp/seg.h5" --layout NHWC
+    expect_error "--deterministic: not on --backend cpu" "$sb" train --data "$tmp/seg.h5" --deterministic
     expect_error "--checkpoint-minutes needs a checkpoint folder" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes 5
     expect_error "--checkpoint-minutes: -1 must be >= 0" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes -1 -o "$tmp/r"
-    expect_error "--cudnn-workspace-mib is a cuda option" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
+    expect_error "--cudnn-workspace-mib: not on --backend cpu" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
+    expect_error "--reference-kernels: not on --backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --reference-kernels
     # commbench --transport nccl where there is no GPU: refused with one line (with a GPU: tests/gpu/comm).
     if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
       echo "ok: commbench --transport nccl not checked for refusal: a GPU is present (tests/gpu/comm runs it)"

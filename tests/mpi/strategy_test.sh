@@ -21,6 +21,12 @@
 #   nonfinite_skip      : a dataset with one NaN image: --on-nonfinite skip --check-inputs skips the
 #                         steps that hold it on every worker (no update anywhere) and the run ends ok
 #                         with the same weights on every worker; the default (fail) stops the run.
+#   cuda MODEL          : the training features on --backend cuda against the CPU reference, after one
+#                         step within 1e-3 of the update (a GPU model step's tolerance): sgd, lars and
+#                         lamb at batch 2b; --accumulate 2 at batch b against the CPU at 2b; mirrored
+#                         --devices 1 --sync-bn (statistics through the NCCL group's ReplicaSum)
+#                         against the CPU's single. MODEL must have batch norm. Exit 77 (ctest's
+#                         Skipped) without a GPU or without the CUDA backend.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
@@ -215,6 +221,33 @@ PY
     cat "$tmp/log"
     grep -q "seed" "$tmp/log" || fail "the error does not name the differing field"
     grep -q "^epoch" "$tmp/log" && fail "training started despite the mismatch"
+    ;;
+  cuda)
+    model=$1; b=2
+    command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "SKIP: no GPU (nvidia-smi -L)"; exit 77; }
+    if "$sb" train --backend cuda --data "$tmp/none.h5" 2>&1 | grep -q "no CUDA backend"; then
+      echo "SKIP: this scalebench has no CUDA backend"; exit 77
+    fi
+    data_for "$model"
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1
+            --val-fraction 0.1 --seed 11 --progress-seconds 1000 --max-steps 1)
+    run() {  # name, args...: one step, weights dumped to $tmp/<name>
+      local name=$1; shift
+      "$sb" train "${common[@]}" "$@" --dump-weights "$tmp/$name" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$name"; }
+    }
+    for opt in sgd lars lamb; do
+      run "cpu-$opt" --batch $((2 * b)) --optimizer $opt
+      run "cuda-$opt" --batch $((2 * b)) --optimizer $opt --backend cuda
+      cmp_py close "$tmp/cpu-$opt.init.rank0" "$tmp/cpu-$opt.rank0" "$tmp/cuda-$opt.rank0" --rtol 1e-3 \
+        || fail "--optimizer $opt on cuda != cpu"
+    done
+    run cuda-acc --batch $b --accumulate 2 --backend cuda
+    cmp_py close "$tmp/cpu-sgd.init.rank0" "$tmp/cpu-sgd.rank0" "$tmp/cuda-acc.rank0" --rtol 1e-3 \
+      || fail "cuda --accumulate 2 --batch $b != cpu --batch $((2 * b))"
+    run cuda-sync --batch $((2 * b)) --backend cuda --strategy mirrored --devices 1 --sync-bn
+    cmp_py close "$tmp/cpu-sgd.init.rank0" "$tmp/cpu-sgd.rank0" "$tmp/cuda-sync.rank0" --rtol 1e-3 \
+      || fail "cuda mirrored --sync-bn != cpu single"
+    echo "cuda $model: sgd, lars, lamb, --accumulate 2 and --sync-bn equal the CPU within 1e-3 of the update"
     ;;
   slurm_ranks)
     data_for unet

@@ -1,5 +1,5 @@
 // comm.h — the `nccl` transport (GPU builds only: every definition lives in harness/comm/nccl/,
-// so include this header only under #ifdef SCALEBENCH_HAVE_CUDA). Two shapes:
+// so include it only from GPU folders and GPU tests; plain code uses harness/comm/gpu_world.h). Two shapes:
 //   * a job world: one process per GPU (multiworker, and the one-process-per-device strategies),
 //     the ncclUniqueId made on rank 0 and handed to the others over a bootstrap Communicator (the
 //     mpi transport) or through a shared file (launches without MPI);
@@ -124,13 +124,6 @@ class NcclDeviceGroup {
   struct State;
   std::unique_ptr<State> s_;
 };
-
-// Runs a round schedule (schedule.h: ring or hierarchical) on the device buffer `buf` over
-// ncclSend/ncclRecv, with the additions as GPU kernels between the groups, and waits for it against
-// the deadline; bit-identical to run_schedule_on_host on the same inputs. Every rank of the schedule
-// calls it (collective in effect). Allreducer dispatches here when the communicator has
-// device_buffers and the algorithm is ring or hierarchical.
-void nccl_run_schedule(Communicator& c, const Schedule& s, float* buf, WireType wire);
 
 // The CUDA device of an nccl communicator (Error if `c` is not one).
 int nccl_device(const Communicator& c);

@@ -19,6 +19,7 @@
 #include "models/cuda/memory.h"
 #include "models/cuda/train.h"
 #include "models/model.h"
+#include "models/optimizer.h"
 #include "models/spec.h"
 
 namespace scalebench {
@@ -58,8 +59,9 @@ int run(const Options& o) {
     go.layout = layout;
     go.deterministic = o.deterministic;
     go.workspace_cap = std::size_t(o.workspace_mib * double(1 << 20));
-    GpuContext g(go);
-    Model m(graph, Backend::cuda, 1, &g);
+    auto dev = make_cuda_device(go);
+    GpuContext& g = *dev->gpu();
+    Model m(graph, *dev, 1);
     const Shape out = m.setup(host_x.shape());
     const std::int64_t positions = numel(out) / out[1];
     std::vector<std::int32_t> labels(static_cast<std::size_t>(positions));
@@ -67,7 +69,7 @@ int run(const Options& o) {
     Tensor x = gpu_zeros(g, host_x.shape(), DType::f32, Layout::NCHW), dl;
     gpu_upload(g, host_x, x);
     GpuLoss loss(g);
-    GpuOptimizer opt(g, {.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count());
+    Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count(), dev.get());
     Ctx ctx{.backend = Backend::cuda, .seed = 1};
     StepStats st;
     auto step = [&] {

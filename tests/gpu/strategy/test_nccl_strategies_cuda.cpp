@@ -43,12 +43,13 @@ std::vector<float> train(const Case& c, const std::string& name, comm::Communica
   o.precision = Precision::tf32;
   o.layout = Layout::NHWC;
   o.deterministic = true;  // two contexts choose the same algorithms only in deterministic mode
-  GpuContext g(o);
-  Model m(build_model_graph(parse_model_spec(c.spec), c.data), Backend::cuda, 5, &g);
+  auto dev = make_cuda_device(o);
+  GpuContext& g = *dev->gpu();
+  Model m(build_model_graph(parse_model_spec(c.spec), c.data), *dev, 5);
   const Shape in{c.batch, c.data.channels, c.data.height, c.data.width};
   m.setup(in);
   auto strategy = make_strategy({.kind = parse_enum<StrategyKind>(name, "strategy"), .bucket_mb = 0.05}, comm, m.param_count());  // several buckets
-  Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count(), &g);
+  Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.9f}, m.param_count(), dev.get());
   GpuLoss loss(g);
   strategy->start(m);
   std::mt19937_64 rng(9);

@@ -1,0 +1,109 @@
+// test_strategy.cpp — sb_test_strategy: the strategies room on its own, in one process (the
+// multi-process equivalence tests are tests/mpi/strategy_test.sh). The factory's refusals; single's
+// update and its gradient scan through the model's device (a NaN names its element, nothing is
+// updated); an allreduce strategy over the threads transport leaves every rank with the mean
+// gradient's update, bit for bit the same on each.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/comm/threads_comm.h"
+#include "harness/strategy/strategy.h"
+#include "kernels/common/check.h"
+#include "models/model.h"
+#include "models/optimizer.h"
+#include "models/spec.h"
+
+namespace scalebench {
+namespace {
+
+const DataShape kData{1, 16, 16, 3};
+
+std::unique_ptr<Model> small_model() {
+  auto m = std::make_unique<Model>(build_model_graph(parse_model_spec("unet:depth=1,base=4,bn=0"), kData), Backend::cpu, 3);
+  m->setup({2, 1, 16, 16});
+  return m;
+}
+
+std::string refusal(const StrategyOptions& o, comm::Communicator* comm) {
+  try {
+    make_strategy(o, comm, 10);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(StrategyFactory, RefusesBadOptionsNamingThem) {
+  EXPECT_NE(refusal({.kind = StrategyKind::single, .bucket_mb = 0}, nullptr).find("--bucket-mb 0"), std::string::npos);
+  EXPECT_NE(refusal({.kind = StrategyKind::ps_async, .staleness = -1}, nullptr).find("--staleness -1"),
+            std::string::npos);
+  EXPECT_NE(refusal({.kind = StrategyKind::single, .compression = comm::WireType::bf16}, nullptr).find("--compression"),
+            std::string::npos);
+  EXPECT_NE(refusal({.kind = StrategyKind::ring}, nullptr).find("needs a communicator"), std::string::npos);
+  EXPECT_EQ(refusal({.kind = StrategyKind::single}, nullptr), "");
+}
+
+TEST(StepHealth, EveryIssueIsDescribed) {
+  using I = StepHealth::Issue;
+  EXPECT_STREQ(StepHealth::describe(I::none), "");
+  for (I i : {I::loss_not_finite, I::loss_diverged, I::input_not_finite, I::gradient_not_finite})
+    EXPECT_GT(std::strlen(StepHealth::describe(i)), 0u);
+}
+
+TEST(SingleStrategy, UpdatesOrRefusesANonFiniteGradient) {
+  auto m = small_model();
+  auto s = make_strategy({.kind = StrategyKind::single}, nullptr, m->param_count());
+  Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.0f}, m->param_count());
+  s->start(*m);
+  const std::vector<float> w0(m->params().f32(), m->params().f32() + m->param_count());
+  float* g = m->grads().f32();
+  std::fill_n(g, m->param_count(), 0.5f);
+  const std::int64_t bad = m->param_count() - 2;
+  g[bad] = -std::numeric_limits<float>::infinity();
+  StepExchange x = s->after_backward(*m, opt, 0.1f, {});
+  EXPECT_TRUE(x.nonfinite);
+  EXPECT_EQ(x.bad_rank, -1);  // found in the gradient, not by a worker's own check
+  EXPECT_EQ(x.where, fmt::format("gradient element {} is -inf", bad));
+  EXPECT_EQ(std::memcmp(w0.data(), m->params().f32(), w0.size() * sizeof(float)), 0) << "updated after an inf";
+  g[bad] = 0.5f;
+  x = s->after_backward(*m, opt, 0.1f, {});
+  EXPECT_FALSE(x.nonfinite) << x.where;
+  for (std::size_t i = 0; i < w0.size(); ++i) ASSERT_EQ(m->params().f32()[i], w0[i] - 0.1f * 0.5f) << i;
+  // A worker's own bad step (its loss) is reported as its own, with its detail.
+  const StepHealth h{.bad = true, .issue = StepHealth::Issue::loss_not_finite, .where = "loss nan"};
+  x = s->after_backward(*m, opt, 0.1f, h);
+  EXPECT_TRUE(x.nonfinite);
+  EXPECT_EQ(x.bad_rank, 0);
+  EXPECT_EQ(x.where, "loss nan");
+}
+
+TEST(AllreduceStrategy, ThreadsRanksEndWithTheMeanGradientsUpdate) {
+  constexpr int kRanks = 3;
+  std::vector<std::vector<float>> after(kRanks);
+  std::vector<float> w0;
+  comm::ThreadsWorld::run(kRanks, [&](comm::Communicator& c) {
+    auto m = small_model();
+    auto s = make_strategy({.kind = StrategyKind::ring, .bucket_mb = 0.001}, &c, m->param_count());
+    Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.0f}, m->param_count());
+    s->start(*m);
+    if (c.rank() == 0) w0.assign(m->params().f32(), m->params().f32() + m->param_count());
+    s->before_backward(*m);
+    std::fill_n(m->grads().f32(), m->param_count(), float(c.rank() + 1));  // ranks' gradients 1, 2, 3
+    const StepExchange x = s->after_backward(*m, opt, 0.5f, {});
+    EXPECT_FALSE(x.nonfinite) << x.where;
+    after[std::size_t(c.rank())].assign(m->params().f32(), m->params().f32() + m->param_count());
+    s->finish(*m);
+  });
+  ASSERT_FALSE(w0.empty());
+  for (int r = 1; r < kRanks; ++r) EXPECT_EQ(after[std::size_t(r)], after[0]) << "rank " << r;
+  for (std::size_t i = 0; i < w0.size(); ++i)
+    ASSERT_NEAR(after[0][i], w0[i] - 0.5f * 2.0f, 1e-6f) << i;  // mean gradient (1 + 2 + 3) / 3 = 2
+}
+
+}  // namespace
+}  // namespace scalebench

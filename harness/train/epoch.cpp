@@ -9,6 +9,7 @@
 #include "harness/train/evaluate.h"
 #include "harness/train/preemption.h"
 #include "harness/train/trace.h"
+#include "kernels/cpu/nonfinite.h"
 
 namespace scalebench {
 namespace {
@@ -96,12 +97,10 @@ StepHealth EpochRunner::check_step(double loss, const Tensor& x) const {
   if (!std::isfinite(loss)) return {.bad = true, .issue = I::loss_not_finite, .where = fmt::format("loss {}", loss)};
   if (loss > st_.cfg.max_loss)
     return {.bad = true, .issue = I::loss_diverged, .where = fmt::format("loss {:.4g} above --max-loss {}", loss, st_.cfg.max_loss)};
-  if (st_.cfg.check_inputs) {
-    const float* v = x.f32();
-    for (std::int64_t i = 0, n = x.numel(); i < n; ++i)
-      if (!std::isfinite(v[i]))
-        return {.bad = true, .issue = I::input_not_finite, .where = fmt::format("input batch element {} is {}", i, v[i])};
-  }
+  if (st_.cfg.check_inputs)
+    if (const NonFinite nf = cpu::first_nonfinite(x.f32(), x.numel()); nf.index >= 0)
+      return {.bad = true, .issue = I::input_not_finite,
+              .where = fmt::format("input batch element {} is {}", nf.index, nf.value)};
   return {};
 }
 

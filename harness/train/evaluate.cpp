@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "harness/train/step_io.h"
+#include "kernels/cpu/nonfinite.h"
 #include "models/loss.h"
 
 namespace scalebench {
@@ -32,6 +33,12 @@ EvalResult evaluate(Model& model, Ctx& ctx, StepIO& io, const data::Dataset& ds,
     images.resize(std::size_t(b * info.image_numel()));
     labels.resize(std::size_t(b * info.label_numel()));
     ds.read(idx, images.data(), labels.data());
+    // Held-out inputs are checked always (a scan is nothing beside a forward): a NaN image gave a
+    // finite validation loss and mIoU 0, recorded ok.
+    if (const NonFinite nf = cpu::first_nonfinite(images.data(), std::int64_t(images.size())); nf.index >= 0)
+      fail_input(fmt::format("dataset {}: held-out sample {} has a non-finite image element ({} at element {}): the "
+                             "evaluation would be meaningless", ds.path(), i + nf.index / info.image_numel(), nf.value,
+                             nf.index % info.image_numel()));
     const Tensor x = Tensor::view(images.data(), {b, info.channels, info.height, info.width});
     const Tensor& logits = model.forward(ctx, io.input(x), /*training=*/false);
     const auto y = labels_for_logits(labels, x.shape(), logits.shape(), info);
@@ -42,6 +49,8 @@ EvalResult evaluate(Model& model, Ctx& ctx, StepIO& io, const data::Dataset& ds,
     r.confusion.add(pred.data(), y.data(), std::int64_t(pred.size()));
   }
   r.loss = loss_items ? loss_sum / double(loss_items) : 0.0;
+  SB_REQUIRE(std::isfinite(r.loss), "held-out evaluation: the validation loss is {} (the weights or batch-norm "
+             "statistics hold a non-finite value)", r.loss);
   return r;
 }
 

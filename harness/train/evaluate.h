@@ -1,5 +1,7 @@
 // evaluate.h — held-out evaluation: mean loss and confusion counts over a contiguous index range,
 // in eval mode (batch-norm running statistics, no dropout), including a final partial batch.
+// A held-out image with a non-finite element, or a non-finite validation loss, fails the run (one
+// line naming the sample): neither can give a figure worth recording.
 #pragma once
 
 #include <cstdint>

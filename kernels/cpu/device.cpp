@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernels/common/device.h"
+#include "kernels/cpu/nonfinite.h"
 #include "kernels/common/softmax_xent_params.h"
 #include "kernels/cpu/lamb.h"
 #include "kernels/cpu/lars.h"
@@ -76,11 +77,7 @@ class CpuDevice final : public ComputeDevice {
     for (const auto& s : segments) out.push_back(dot(s.count, x + s.offset, x + s.offset));
     return out;
   }
-  NonFinite first_nonfinite(const float* x, std::int64_t n) override {
-    for (std::int64_t i = 0; i < n; ++i)
-      if (!std::isfinite(x[i])) return {i, x[i]};
-    return {};
-  }
+  NonFinite first_nonfinite(const float* x, std::int64_t n) override { return cpu::first_nonfinite(x, n); }
 
   double softmax_xent(const Tensor& logits, const std::int32_t* labels, const std::vector<float>& class_weights,
                       Tensor* dlogits) override {

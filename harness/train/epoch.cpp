@@ -104,6 +104,22 @@ StepHealth EpochRunner::check_step(double loss, const Tensor& x) const {
   return {};
 }
 
+void EpochRunner::save_buffers() {
+  ComputeDevice& dev = st_.model.device();
+  const auto bufs = st_.model.buffers();
+  if (saved_buffers_.size() != bufs.size()) {
+    saved_buffers_.clear();
+    for (const auto& [name, t] : bufs) saved_buffers_.push_back(dev.zeros(t->shape(), t->dtype(), t->layout()));
+  }
+  for (std::size_t i = 0; i < bufs.size(); ++i) dev.copy(*bufs[i].second, saved_buffers_[i]);
+}
+
+void EpochRunner::restore_buffers() {
+  ComputeDevice& dev = st_.model.device();
+  const auto bufs = st_.model.buffers();
+  for (std::size_t i = 0; i < saved_buffers_.size() && i < bufs.size(); ++i) dev.copy(saved_buffers_[i], *bufs[i].second);
+}
+
 void EpochRunner::on_nonfinite(const StepExchange& x, int epoch, std::int64_t step) {
   const std::string what = fmt::format(
       "non-finite training at epoch {} step {}: {}{}", epoch, step,
@@ -145,6 +161,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     StepTimes t;
     SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
     t.data = sw.lap();
+    if (cfg.on_nonfinite == NonFinitePolicy::skip) save_buffers();
     // --accumulate K: the loader dealt K micro-batches of --batch; each loss is scaled by 1/K and the
     // gradients summed (Model::backward), so the step trains the mean over all K·b samples.
     double loss = 0;
@@ -193,6 +210,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
     if (xch.nonfinite) {
       on_nonfinite(xch, epoch, s + 1);  // throws under --on-nonfinite fail
+      restore_buffers();
     } else {
       consecutive_skips_ = 0;
       o.loss_sum += loss;

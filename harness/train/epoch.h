@@ -67,6 +67,12 @@ class EpochRunner {
   trace::Clock::time_point layer_mark_;  // --trace: where the next layer's backward span starts
   void trace_step(trace::Clock::time_point t0, const StepTimes& t, std::int64_t step) const;
   int consecutive_skips_ = 0;
+  // --on-nonfinite skip: the batch-norm running statistics as they were before the step's forward,
+  // put back when the step is skipped, so a skipped step leaves no trace in them (the weights and
+  // optimizer are untouched by a skip already; dropout and the sampler are functions of the step).
+  void save_buffers();
+  void restore_buffers();
+  std::vector<Tensor> saved_buffers_;
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint
   double resumed_wall_s_ = 0;

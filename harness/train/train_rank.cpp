@@ -21,14 +21,19 @@ namespace scalebench {
 namespace {
 
 // --dump-weights: the weights as raw float32, <path>.init.rank<r> after start() and
-// <path>.rank<r> at the end (tests compare strategies with them).
+// <path>.rank<r> at the end (tests compare strategies with them); a model with batch norm also
+// writes its running statistics, concatenated in buffers() order, to <path>[.init].buffers.rank<r>.
 void dump_weights(RankState& st, const std::string& suffix) {
   if (st.cfg.dump_weights.empty()) return;
-  const std::string file = fmt::format("{}{}.rank{}", st.cfg.dump_weights, suffix, st.rank);
-  const Tensor w = st.io.host_params(st.model);
-  std::ofstream f(file, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(w.f32()), std::streamsize(st.model.param_count() * sizeof(float)));
-  SB_REQUIRE(f.good(), "--dump-weights: cannot write {}", file);
+  const auto write = [&](const std::string& file, const std::vector<Tensor>& host) {
+    std::ofstream f(file, std::ios::binary);
+    for (const Tensor& t : host) f.write(reinterpret_cast<const char*>(t.f32()), std::streamsize(t.numel() * sizeof(float)));
+    SB_REQUIRE(f.good(), "--dump-weights: cannot write {}", file);
+  };
+  write(fmt::format("{}{}.rank{}", st.cfg.dump_weights, suffix, st.rank), {st.io.host_params(st.model)});
+  std::vector<Tensor> buffers;
+  for (const auto& [name, t] : st.model.buffers()) buffers.push_back(st.model.device().to_host(*t));
+  if (!buffers.empty()) write(fmt::format("{}{}.buffers.rank{}", st.cfg.dump_weights, suffix, st.rank), buffers);
 }
 
 void log_setup(const RankState& st, std::ostream& log) {

@@ -20,7 +20,8 @@
 #                         step and what was not finite, and a failed run file (not ok).
 #   nonfinite_skip      : a dataset with one NaN image: --on-nonfinite skip --check-inputs skips the
 #                         steps that hold it on every worker (no update anywhere) and the run ends ok
-#                         with the same weights on every worker; the default (fail) stops the run.
+#                         with the same weights on every worker and finite batch-norm statistics
+#                         (ring and single); the default (fail) stops the run.
 #   cuda MODEL          : the training features on --backend cuda against the CPU reference, after one
 #                         step within 1e-3 of the update (a GPU model step's tolerance): sgd, lars and
 #                         lamb at batch 2b; --accumulate 2 at batch b against the CPU at 2b; mirrored
@@ -208,6 +209,16 @@ PY
     [ "$n" -eq 2 ] || { cat "$tmp/log"; fail "expected the NaN image's step skipped once per epoch, saw $n"; }
     grep -q "^final:" "$tmp/log" || { cat "$tmp/log"; fail "the run did not finish"; }
     cmp_py identical "$tmp/skip.rank0" "$tmp/skip.rank1" || fail "workers disagree after skipped steps"
+    # A skipped step leaves the batch-norm running statistics as they were (the NaN image's forward had
+    # turned them NaN, and the run was recorded ok with a wrong validation loss): every worker's are finite.
+    for r in 0 1; do
+      /usr/bin/python3 -c "import sys, numpy as np; b = np.fromfile(sys.argv[1], np.float32); sys.exit(not (b.size and np.isfinite(b).all()))" \
+        "$tmp/skip.buffers.rank$r" || fail "rank $r: batch-norm statistics not finite after a skipped step"
+    done
+    "$sb" train --strategy single "${common[@]}" --on-nonfinite skip --dump-weights "$tmp/single" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "single --on-nonfinite skip failed"; }
+    /usr/bin/python3 -c "import sys, numpy as np; b = np.fromfile(sys.argv[1], np.float32); sys.exit(not (b.size and np.isfinite(b).all()))" \
+      "$tmp/single.buffers.rank0" || fail "single: batch-norm statistics not finite after a skipped step"
     "${mpi[@]}" -np 2 "$sb" train --strategy ring "${common[@]}" >"$tmp/log" 2>&1 \
       && { cat "$tmp/log"; fail "a NaN input trained on under --on-nonfinite fail"; }
     grep -q "input batch element" "$tmp/log" || { cat "$tmp/log"; fail "the failure does not say where"; }

@@ -151,7 +151,7 @@ std::vector<Field<T>> make_table() {
                            return std::string("must be auto, none or a folder");
                          })));
   f.push_back(make_field("dump_weights", &T::dump_weights,
-                         "Write the final weights (raw f32) to PATH.rank<r> (tests)",
+                         "Write the final weights (raw f32) to PATH.rank<r>, batch-norm statistics to PATH.buffers.rank<r> (tests)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,
                           .in_spec = false}));
   f.push_back(make_field("trace", &T::trace,

@@ -215,6 +215,21 @@ std::optional<std::string> latest_checkpoint(const std::string& dir) {
   return step.string();
 }
 
+std::vector<std::string> checkpoint_candidates(const std::string& dir) {
+  const auto newest = latest_checkpoint(dir);
+  if (!newest) return {};
+  std::vector<std::string> out{*newest};
+  if (*newest == dir) return out;  // a step folder named as such: that one only
+  const std::string newest_name = fs::path(*newest).filename().string();
+  std::set<std::string> older;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (const std::string n = e.path().filename().string();
+        e.is_directory() && n.rfind("step-", 0) == 0 && n < newest_name)
+      older.insert(n);
+  for (auto it = older.rbegin(); it != older.rend(); ++it) out.push_back((fs::path(dir) / *it).string());
+  return out;
+}
+
 RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank) {
   const std::string file = (fs::path(step_dir) / fmt::format("rank-{}.bin", rank)).string();
   SB_REQUIRE(fs::exists(file), "checkpoint {}: no file for rank {} ({}): was it written by fewer ranks?", step_dir,

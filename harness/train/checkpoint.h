@@ -51,6 +51,11 @@ inline constexpr int kCheckpointsKept = 2;
 void write_rank_checkpoint(const std::string& dir, const RankCheckpoint& c);
 // Rank 0, after every rank's file is written: points `latest` at that step and prunes old ones.
 void commit_checkpoint(const std::string& dir, std::int64_t global_step);
+// Every checkpoint folder a resume may use, newest first: dir itself when it is a step folder (it
+// holds rank-0.bin); else the one `latest` names and the kept ones older than it. Empty when
+// there is none (no `latest`). A rank whose file of the newest is damaged makes every rank fall
+// back to the next (train_rank.cpp), so a damaged file costs the steps since the previous one.
+std::vector<std::string> checkpoint_candidates(const std::string& dir);
 // The newest complete checkpoint folder under dir (via `latest`), or nullopt when there is none.
 // dir may also be a step folder itself.
 std::optional<std::string> latest_checkpoint(const std::string& dir);

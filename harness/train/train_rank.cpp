@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <thread>
 #include <ostream>
 
@@ -88,28 +89,69 @@ TrainResult serve(RankState& st) {
   return std::move(st.result);
 }
 
-// --resume: continue from the newest complete checkpoint, if there is one (auto) or as named.
-// Every worker reads its own file; they agree (a collective) so that one that cannot read its
-// file stops them all with its reason. Returns the epoch to start with.
+// --resume: continue from the newest checkpoint every worker can read (auto) or as named. Every
+// worker reads its own file; they agree (collectives) on each candidate, newest first: a file that
+// is damaged, missing or unreadable on any worker makes them all fall back to the previous kept
+// checkpoint (its reason printed by the worker that found it, the fall-back by the reporting
+// rank); a checkpoint of other options stops them all with its reason. A parameter server reads
+// its own file of the newest (serve()), so its workers cannot fall back. Returns the epoch to start with.
 int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, TrainObserver* observer) {
   const TrainConfig& cfg = st.cfg;
   const std::string where = runner.checkpointing() || cfg.resume != "auto" ? resume_folder(cfg) : "";
   if (where.empty()) return 1;
-  std::optional<RankCheckpoint> ck;
-  std::string step_dir, error;
+  std::vector<std::string> candidates;
+  std::string error;
   try {
-    if (auto s = latest_checkpoint(where)) {
-      step_dir = *s;
-      ck = read_rank_checkpoint(step_dir, st.rank);
-      check_compatible(*ck, step_dir, cfg.canonical_text(), st.workers);
-    } else {
-      SB_REQUIRE(cfg.resume == "auto", "--resume {}: no checkpoint there (no `latest`, no rank-0.bin)", where);
-    }
+    candidates = checkpoint_candidates(where);
+    SB_REQUIRE(!candidates.empty() || cfg.resume == "auto", "--resume {}: no checkpoint there (no `latest`, no rank-0.bin)",
+               where);
   } catch (const std::exception& e) {
     error = e.what();
   }
   const int bad = int(st.strategy->max_over_workers(error.empty() ? 0.0 : double(st.rank + 1))) - 1;
   if (bad >= 0) fail_input(error.empty() ? fmt::format("rank {} could not resume from {}", bad, where) : error);
+  if (traits(cfg.strategy).extra_ranks > 0 && candidates.size() > 1) candidates.resize(1);
+  // What a worker found in its file of one candidate: usable, damaged (or missing), or of other options.
+  enum Found { usable = 0, damaged = 1, other_options = 2 };
+  constexpr double kRanks = 1 << 20;  // agreement value: found * kRanks + rank + 1, the max over workers
+  std::optional<RankCheckpoint> ck;
+  std::string step_dir;
+  for (std::size_t i = 0; i < candidates.size() && !ck; ++i) {
+    Found found = usable;
+    error.clear();
+    try {
+      ck = read_rank_checkpoint(candidates[i], st.rank);
+    } catch (const std::exception& e) {
+      found = damaged, error = e.what();
+    }
+    if (ck) try {
+        check_compatible(*ck, candidates[i], cfg.canonical_text(), st.workers);
+      } catch (const std::exception& e) {
+        found = other_options, error = e.what();
+      }
+    const double agreed = st.strategy->max_over_workers(found == usable ? 0.0 : found * kRanks + st.rank + 1);
+    if (agreed == 0) {
+      step_dir = candidates[i];
+      break;
+    }
+    ck.reset();
+    const auto worst = Found(int(agreed / kRanks));
+    const int who = int(agreed - worst * kRanks) - 1;
+    if (worst == other_options)  // every worker agrees on the options, so each has the reason itself
+      fail_input(!error.empty() ? error : fmt::format("rank {}: {} was written by a run with other options", who,
+                                                      candidates[i]));
+    // One write (std::cerr is unbuffered: a line of several << could interleave with other ranks' output).
+    if (!error.empty()) std::cerr << fmt::format("scalebench: resume: rank {}: {}\n", st.rank, error) << std::flush;
+    const bool last = i + 1 == candidates.size();
+    if (st.reports())
+      log << fmt::format("resume: {} is not usable (rank {}'s file is damaged or missing; its reason is printed "
+                         "above){}\n", candidates[i], who, last ? "" : "; trying the previous checkpoint")
+          << std::flush;
+    if (last)
+      fail_input(!error.empty() ? error : fmt::format("resume from {}: no checkpoint every rank can read ({} tried; "
+                                                      "rank {}'s file of the oldest is damaged or missing)",
+                                                      where, candidates.size(), who));
+  }
   const int found = int(st.strategy->sum_over_workers(ck ? 1.0 : 0.0));
   SB_REQUIRE(found == 0 || found == st.workers, "{}: {} of {} workers found a checkpoint", where, found, st.workers);
   if (!ck) return 1;

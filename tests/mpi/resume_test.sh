@@ -17,14 +17,17 @@
 #                             (ps-async with 2+ workers: whole and consistent, as for `resumes`).
 #   crash PHASE             : a crash in PHASE of the step-6 checkpoint (SCALEBENCH_CHECKPOINT_CRASH)
 #                             resumes from the previous complete one (step 3), and ends the same.
-#   corrupt                 : a flipped byte in the checkpoint is refused, naming the file.
+#   corrupt STRATEGY NP     : a flipped byte in the last rank's file of the newest checkpoint: that
+#                             rank names the file and the checksum, all fall back to the previous
+#                             checkpoint and end bit for bit as the uninterrupted run; with the
+#                             previous one damaged too, the run is refused naming the reason.
 #   mismatch                : a checkpoint of other options (--epochs 3) is refused, naming them.
 #   cuda STRATEGY NP        : equivalence on --backend cuda (exit 77, ctest's Skipped, without a GPU).
 # Usage: resume_test.sh <scalebench> <case> [args]
 set -uo pipefail
 sb=$1; what=$2; shift 2
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 fail() { echo "FAIL: $*"; exit 1; }
 "$sb" datagen --task segmentation --n 96 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen
@@ -145,12 +148,29 @@ case $what in
     echo "ok: a crash in $phase of a checkpoint write resumed from the previous one"
     ;;
   corrupt)
+    # A flipped byte in one rank's file of the newest checkpoint (step 6): that rank names the file and
+    # the checksum, every rank falls back to the previous one (step 3) and the run ends as the
+    # uninterrupted one did. With the previous one damaged too, the run is refused with the reason.
+    strategy=$1; np=$2; bad=$((np - 1))
+    reference
     interrupted SCALEBENCH_KILL_AFTER_STEP=8
-    f=$(ls "$tmp"/run/*.ckpt/step-0000000006/rank-0.bin) || fail "no checkpoint written"
-    /usr/bin/python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x10; open(p,'wb').write(b)" "$f"
-    $(launch) $common -o "$tmp/run" --checkpoint-every 3 >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a damaged checkpoint was used"; }
-    grep -q "scalebench: error: .*checkpoint .*rank-0.bin: checksum mismatch" "$tmp/log" || { cat "$tmp/log"; fail "unclear error"; }
-    echo "ok: $(grep 'checksum' "$tmp/log")"
+    flip() { /usr/bin/python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=0x10; open(p,'wb').write(b)" "$1"; }
+    cp -r "$tmp/run" "$tmp/run.kept"
+    f=$(ls "$tmp"/run/*.ckpt/step-0000000006/rank-$bad.bin) || fail "no checkpoint written"
+    flip "$f"
+    resumed 003
+    grep -q "scalebench: resume: rank $bad: checkpoint .*step-0000000006/rank-$bad.bin: checksum mismatch" "$tmp/resume.log" \
+      || { cat "$tmp/resume.log"; fail "the damaged file's reason was not printed"; }
+    grep -q "^resume: .*step-0000000006 is not usable (rank $bad's file is damaged or missing" "$tmp/resume.log" \
+      || { cat "$tmp/resume.log"; fail "the fall-back was not said"; }
+    same_as_reference
+    rm -rf "$tmp/run" && mv "$tmp/run.kept" "$tmp/run"
+    flip "$(ls "$tmp"/run/*.ckpt/step-0000000006/rank-$bad.bin)"
+    flip "$(ls "$tmp"/run/*.ckpt/step-0000000003/rank-$bad.bin)"
+    $(launch) $common -o "$tmp/run" $ckpt >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a damaged checkpoint was used"; }
+    grep -q "scalebench: error: .*\(checksum mismatch\|no checkpoint every rank can read (2 tried\)" "$tmp/log" \
+      || { cat "$tmp/log"; fail "unclear error"; }
+    echo "ok: $strategy x$np: rank $bad's damaged file of step 6 named, resumed from step 3 bit for bit; both damaged: refused"
     ;;
   mismatch)
     interrupted SCALEBENCH_KILL_AFTER_STEP=8

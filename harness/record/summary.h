@@ -6,6 +6,10 @@
 //   tflops              train FLOPs per image × images_per_s / 1e12
 //   mfu                 tflops·1e12 / peak_flops (peak of all devices of the run; NaN when unknown)
 //   exposed_comm_frac   Σ t_comm_exposed / Σ t_total over the measured epochs' steps
+//   step_time_*         the distribution of t_total over the measured epochs' steps (the warm-up
+//                       rule is the epochs': the first epoch's steps are left out when there are
+//                       ≥ 2 epochs): median, interquartile range (type-7 quantiles), coefficient of
+//                       variation (sample sd / mean); measured_steps counts them
 //   comm_bytes_per_step as the strategy reports it (0 for single)
 //   final_*             the last epoch's values (final_val_miou NaN for classification)
 //   peak_mem_bytes      as given (getrusage ru_maxrss of rank 0, see peak_rss_bytes)

@@ -67,6 +67,8 @@ Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in
   s.set("mfu", in.peak_flops > 0 ? tflops * 1e12 / in.peak_flops : kNaN);
   s.set("peak_tflops", in.peak_flops / 1e12);
   s.set("peak_method", in.peak_method);
+  s.set("sgemm_tflops", in.sgemm_flops / 1e12);
+  if (!in.sgemm_method.empty()) s.set("sgemm_method", in.sgemm_method);
   s.set("exposed_comm_frac", total > 0 ? comm / total : kNaN);
   s.set("comm_bytes_per_step", std::int64_t(in.comm_bytes_per_step));
   s.set("measured_epochs", count);

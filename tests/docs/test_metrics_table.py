@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""tests/docs/test_metrics_table.py SOURCE_DIR [SCALEBENCH] — ctest docs.metrics (label unit): the
+"""tests/docs/test_metrics_table.py SOURCE_DIR [SCALEBENCH | --write] — ctest docs.metrics (label unit): the
 metrics are written once, in harness/study/analysis/metrics.def, and the point flags once, in
 kFlagRules of harness/study/analysis/point_stats.cpp; this checks that docs/metrics.md's metric
 table shows exactly those metric lines (every field, in order) and its flag table exactly those
 rules, and, given the binary, that `compare --threshold bogus=1%` names every metric as known.
-It does not check how the metrics are computed (the C++ tests do).
+With --write it rewrites the metric table's rows of docs/metrics.md from metrics.def instead (after
+editing metrics.def). It does not check how the metrics are computed (the C++ tests do).
 """
 import re
 import subprocess
@@ -24,6 +25,13 @@ def lines(path, pattern):
 defined = [(n, u or "-", b, t, k, s, d) for n, u, b, t, k, s, d in
            lines(f"{src}/harness/study/analysis/metrics.def", DEF)]
 assert len(defined) >= 5, f"metrics.def: {len(defined)} SB_METRIC lines; the parser or the file is wrong"
+if len(sys.argv) > 2 and sys.argv[2] == "--write":
+    doc = open(f"{src}/docs/metrics.md", encoding="utf-8").read().splitlines()
+    rows = [i for i, line in enumerate(doc) if ROW.match(line)]
+    new = [f"| `{n}` | {u} | {b} | {t} | {k} | {s} | {d} |" for n, u, b, t, k, s, d in defined]
+    doc[rows[0]:rows[-1] + 1] = new
+    open(f"{src}/docs/metrics.md", "w", encoding="utf-8").write("\n".join(doc) + "\n")
+    sys.exit(0)
 documented = lines(f"{src}/docs/metrics.md", ROW)
 if documented != defined:
     for a, b in zip(documented + [None] * len(defined), defined):

@@ -119,11 +119,21 @@ int repetitions_to_reach(double alpha) {
   return n;
 }
 
-std::vector<double> holm(const std::vector<double>& p) {
-  const std::size_t m = p.size();
-  std::vector<std::size_t> order(m);
+namespace {
+
+// Indices of p in increasing order of p (ties in the order given).
+std::vector<std::size_t> ascending(const std::vector<double>& p) {
+  std::vector<std::size_t> order(p.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return p[a] < p[b]; });
+  return order;
+}
+
+}  // namespace
+
+std::vector<double> holm(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  const auto order = ascending(p);
   std::vector<double> adj(m);
   double running = 0;  // step-down: adjusted p never decreases along the sorted order
   for (std::size_t i = 0; i < m; ++i) {
@@ -135,9 +145,7 @@ std::vector<double> holm(const std::vector<double>& p) {
 
 std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
   const std::size_t m = p.size();
-  std::vector<std::size_t> order(m);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return p[a] < p[b]; });
+  const auto order = ascending(p);
   std::vector<double> adj(m);
   double running = 1;  // step-up: from the largest p down, the running minimum of p·m/rank
   for (std::size_t i = m; i-- > 0;) {

@@ -16,6 +16,7 @@ Usage: /usr/bin/python3 plots/speedup.py STUDY_DIR_OR_FILE [-o OUT]
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -63,6 +64,7 @@ def draw_scaling(study, out_dir, *, metric, stem, title, ylabel, ideal, scale=1.
             ax.set_ylim(bottom / 1.35, top * 1.35)
         else:
             vals = [sbload.num(r.get(metric)) * scale for r in prow] + [ideal(1) * scale]
+            vals += [v * scale for r in prow if math.isfinite(v := sbload.num(r.get(metric + "_ci_hi")))]
             ax.set_ylim(0, max(vals) * 1.15)
         ax.set_title(sbplot.panel_title(pkey))
         ax.set_xlabel("devices N (log2)")

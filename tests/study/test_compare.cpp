@@ -270,15 +270,17 @@ TEST(Compare, ContextDifferencesComeFirst) {
   StudyFile base = empty_study(), now = empty_study();
   run(base, "a", "ok", {{"images_per_s", 100}});
   run(now, "a", "ok", {{"images_per_s", 100}});
-  base.runs.find("images_per_s");  // columns exist; add context columns below
   record::Column& cb = base.runs.add("blas", record::Column::Kind::str);
   cb.s[0] = "OpenBLAS 0.3.26 Haswell";
   record::Column& cn = now.runs.add("blas", record::Column::Kind::str);
   cn.s[0] = "OpenBLAS 0.3.26 Prescott";
   now.runs.add("cpu_model", record::Column::Kind::str).s[0] = "only in NEW";
+  base.runs.add("peak_method", record::Column::Kind::str).s[0] = "sgemm 512x512x512";  // MFU's denominator
+  now.runs.add("peak_method", record::Column::Kind::str).s[0] = "nominal: 64 fp32 FLOP/cycle";
   const CompareResult r = compare(base, now, {});
-  ASSERT_EQ(r.context_differences.size(), 1u);
+  ASSERT_EQ(r.context_differences.size(), 2u);
   EXPECT_EQ(r.context_differences[0], "blas: OpenBLAS 0.3.26 Haswell -> OpenBLAS 0.3.26 Prescott");
+  EXPECT_EQ(r.context_differences[1], "peak_method: sgemm 512x512x512 -> nominal: 64 fp32 FLOP/cycle");
   const std::string text = render_compare(r, Format::text);
   EXPECT_EQ(text.rfind("context: BASE and NEW differ in\n  blas: ", 0), 0u) << text;
 }

@@ -69,7 +69,9 @@ std::string limit_text(const MetricRule& m) {
 // column an older file lacks is not a difference).
 std::vector<std::string> context_differences(const record::Table& a, const record::Table& b) {
   std::vector<std::string> out;
-  for (const std::string& k : context_columns()) {
+  std::vector<std::string> keys = context_columns();
+  keys.push_back("peak_method");  // MFU's denominator: a changed method moves MFU by itself
+  for (const std::string& k : keys) {
     if (!a.find(k) || !b.find(k)) continue;
     const std::string va = distinct_values(a, k), vb = distinct_values(b, k);
     if (va != vb) out.push_back(k + ": " + va + " -> " + vb);

@@ -1,4 +1,5 @@
 // compare_render.cpp — compare's result as text, Markdown or JSON (see compare.h render_compare).
+// Not here: any decision (compare.cpp, verdict.cpp); it prints what the rows say.
 #include <algorithm>
 #include <cmath>
 

@@ -5,8 +5,8 @@
 //             (n1 = n2 = 10 is 184 756): every split is enumerated, so ties are handled exactly;
 //   normal    approximation otherwise, with the tie correction of the variance and a continuity
 //             correction of 0.5.
-// min_p is the smallest p-value the test could give for these sample sizes (and ties); when it is
-// not below alpha the test cannot detect anything and `compare` says so instead of trusting it.
+// min_p is the smallest p-value the test could give for these sample sizes (and ties).
+// Not here: what compare makes of the p-values (verdict.h) or intervals (intervals.h).
 #pragma once
 
 #include <vector>

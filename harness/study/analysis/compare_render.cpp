@@ -107,7 +107,8 @@ std::string render_compare(const CompareResult& r, Format f, bool only_regressio
                      r.improvements, r.improvements == 1 ? "" : "s", r.inconclusive);
   if (r.single_run_points > 0)
     out += fmt::format("compare: {} point{} with one run on a side: their timing is INCONCLUSIVE, since one run cannot "
-                       "tell a change from noise (record repetitions: sweep --repetitions 5)\n",
+                       "tell a change from noise (record repetitions: sweep --repetitions 6, the fewest that also "
+                       "bound a point's median)\n",
                        r.single_run_points, r.single_run_points == 1 ? "" : "s");
   const auto list = [](const std::vector<std::string>& v) {
     std::string s;

@@ -103,7 +103,7 @@ TEST(Report, IntervalsAndFlags) {
       r.set("epoch_time_s", 0.5);                             // too short to time
       r.set("measured_epochs", 1.0);
       r.set("measured_steps", 100.0);
-      r.set("step_time_cv", 0.05);
+      r.set("step_time_cv", n == 1 ? 0.05 : 0.3);  // N=2: steps too uneven to trust
       r.set("comm_bytes_per_step", n == 1 ? 0.0 : 1e6);
       r.set("exposed_comm_frac", 0.1);  // at N=1 ring sends nothing: impossible
       f.runs.append(r);
@@ -115,5 +115,26 @@ TEST(Report, IntervalsAndFlags) {
   EXPECT_NE(t.find("flag efficiency>1: efficiency above 1 beyond its 95 % interval"), std::string::npos) << t;
   EXPECT_NE(t.find("[100.0, 105.0]"), std::string::npos) << t;  // N=1: min and max of 6
   EXPECT_NE(t.find("short phase"), std::string::npos) << t;     // N=1
-  EXPECT_NE(t.find("short efficiency>1"), std::string::npos) << t;  // N=2
+  EXPECT_NE(t.find("short noisy efficiency>1"), std::string::npos) << t;  // N=2
+}
+
+// The spread rule of `noisy` (images/s over repetitions) on its own, and a point that breaks no
+// rule carries no flag.
+TEST(Report, NoisyBySpreadAndQuietPointsUnflagged) {
+  StudyFile f;
+  const double quiet[] = {100, 101, 99, 100, 102, 100}, loud[] = {100, 150, 70, 120, 90, 130};
+  for (int i = 0; i < 6; ++i)
+    for (const char* id : {"quiet", "loud"}) {
+      Attrs r;
+      r.set("point_id", id), r.set("group_id", id), r.set("model", "m"), r.set("strategy", "single");
+      r.set("status", "ok"), r.set("world_size", 1);
+      r.set("images_per_s", std::string(id) == "quiet" ? quiet[i] : loud[i]);
+      r.set("epoch_time_s", 2.0), r.set("measured_epochs", 2.0), r.set("measured_steps", 100.0);
+      r.set("step_time_cv", 0.05), r.set("comm_bytes_per_step", 0.0), r.set("exposed_comm_frac", 0.0);
+      f.runs.append(r);
+    }
+  add_speedup(f.runs);
+  add_point_stats(f.runs);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r)
+    EXPECT_EQ(f.runs.str("flags", r), f.runs.str("point_id", r) == "quiet" ? "" : "noisy") << r;
 }

@@ -160,8 +160,8 @@ def main():
                 for k in [int(x) for x in a.power_k.split(",")]:
                     hits, verdicts = 0, Counter()
                     for t in range(a.trials):
-                        base = sweep(sb, work, f"pw{k}b{t}", k, "4", data)
-                        slow = sweep(sb, work, f"pw{k}c{t}", k, "4", data, cgroup=cg)
+                        base = sweep(sb, work, f"pw{cap}k{k}b{t}", k, "4", data)
+                        slow = sweep(sb, work, f"pw{cap}k{k}c{t}", k, "4", data, cgroup=cg)
                         v = [r for r in compare(sb, base, slow) if r["metric"] == "images_per_s"][0]
                         verdicts[v["verdict"]] += 1
                         hits += v["verdict"] == "REGRESSION"

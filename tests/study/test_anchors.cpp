@@ -29,8 +29,8 @@ TEST(Anchors, ReportShowsThePublishedEfficiencies) {
 
 TEST(Anchors, CompareReadsThemPointByPoint) {
   std::string out;
-  // One published figure a point: its timing cannot be judged (INCONCLUSIVE, exit 3), never a regression.
-  ASSERT_EQ(sbtest::run(kSb + " compare " + kAnchors + "unet-medical-tf2.h5 " + kAnchors + "unet-medical-tf2.h5", &out), 3)
+  // The file against itself: every value the same on both sides, so "ok" although one figure a point.
+  ASSERT_EQ(sbtest::run(kSb + " compare " + kAnchors + "unet-medical-tf2.h5 " + kAnchors + "unet-medical-tf2.h5", &out), 0)
       << out;
   EXPECT_NE(out.find("16 points matched: 0 regressions"), std::string::npos) << out;
   // No point of the Horovod anchor is a point of the UNet one: compare says so and fails.

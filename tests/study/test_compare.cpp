@@ -304,7 +304,7 @@ TEST(Compare, MissingMetricOnAnOkPointFails) {
   ASSERT_NE(find(r, "a", "final_val_loss"), nullptr);
   EXPECT_EQ(find(r, "a", "final_val_loss")->verdict, "MISSING");
   EXPECT_EQ(find(r, "a", "final_val_loss")->note, "1 of NEW's 1 ok run(s) have no final_val_loss");
-  EXPECT_EQ(find(r, "a", "images_per_s")->verdict, "INCONCLUSIVE");  // one run a side
+  EXPECT_EQ(find(r, "a", "images_per_s")->verdict, "ok");  // one run a side, but the same value
   ASSERT_NE(find(r, "b", "images_per_s"), nullptr);
   EXPECT_EQ(find(r, "b", "images_per_s")->verdict, "MISSING");
   EXPECT_EQ(find(r, "b", "final_val_loss"), nullptr);  // measured on neither side
@@ -337,8 +337,8 @@ TEST(Compare, OrderSummaryOnlyRegressionsAndDifferences) {
   StudyFile base = empty_study(), now = empty_study();
   run(base, "a", "ok", {{"final_val_loss", 1.0}, {"images_per_s", 100}});
   run(base, "z", "ok", {{"final_val_loss", 1.0}, {"images_per_s", 100}});
-  run(now, "a", "ok", {{"final_val_loss", 0.7}, {"images_per_s", 100}});  // improved
-  run(now, "z", "ok", {{"final_val_loss", 1.5}, {"images_per_s", 100}});  // regressed: listed first although z sorts last
+  run(now, "a", "ok", {{"final_val_loss", 0.7}, {"images_per_s", 101}});  // improved
+  run(now, "z", "ok", {{"final_val_loss", 1.5}, {"images_per_s", 101}});  // regressed: listed first although z sorts last
   Attrs only_base;
   only_base.set("point_id", "p2");
   only_base.set("status", "ok");
@@ -395,4 +395,27 @@ TEST(Compare, AFieldMissingFromAnOlderFileIsNotAVariedAxis) {
   bool named = false;
   for (const auto& v : res2.rows) named |= v.point.find("accumulate=1") != std::string::npos;
   EXPECT_TRUE(named);
+}
+
+// The noise laboratory's case: one N = 1 point, 5 runs a side, 20 % slower. Its efficiency divides
+// by its own runs (1 by construction) and its exposed communication is 0 in every run: neither is
+// tested, so they do not dilute the correction, and the slowdown is a REGRESSION although the
+// start-up sgemm rate did not move.
+TEST(Compare, ASlowedPointAloneIsARegression) {
+  StudyFile base = empty_study(), now = empty_study();
+  const double b[] = {100, 101, 99, 100, 102}, sgemm[] = {30, 31, 29, 32, 28}, sgemm_n[] = {31, 29, 30, 28, 32};
+  for (int i = 0; i < 5; ++i)
+    for (auto [f, ips, sg] : {std::tuple{&base, b[i], sgemm[i]}, std::tuple{&now, 0.8 * b[i], sgemm_n[i]}}) {
+      run(*f, "single", "ok", {{"images_per_s", ips}, {"epoch_time_s", 1000 / ips}, {"tflops", ips / 1e3},
+                               {"mfu", ips / 1e4}, {"sgemm_tflops", sg}, {"exposed_comm_frac", 0}, {"efficiency", ips / 100}});
+      f->runs.add("baseline", record::Column::Kind::str).s.back() = "single N=1";
+    }
+  const CompareResult r = compare(base, now, {});
+  EXPECT_EQ(find(r, "single", "images_per_s")->verdict, "REGRESSION") << find(r, "single", "images_per_s")->note;
+  EXPECT_NEAR(find(r, "single", "images_per_s")->p, 2.0 / 252 * 5 / 4, 1e-12);  // rank 4 of 5 tested
+  EXPECT_EQ(find(r, "single", "epoch_time_s")->verdict, "REGRESSION");
+  EXPECT_EQ(find(r, "single", "efficiency"), nullptr);  // its own baseline: not compared
+  EXPECT_EQ(find(r, "single", "exposed_comm_frac")->verdict, "ok");
+  EXPECT_EQ(find(r, "single", "exposed_comm_frac")->note, "the same value in every run on both sides");
+  EXPECT_EQ(find(r, "single", "exposed_comm_frac")->p, -1);  // not tested
 }

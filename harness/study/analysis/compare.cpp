@@ -102,6 +102,12 @@ void set_tolerance(MetricRule& m, const std::string& value, const std::string& s
   m.enabled = true;
 }
 
+// An N = 1 point whose speedup divides by its own runs ("ring N=1" for a ring point).
+bool own_baseline(const record::Table& t, const PointRows& p) {
+  const std::size_t r = p.rows.front();
+  return t.integer("world_size", r) == 1 && t.str("baseline", r) == t.str("strategy", r) + " N=1";
+}
+
 }  // namespace
 
 std::vector<MetricRule> default_rules() {
@@ -187,8 +193,13 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
         continue;
       }
       if (vb.empty() || vn.empty()) continue;
+      // Speedup and efficiency of a point that is its own baseline (N = 1 against its own N = 1
+      // runs) are 1 by construction: comparing them tests nothing and would only dilute the
+      // correction over the real comparisons.
+      const Metric* def = find_metric(m.name);
+      if (def && def->source == "collect" && own_baseline(base.runs, b)) continue;
       if (measure(m, vb, vn, opt.alpha, v)) tested.push_back({res.rows.size(), &m});
-      single_run |= m.timing && (v.n_base < 2 || v.n_new < 2);
+      single_run |= m.timing && v.verdict == "INCONCLUSIVE" && (v.n_base < 2 || v.n_new < 2);
       res.rows.push_back(std::move(v));
     }
     res.single_run_points += single_run;

@@ -45,6 +45,14 @@ bool measure(const MetricRule& m, const std::vector<double>& vb, const std::vect
     return false;
   }
   v.noise = std::max(robust_spread(vb, ratio), robust_spread(vn, ratio));
+  // The same value in every run on both sides (no communication: exposed_comm_frac 0; a
+  // prediction compared with itself): nothing varies, so there is nothing to test.
+  const auto same = [&](double x) { return x == vb.front(); };
+  if (std::all_of(vb.begin(), vb.end(), same) && std::all_of(vn.begin(), vn.end(), same)) {
+    v.verdict = "ok";
+    v.note = "the same value in every run on both sides";
+    return false;
+  }
   if (v.n_base < 2 || v.n_new < 2) {
     v.verdict = "INCONCLUSIVE";
     v.needed = repetitions_to_reach(alpha);

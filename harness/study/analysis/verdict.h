@@ -17,7 +17,8 @@ namespace scalebench::study {
 
 // Fills v.base/now/change/lo/hi/n_base/n_new/noise; a non-timing rule also gets its verdict. A
 // timing rule with ≥ 2 runs a side gets v.p (raw, to be corrected) and returns true (it joins the
-// correction); with one run on a side it is INCONCLUSIVE at once.
+// correction); with one run on a side it is INCONCLUSIVE at once; with the same value in every run
+// on both sides it is ok at once (nothing varies, nothing to test).
 bool measure(const MetricRule& m, const std::vector<double>& vb, const std::vector<double>& vn, double alpha,
              MetricVerdict& v);
 

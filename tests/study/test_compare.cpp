@@ -169,6 +169,10 @@ TEST(Compare, RepetitionsDecideBySignificanceMagnitudeAndEquivalence) {
   EXPECT_EQ(r.inconclusive, 3);
   const std::string text = render_compare(r, Format::text);
   EXPECT_NE(text.find("-19.9% [-21.0%, -18.8%]"), std::string::npos) << text;  // HL: median of the 36 ratios
+  const std::string js = render_compare(r, Format::json);
+  EXPECT_NE(js.find("\"inconclusive\": 3"), std::string::npos) << js;
+  EXPECT_NE(js.find("\"runs_base\": 5, \"runs_new\": 5, \"runs_needed\": "), std::string::npos) << js;  // noisy
+  EXPECT_NE(js.find("\"change_lo\": null, \"change_hi\": null"), std::string::npos) << js;  // few: unbounded
 }
 
 // A single slowed point among many unchanged ones is not enough at 6 runs: after the correction

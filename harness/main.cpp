@@ -102,8 +102,10 @@ struct StudyOptions {
   std::string spec, profile, dir, out, file, format = "text", base, now;
   bool dry_run = false, skip_unreadable = false, only_regressions = false;
   int group = 0, repetition = 1;  // slurm-point
+  int repetitions = 0;            // sweep --repetitions (0: the spec's)
   std::vector<std::string> thresholds;
-  double alpha = 0.05;
+  double alpha = 0.01;
+  std::string inconclusive = "code";
 };
 
 void add_study_commands(CLI::App& app, StudyOptions& o) {
@@ -118,6 +120,9 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
         o.launcher = *k;
       },
       scalebench::enum_choices<scalebench::study::LauncherKind>("|") + " (default: the spec's)");
+  sweep->add_option("--repetitions", o.repetitions, "Run each point K times (1-1000), overriding the spec's "
+                    "[study] repetitions; recorded in <output>/study.toml")
+      ->check(CLI::Range(1, 1000));
   sweep->add_option("--profile", o.profile, "slurm: cluster profile, e.g. slurm/profiles/local-test.toml (docs/slurm.md)");
   sweep->add_flag("--dry-run", o.dry_run, "local: print the points and their commands; slurm: write the job scripts "
                   "into <study>/slurm/ for review; run or submit nothing");
@@ -138,13 +143,19 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   auto* report = app.add_subcommand("report", "Tables per model x strategy from a study file");
   report->add_option("study", o.file, "Study file from `scalebench collect`")->required();
   report->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
-  auto* compare = app.add_subcommand("compare", "Compare two study files per point and metric; exit 1 on a regression or when no point matched");
+  auto* compare = app.add_subcommand("compare", "Compare two study files per point and metric; exit 1 on a regression "
+                                     "or when no point matched, 3 when only INCONCLUSIVE timing stands in the way");
   compare->add_option("base", o.base, "Baseline study file")->required();
   compare->add_option("new", o.now, "New study file")->required();
   compare->add_option("--threshold", o.thresholds, "metric=tolerance, e.g. images_per_s=-10%, epoch_time_s=+5%, mfu=off")
       ->take_all();
-  compare->add_option("--alpha", o.alpha, "Significance level of the Mann-Whitney U test (with repetitions)")
+  compare->add_option("--alpha", o.alpha, "Significance level of the timing tests, after the Benjamini-Hochberg "
+                      "correction over all of this compare's timing comparisons (docs/metrics.md)")
       ->check(CLI::Range(1e-6, 0.5))
+      ->capture_default_str();
+  compare->add_option("--inconclusive", o.inconclusive, "Exit status when nothing regressed but some timing is "
+                      "INCONCLUSIVE: code (exit 3), pass (exit 0) or fail (exit 1)")
+      ->check(CLI::IsMember({"code", "pass", "fail"}))
       ->capture_default_str();
   compare->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
   compare->add_flag("--only-regressions", o.only_regressions, "List only FAILED, MISSING and REGRESSION rows (the summary stays)");
@@ -162,7 +173,9 @@ void run_train(const TrainCli& t, int argc, char** argv) {
 int run_study_command(CLI::App& app, const StudyOptions& o) {
   namespace st = scalebench::study;
   if (app.got_subcommand("sweep")) {
-    const auto outcome = st::run_sweep(st::load_spec(o.spec),
+    st::SweepSpec spec = st::load_spec(o.spec);
+    if (o.repetitions > 0) spec = st::with_repetitions(spec, o.repetitions);
+    const auto outcome = st::run_sweep(spec,
                                        {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
                                        std::cout);
     return outcome.exit_code();  // 75: preempted, rerun; 128 + N: stopped by signal N
@@ -177,7 +190,10 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
     const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);
     std::cout << st::render_compare(r, st::parse_format(o.format), o.only_regressions);
-    return r.regressions || r.matched == 0 ? 1 : 0;  // a gate that compared nothing must not pass
+    const auto policy = o.inconclusive == "pass"   ? st::InconclusivePolicy::pass
+                        : o.inconclusive == "fail" ? st::InconclusivePolicy::fail
+                                                   : st::InconclusivePolicy::code;
+    return st::compare_exit_code(r, policy);
   }
   return 0;
 }

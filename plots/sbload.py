@@ -211,6 +211,9 @@ class Study:
     attrs: dict
     rows: list
     _runs: dict = field(default_factory=dict, repr=False)
+    # The study file's /metrics table (metrics.def as collect wrote it): name -> {unit, better,
+    # tolerance, kind, source, definition}; empty for files written before it existed.
+    metrics: dict = field(default_factory=dict)
 
     @property
     def dir(self) -> str:
@@ -257,6 +260,7 @@ def load_study(path_or_dir: str) -> Study:
                 what = "a run file" if "config" in f else "not a scalebench study file"
                 raise InputError(f"{path}: no /runs table — {what}, expected a study file (study.h5)")
             tab = _table(f["runs"])
+            mtab = _table(f["metrics"]) if "metrics" in f else {}
     except InputError:
         raise
     except Exception as e:
@@ -270,7 +274,10 @@ def load_study(path_or_dir: str) -> Study:
             r.setdefault(k, "")
         r["_point_fields"] = point_fields
         r["world_size"] = int(num(r.get("world_size"), 0))
-    return Study(path, attrs, rows)
+    metrics = {}
+    for i in range(len(mtab.get("name", []))):
+        metrics[str(mtab["name"][i])] = {k: _py(v[i]) for k, v in mtab.items() if k != "name"}
+    return Study(path, attrs, rows, metrics=metrics)
 
 
 # ---- commbench JSON --------------------------------------------------------------------------------

@@ -130,35 +130,55 @@ def _fmt(v):
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def aggregate(rows, metric, scale=1.0):
-    """Per N: (N, median, min, max, count) over the rows with a finite metric."""
-    byn = {}
+def aggregate(rows, metric, scale=1.0, flagged=False):
+    """Per N: (N, median, lo, hi, count, flags). lo/hi are the point's 95 % interval from the study
+    file (`<metric>_ci_lo/_hi`, collect's point statistics) when it has one, else the min and max of
+    the repetitions; flags (with `flagged`: the scaling plots) are the point's `flags`."""
+    byn, ci, flags = {}, {}, {}
     for r in rows:
         v = sbload.num(r.get(metric))
         if math.isfinite(v):
-            byn.setdefault(int(r["world_size"]), []).append(v * scale)
+            n = int(r["world_size"])
+            byn.setdefault(n, []).append(v * scale)
+            lo, hi = sbload.num(r.get(metric + "_ci_lo")), sbload.num(r.get(metric + "_ci_hi"))
+            if math.isfinite(lo) and math.isfinite(hi):
+                ci[n] = (lo * scale, hi * scale)
+            if flagged and r.get("flags"):
+                flags.setdefault(n, set()).update(str(r["flags"]).split())
     out = []
     for n in sorted(byn):
         vs = byn[n]
-        out.append((n, float(np.median(vs)), min(vs), max(vs), len(vs)))
+        lo, hi = ci.get(n, (min(vs), max(vs)))
+        out.append((n, float(np.median(vs)), lo, hi, len(vs), " ".join(sorted(flags.get(n, ())))))
     return out
 
 
 def plot_agg(ax, agg, label, color, marker, **kw):
-    """Median line with min–max bars (bars only where repetitions differ)."""
+    """Median line with bars (the 95 % interval, else min–max; only where they have width); a
+    flagged point gets a red ring."""
     if not agg:
         return
-    n, med, lo, hi, _ = (np.array(c) for c in zip(*agg))
-    yerr = np.vstack([med - lo, hi - med])
+    cols = list(zip(*agg))
+    n, med, lo, hi = (np.array(c) for c in cols[:4])
+    fl = cols[5] if len(cols) > 5 else [""] * len(n)
+    yerr = np.vstack([np.maximum(med - lo, 0), np.maximum(hi - med, 0)])
     has_err = bool(np.any(yerr > 0))
     ax.errorbar(n, med, yerr=yerr if has_err else None, label=label, color=color, marker=marker,
                 capsize=3 if has_err else 0, **kw)
+    bad = np.array([bool(f) for f in fl])
+    if bad.any():
+        ax.plot(n[bad], med[bad], "o", ms=13, mfc="none", mec="red", mew=1.4, zorder=4)
 
 
-def reps_note(rows) -> str:
+def reps_note(rows, metric=None) -> str:
+    """What markers and bars mean; with `metric` (the scaling plots), intervals and flag rings too."""
     c = Counter(r.get("point_id", "") for r in rows)
     m = max(c.values()) if c else 1
-    return f"markers: median of up to {m} repetitions, bars: min–max" if m > 1 else ""
+    has_ci = metric is not None and any(math.isfinite(sbload.num(r.get(metric + "_ci_lo"))) for r in rows)
+    note = f"markers: median of up to {m} repetitions, bars: " + ("95% interval (else min–max)" if has_ci else "min–max")
+    flagged = sorted({f for r in rows for f in str(r.get("flags") or "").split()}) if metric else []
+    flag_note = f"red ring: flagged ({', '.join(flagged)}; scalebench report states the rules)" if flagged else ""
+    return " · ".join(x for x in ((note if m > 1 or has_ci else ""), flag_note) if x)
 
 
 # ---- caption --------------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ strategy, with the ideal line (speedup = N); both axes log2.
 
 Speedup is the study file's `speedup` column (docs/results-schema.md: throughput over the median
 N = 1 throughput of the same group and strategy, else of the group's `single` runs); repetitions
-of a point are drawn as their median with min–max bars. Runs whose status is not ok, and ok runs
+of a point are drawn as their median with the point's 95 % interval from the study file (min–max
+bars for older files); flagged points (collect's point statistics) get a red ring; the caption
+quotes the metric's definition from the study file's /metrics table. Runs whose status is not ok, and ok runs
 without an N = 1 baseline, are left out and counted in the caption.
 
 It deliberately does not recompute speedups or baselines (collect owns that definition), and does
@@ -14,6 +16,7 @@ Usage: /usr/bin/python3 plots/speedup.py STUDY_DIR_OR_FILE [-o OUT]
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -50,7 +53,7 @@ def draw_scaling(study, out_dir, *, metric, stem, title, ylabel, ideal, scale=1.
             label = labels[skey]
             if bases and bases != [f"{strategy} N=1"]:
                 label += f" [vs {', '.join(bases)}]"
-            sbplot.plot_agg(ax, sbplot.aggregate(srows, metric, scale), label,
+            sbplot.plot_agg(ax, sbplot.aggregate(srows, metric, scale, flagged=True), label,
                             sbplot.COLORS[i % len(sbplot.COLORS)], sbplot.MARKERS[i % len(sbplot.MARKERS)], zorder=3)
         sbplot.log2_axis(ax, ns + ([2] if len(ns) == 1 else []), "x")
         if log_y:
@@ -61,12 +64,15 @@ def draw_scaling(study, out_dir, *, metric, stem, title, ylabel, ideal, scale=1.
             ax.set_ylim(bottom / 1.35, top * 1.35)
         else:
             vals = [sbload.num(r.get(metric)) * scale for r in prow] + [ideal(1) * scale]
+            vals += [v * scale for r in prow if math.isfinite(v := sbload.num(r.get(metric + "_ci_hi")))]
             ax.set_ylim(0, max(vals) * 1.15)
         ax.set_title(sbplot.panel_title(pkey))
         ax.set_xlabel("devices N (log2)")
         ax.set_ylabel(ylabel)
         ax.legend(loc="best", title="strategy", title_fontsize=8.5)
-    extra = [sbplot.reps_note(shown)]
+    extra = [sbplot.reps_note(shown, metric)]
+    if metric in study.metrics:  # the definition as the study file states it (metrics.def)
+        extra.append(f"{metric} = {study.metrics[metric].get('definition', '')}")
     if no_base:
         extra.append(f"{len(no_base)} ok point{'s' if len(no_base) != 1 else ''} without an N=1 baseline not shown")
     cap = sbplot.caption(study, shown, rows, extra)

@@ -29,18 +29,16 @@ echo "== demo: plots"
 echo "== demo: report"
 "$sb" report "$out/study.h5"
 
-# The demo's gate compares only what a shared machine cannot move: the trained model's validation
-# loss and mIoU (the runs are seeded and deterministic) and peak memory. Every timing metric
-# (images/s, epoch time, TFLOP/s, efficiency, exposed communication) and MFU (divided by an sgemm peak
-# measured at start-up, itself timing) swings by tens of percent when other jobs share the cores, so
-# here they are left to the report above, not judged; a timing gate needs a quiet machine and repetitions
-# (docs/sweep-spec.md, "Collect, report, compare").
-echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine; timings are in the report above, not gated)"
-timing_off=()
-for m in images_per_s epoch_time_s efficiency tflops mfu exposed_comm_frac; do timing_off+=(--threshold "$m=off"); done
-if "$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5" "${timing_off[@]}"; then
-  echo "demo: no regression against the baseline in validation loss, mIoU or memory"
-else
-  echo "demo: the comparison flags regressions or matched no point (see above)"
-fi
+# The demo's gate: compare's rule (docs/metrics.md) judges every metric. Quality and memory (seeded,
+# deterministic) against their tolerances; timing only by repetitions, so with one run a point on
+# either side its timing is INCONCLUSIVE (exit 3), never a REGRESSION: the demo passes on quality
+# and memory and prints the timing verdicts with their intervals.
+echo "== demo: compare against results/baselines/cpu-demo.h5 (recorded on a 2-core cpp-kernels machine)"
+rc=0
+"$sb" compare results/baselines/cpu-demo.h5 "$out/study.h5" || rc=$?
+case $rc in
+  0) echo "demo: no regression against the baseline" ;;
+  3) echo "demo: no regression in validation loss, mIoU or memory; timing INCONCLUSIVE (one run per point cannot tell a change from noise)" ;;
+  *) echo "demo: the comparison flags regressions or matched no point (see above)" ;;
+esac
 echo "demo: done in $(( $(date +%s) - start )) s — results in $out/ (study.h5, runs/, plots/)"

@@ -1,9 +1,12 @@
-// cpu_peak.cpp — a short sgemm timing (see cpu_peak.h).
+// cpu_peak.cpp — the nominal CPU peak from /proc/cpuinfo and a short sgemm timing (see cpu_peak.h).
 #include "harness/record/cpu_peak.h"
 
 #include <cblas.h>
 
 #include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,6 +35,45 @@ PeakMeasurement measure_cpu_peak(double budget_seconds) {
   }
   return {best, fmt::format("sgemm {}x{}x{}, best of {} trials, {} BLAS threads", n, n, n, trials,
                             cpu::blas_threads())};
+}
+
+PeakMeasurement nominal_cpu_peak(const std::string& cpuinfo, int threads) {
+  std::string model, flags;
+  double mhz = 0;
+  std::istringstream in(cpuinfo);
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && model.empty()) model = value;
+    if (key == "flags" && flags.empty()) flags = " " + value + " ";
+    if (key == "cpu MHz" && mhz == 0) mhz = std::atof(value.c_str());
+  }
+  const auto has = [&](const char* f) { return flags.find(std::string(" ") + f + " ") != std::string::npos; };
+  const int per_cycle = has("avx512f") ? 64 : has("avx2") && has("fma") ? 32 : has("avx") ? 16 : 8;
+  const char* ext = has("avx512f") ? "avx512f" : has("avx2") && has("fma") ? "avx2+fma" : has("avx") ? "avx" : "sse";
+  std::smatch m;
+  double ghz = 0;
+  std::string clock_source;
+  if (std::regex_search(model, m, std::regex(R"(@\s*([0-9.]+)\s*GHz)"))) {
+    ghz = std::atof(m[1].str().c_str());
+    clock_source = "base clock from the model name";
+  } else if (mhz > 0) {
+    ghz = mhz / 1000;
+    clock_source = "clock from cpuinfo's cpu MHz";
+  }
+  if (ghz <= 0 || flags.empty()) return {0, "nominal peak unknown: /proc/cpuinfo gives no clock or no flags"};
+  return {per_cycle * double(threads) * ghz * 1e9,
+          fmt::format("nominal: {} fp32 FLOP/cycle ({}, two FMA units assumed) x {} threads x {:.3f} GHz ({})",
+                      per_cycle, ext, threads, ghz, clock_source)};
+}
+
+PeakMeasurement nominal_cpu_peak() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nominal_cpu_peak(ss.str(), cpu::blas_threads());
 }
 
 }  // namespace scalebench::record

@@ -37,15 +37,20 @@ void Recorder::on_start(const TrainResult& meta) {
   c.set("steps_per_epoch", std::int64_t(steps));
   c.set("lr_effective", meta.peak_lr);
   file_.class_names = meta.class_names;
+  if (cfg_.train.backend == Backend::cpu) {
+    // Each device of a CPU run is a process (or a thread group) with the same BLAS set-up.
+    const std::string times = cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
+    sgemm_ = measure_cpu_peak();
+    sgemm_.flops *= cfg_.world_size;
+    sgemm_.method += times;
+    peak_ = nominal_cpu_peak();
+    peak_.flops *= cfg_.world_size;
+    peak_.method += times;
+  }
   if (cfg_.train.peak_tflops > 0) {
     peak_ = {cfg_.train.peak_tflops * 1e12 * cfg_.world_size,
              fmt::format("given: --peak-tflops {} per device, x{} devices", cfg_.train.peak_tflops, cfg_.world_size)};
-  } else if (cfg_.train.backend == Backend::cpu) {
-    peak_ = measure_cpu_peak();
-    // Each device of a CPU run is a process (or a thread group) with the same BLAS set-up.
-    peak_.flops *= cfg_.world_size;
-    peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
-  } else {
+  } else if (cfg_.train.backend != Backend::cpu) {
     peak_ = {kNaN, "no CUDA device to name"};
     if (cuda::device_availability().count > 0)
       peak_ = gpu_datasheet_peak(cuda::device_description(0), cfg_.train.precision);
@@ -65,6 +70,8 @@ void Recorder::finish(const TrainResult& result) {
   in.train_flops_per_image = result.train_flops_per_image;
   in.peak_flops = peak_.flops > 0 ? peak_.flops : kNaN;
   in.peak_method = peak_.method;
+  in.sgemm_flops = sgemm_.flops > 0 ? sgemm_.flops : kNaN;
+  in.sgemm_method = sgemm_.method;
   in.comm_bytes_per_step = result.comm_bytes_per_step;
   in.peak_mem_bytes = peak_rss_bytes();
   file_.summary = summarize(file_.epochs, file_.steps, in);

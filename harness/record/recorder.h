@@ -51,6 +51,7 @@ class Recorder : public TrainObserver {
   RunFile file_;
   bool segmentation_ = true;
   PeakMeasurement peak_;
+  PeakMeasurement sgemm_;  // CPU backend: the start-up sgemm rate (cpu_peak.h)
   Heartbeat heartbeat_;
 };
 

@@ -3,10 +3,34 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace scalebench::record {
+namespace {
+
+// Linear interpolation between order statistics (numpy's default, Hyndman–Fan type 7); v sorted.
+double quantile(const std::vector<double>& v, double q) {
+  if (v.empty()) return kNaN;
+  const double pos = q * double(v.size() - 1);
+  const auto i = std::size_t(pos);
+  return i + 1 < v.size() ? v[i] + (pos - double(i)) * (v[i + 1] - v[i]) : v.back();
+}
+
+// step_time_median_s, step_time_iqr_s, step_time_cv, measured_steps over the measured steps' t_total.
+void step_distribution(std::vector<double> t, Attrs& s) {
+  std::sort(t.begin(), t.end());
+  double mean = 0, var = 0;
+  for (double x : t) mean += x / double(t.size());
+  for (double x : t) var += (x - mean) * (x - mean);
+  s.set("measured_steps", std::int64_t(t.size()));
+  s.set("step_time_median_s", quantile(t, 0.5));
+  s.set("step_time_iqr_s", quantile(t, 0.75) - quantile(t, 0.25));
+  s.set("step_time_cv", t.size() >= 2 && mean > 0 ? std::sqrt(var / double(t.size() - 1)) / mean : kNaN);
+}
+
+}  // namespace
 
 Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in) {
   const std::size_t n = epochs.rows();
@@ -24,6 +48,7 @@ Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in
       ++count;
     }
   double comm = 0, total = 0;
+  std::vector<double> step_times;
   for (std::size_t r = 0; r < steps.rows(); ++r) {
     const std::int64_t e = steps.integer("epoch", r);
     bool in_measured = false;
@@ -31,6 +56,7 @@ Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in
     if (!in_measured) continue;
     comm += steps.num("t_comm_exposed", r);
     total += steps.num("t_total", r);
+    step_times.push_back(steps.num("t_total", r));
   }
   const double ips = count > 0 && wall > 0 ? images / wall : kNaN;
   const double tflops = in.train_flops_per_image * ips / 1e12;
@@ -41,9 +67,12 @@ Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in
   s.set("mfu", in.peak_flops > 0 ? tflops * 1e12 / in.peak_flops : kNaN);
   s.set("peak_tflops", in.peak_flops / 1e12);
   s.set("peak_method", in.peak_method);
+  s.set("sgemm_tflops", in.sgemm_flops / 1e12);
+  if (!in.sgemm_method.empty()) s.set("sgemm_method", in.sgemm_method);
   s.set("exposed_comm_frac", total > 0 ? comm / total : kNaN);
   s.set("comm_bytes_per_step", std::int64_t(in.comm_bytes_per_step));
   s.set("measured_epochs", count);
+  step_distribution(std::move(step_times), s);
   s.set("train_flops_per_image", in.train_flops_per_image);
   const std::size_t last = n - 1;
   s.set("final_train_loss", n ? epochs.num("train_loss", last) : kNaN);

@@ -5,7 +5,12 @@
 //   images_per_s        Σ images / Σ wall_s over the measured epochs (never a mean of rates)
 //   tflops              train FLOPs per image × images_per_s / 1e12
 //   mfu                 tflops·1e12 / peak_flops (peak of all devices of the run; NaN when unknown)
+//   sgemm_tflops        the start-up sgemm rate / 1e12 (CPU backend; NaN otherwise), with sgemm_method
 //   exposed_comm_frac   Σ t_comm_exposed / Σ t_total over the measured epochs' steps
+//   step_time_*         the distribution of t_total over the measured epochs' steps (the warm-up
+//                       rule is the epochs': the first epoch's steps are left out when there are
+//                       ≥ 2 epochs): median, interquartile range (type-7 quantiles), coefficient of
+//                       variation (sample sd / mean); measured_steps counts them
 //   comm_bytes_per_step as the strategy reports it (0 for single)
 //   final_*             the last epoch's values (final_val_miou NaN for classification)
 //   peak_mem_bytes      as given (getrusage ru_maxrss of rank 0, see peak_rss_bytes)
@@ -23,6 +28,8 @@ struct SummaryInputs {
   double train_flops_per_image = 0;
   double peak_flops = kNaN;        // all devices of the run together
   std::string peak_method;         // how peak_flops was obtained
+  double sgemm_flops = kNaN;       // CPU backend: the start-up sgemm rate, all devices together
+  std::string sgemm_method;
   std::int64_t comm_bytes_per_step = 0;
   std::int64_t peak_mem_bytes = 0;
 };

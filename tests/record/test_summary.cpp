@@ -78,3 +78,18 @@ TEST(Summary, NoEpochsGivesNaN) {
   EXPECT_TRUE(std::isnan(a.num("images_per_s")));
   EXPECT_TRUE(std::isnan(a.num("final_val_loss")));
 }
+
+// The step-time distribution over the measured steps only (the warm-up epoch's 10 s step is left
+// out): t_total 1, 2, 3, 4 (epoch 2) and 10 (epoch 3). Median 3; quartiles (numpy's default,
+// linear) 2 and 4, so IQR 2; mean 4, sample sd sqrt((9+4+1+0+36)/4) = sqrt(12.5), CV sqrt(12.5)/4.
+TEST(Summary, StepTimeDistributionAfterWarmup) {
+  const Table e = epochs({{10.0, 100}, {10.0, 100}, {10.0, 100}});
+  const Table s = steps({{1, 0.0, 10.0}, {2, 0.0, 1.0}, {2, 0.0, 2.0}, {2, 0.0, 3.0}, {2, 0.0, 4.0}, {3, 0.0, 10.0}});
+  const Attrs a = summarize(e, s, SummaryInputs{});
+  EXPECT_EQ(a.integer("measured_steps"), 5);
+  EXPECT_DOUBLE_EQ(a.num("step_time_median_s"), 3.0);
+  EXPECT_DOUBLE_EQ(a.num("step_time_iqr_s"), 2.0);
+  EXPECT_NEAR(a.num("step_time_cv"), std::sqrt(12.5) / 4, 1e-12);
+  const Attrs one = summarize(epochs({{4.0, 100}}), steps({{1, 0.0, 4.0}}), SummaryInputs{});
+  EXPECT_TRUE(std::isnan(one.num("step_time_cv")));  // one step: no spread to speak of
+}

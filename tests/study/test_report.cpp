@@ -2,6 +2,8 @@
 // aggregated by their median, failed points shown with their error; markdown and JSON shapes.
 #include <gtest/gtest.h>
 
+#include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/report.h"
 
 using namespace scalebench::study;
@@ -72,8 +74,67 @@ TEST(Report, MarkdownAndJson) {
   const std::string js = report(sample(), Format::json);
   EXPECT_EQ(js.rfind("{\"study\": \"rep\", \"provenance\": {\"hosts\": ", 0), 0u) << js;
   EXPECT_NE(js.find("\"tables\": ["), std::string::npos) << js;
-  EXPECT_NE(js.find("\"images_per_s_spread\": \"±10.0%\""), std::string::npos) << js;  // 3 repetitions
+  EXPECT_NE(js.find("\"images_per_s_ci_lo\": null"), std::string::npos) << js;  // 3 repetitions: no 95% interval
+  EXPECT_NE(js.find("\"flags\": \"\""), std::string::npos) << js;
   EXPECT_NE(js.find("\"devices\": 4"), std::string::npos) << js;
   EXPECT_NE(js.find("\"status\": \"failed\", \"error\": \"no such strategy\""), std::string::npos) << js;
   EXPECT_NE(js.find("\"images_per_s\": null"), std::string::npos) << js;  // NaN → null
+}
+
+// collect's point statistics as the report shows them: six repetitions give a 95 % interval of
+// the median images/s (the extremes: 1 − 2/64 ≥ 95 %), and the efficiency interval comes from both
+// points; the flag rules are stated above the tables and each flagged point names its flags.
+TEST(Report, IntervalsAndFlags) {
+  StudyFile f;
+  f.attrs.set("study", "ci");
+  for (int i = 0; i < 6; ++i) {
+    Attrs r;
+    for (int n : {1, 2}) {
+      r.set("point_id", "p" + std::to_string(n));
+      r.set("group_id", "g");
+      r.set("model", "unet");
+      r.set("task", "segmentation");
+      r.set("strategy", "ring");
+      r.set("scaling", "weak");
+      r.set("status", "ok");
+      r.set("world_size", n);
+      r.set("global_batch", 8 * n);
+      r.set("images_per_s", n == 1 ? 100.0 + i : 250.0 + i);  // N=2 super-linear: efficiency ≈ 1.24
+      r.set("epoch_time_s", 0.5);                             // too short to time
+      r.set("measured_epochs", 1.0);
+      r.set("measured_steps", 100.0);
+      r.set("step_time_cv", n == 1 ? 0.05 : 0.3);  // N=2: steps too uneven to trust
+      r.set("comm_bytes_per_step", n == 1 ? 0.0 : 1e6);
+      r.set("exposed_comm_frac", 0.1);  // at N=1 ring sends nothing: impossible
+      f.runs.append(r);
+    }
+  }
+  add_speedup(f.runs);
+  add_point_stats(f.runs);
+  const std::string t = report(f, Format::text);
+  EXPECT_NE(t.find("flag efficiency>1: efficiency above 1 beyond its 95 % interval"), std::string::npos) << t;
+  EXPECT_NE(t.find("[100.0, 105.0]"), std::string::npos) << t;  // N=1: min and max of 6
+  EXPECT_NE(t.find("short phase"), std::string::npos) << t;     // N=1
+  EXPECT_NE(t.find("short noisy efficiency>1"), std::string::npos) << t;  // N=2
+}
+
+// The spread rule of `noisy` (images/s over repetitions) on its own, and a point that breaks no
+// rule carries no flag.
+TEST(Report, NoisyBySpreadAndQuietPointsUnflagged) {
+  StudyFile f;
+  const double quiet[] = {100, 101, 99, 100, 102, 100}, loud[] = {100, 150, 70, 120, 90, 130};
+  for (int i = 0; i < 6; ++i)
+    for (const char* id : {"quiet", "loud"}) {
+      Attrs r;
+      r.set("point_id", id), r.set("group_id", id), r.set("model", "m"), r.set("strategy", "single");
+      r.set("status", "ok"), r.set("world_size", 1);
+      r.set("images_per_s", std::string(id) == "quiet" ? quiet[i] : loud[i]);
+      r.set("epoch_time_s", 2.0), r.set("measured_epochs", 2.0), r.set("measured_steps", 100.0);
+      r.set("step_time_cv", 0.05), r.set("comm_bytes_per_step", 0.0), r.set("exposed_comm_frac", 0.0);
+      f.runs.append(r);
+    }
+  add_speedup(f.runs);
+  add_point_stats(f.runs);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r)
+    EXPECT_EQ(f.runs.str("flags", r), f.runs.str("point_id", r) == "quiet" ? "" : "noisy") << r;
 }

@@ -230,3 +230,27 @@ TEST(Spec, SweepAxesRejectBadInput) {
   EXPECT_NE(error_of(head.substr(0, head.size() - 10) + "batch = [4, 0]\n").find("sweep.batch: each value"),
             std::string::npos);
 }
+
+// sweep --repetitions K: the spec's [study] repetitions replaced (or added) in the text the study
+// folder keeps, the points K times over with the repetition outermost; K out of range is one line.
+TEST(Spec, RepetitionsOverride) {
+  const SweepSpec s = with_repetitions(parse_spec(kSpec, "s.toml"), 5);
+  EXPECT_EQ(s.repetitions, 5);
+  EXPECT_EQ(s.source, "s.toml");
+  EXPECT_NE(s.text.find("repetitions = 5  # sweep --repetitions 5 (the spec said 2)"), std::string::npos) << s.text;
+  EXPECT_EQ(s.text.find("repetitions = 2\n"), std::string::npos) << s.text;
+  EXPECT_EQ(parse_spec(s.text, "again.toml").repetitions, 5);  // what a Slurm point reads back
+  const auto pts = expand(s);
+  ASSERT_EQ(pts.size(), 40u);  // 8 points × 5
+  EXPECT_EQ(pts.front().repetition, 1);
+  EXPECT_EQ(pts[8].repetition, 2);  // interleaved: every point once, then every point again
+  std::string no_key = kSpec;
+  no_key.erase(no_key.find("repetitions = 2\n"), 16);
+  EXPECT_EQ(with_repetitions(parse_spec(no_key, "s.toml"), 3).repetitions, 3);
+  try {
+    with_repetitions(parse_spec(kSpec, "s.toml"), 0);
+    ADD_FAILURE() << "0 repetitions accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--repetitions 0: must be 1-1000"), std::string::npos) << e.what();
+  }
+}

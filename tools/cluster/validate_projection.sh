@@ -21,7 +21,14 @@ trap '"$here/down.sh" --name $name >/dev/null 2>&1 || true' EXIT
 mkdir -p "$out"; cd "$out"
 train=(train --data seg64.h5 --model unet:depth=3,base=16 --batch 8 --epochs 3 --max-steps 20 --threads 1)
 ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
-pick() { awk -v s="$1" '$1 == s && $2 == "weak" && $3 == 2 {print $8}' "$2"; }  # pick STRATEGY PROJECTION.txt -> efficiency at N = 2
+# pick STRATEGY PROJECTION.h5 -> the weak-scaling efficiency at N = 2, by column name from project's
+# study file (the efficiency project computed, docs/metrics.md; not a position in its printed table).
+pick() {
+  /usr/bin/python3 -c 'import sys, h5py
+t = h5py.File(sys.argv[2], "r")["runs"][()]
+print(*[r["efficiency"] for r in t if r["strategy"].decode() == sys.argv[1] and r["scaling"].decode() == "weak"
+        and r["world_size"] == 2])' "$1" "$2"
+}
 [ -f seg64.h5 ] || "$sb" datagen --task segmentation --n 256 --size 64 --seed 3 -o seg64.h5 >/dev/null
 printf '%-9s %-13s %6s %10s %10s %8s %8s\n' rate strategy bucket predicted measured error 'no cpu'
 for rate in "$@"; do
@@ -35,7 +42,7 @@ for rate in "$@"; do
     "$sb" project --trace "n1-$rate.json" --batch 8 --bucket-mb $mb --commbench "cb-$rate.json" --max-devices 2 \
       --comm-cpu-shared -o "proj-$rate-$mb.h5" > "proj-$rate-$mb.txt"
     "$sb" project --trace "n1-$rate.json" --batch 8 --bucket-mb $mb --commbench "cb-$rate.json" --max-devices 2 \
-      > "proj-$rate-$mb-nocpu.txt"
+      -o "proj-$rate-$mb-nocpu.h5" > "proj-$rate-$mb-nocpu.txt"
     for strategy in ring hierarchical; do
       run=n2-$rate-$strategy-$mb
       rm -rf "$run"
@@ -54,7 +61,7 @@ for rate in "$@"; do
   for row in "${n2[@]}"; do
     read -r strategy mb ips2 <<< "$row"
     measured=$(python3 -c "print($ips2 / (2 * $ips1))")
-    predicted=$(pick "$strategy" "proj-$rate-$mb.txt") nocpu=$(pick "$strategy" "proj-$rate-$mb-nocpu.txt")
+    predicted=$(pick "$strategy" "proj-$rate-$mb.h5") nocpu=$(pick "$strategy" "proj-$rate-$mb-nocpu.h5")
     printf '%-9s %-13s %6s %10.3f %10.3f %+8.3f %8.3f\n' "$rate" "$strategy" "$mb" "$predicted" "$measured" \
       "$(python3 -c "print($predicted - $measured)")" "$nocpu"
   done

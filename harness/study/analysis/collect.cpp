@@ -9,7 +9,9 @@
 
 #include "harness/record/context.h"
 #include "harness/record/run_config.h"
+#include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/point_fields.h"
+#include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/stats.h"
 #include "harness/study/status.h"
 #include "kernels/common/check.h"
@@ -43,11 +45,10 @@ void add_config_columns(Attrs& r, const Attrs& config, std::span<const Field<C>>
     }
   }
 }
-// Summary fields are float64 in the study table so that a run without a summary reads NaN.
-const char* kSummary[] = {"epoch_time_s", "images_per_s", "tflops", "mfu", "peak_tflops", "exposed_comm_frac",
-                          "comm_bytes_per_step", "final_train_loss", "final_val_loss", "final_val_miou",
-                          "final_val_accuracy", "peak_mem_bytes", "train_flops_per_image", "measured_epochs"};
-const char* kContext[] = {"hostnames", "cpu_model", "gpu_names", "git_sha", "git_dirty", "scalebench_version"};
+// Summary fields are float64 in the study table so that a run without a summary reads NaN: the
+// metrics of metrics.def whose source is the summary, and these facts beside them.
+const char* kSummaryFacts[] = {"peak_tflops", "comm_bytes_per_step", "final_train_loss", "train_flops_per_image",
+                               "measured_epochs", "measured_steps", "step_time_iqr_s", "step_time_cv"};
 
 }  // namespace
 
@@ -61,9 +62,12 @@ Attrs study_row(const record::RunFile& f, const std::string& file) {
   for (const char* k : kDerivedStrings) r.set(k, f.config.str(k));
   for (const char* k : kDerivedInts) r.set(k, f.config.integer(k));
   r.set("lr_effective", f.config.num("lr_effective"));
-  for (const char* k : kSummary) r.set(k, f.summary.num(k));
+  for (const Metric& m : metric_table())
+    if (m.source == "summary") r.set(m.name, f.summary.num(m.name));
+  for (const char* k : kSummaryFacts) r.set(k, f.summary.num(k));
+  r.set("peak_method", f.summary.str("peak_method"));  // what MFU divides by (compare shows a change)
   r.set("epochs_done", std::int64_t(f.epochs.rows()));
-  for (const char* k : kContext) r.set(k, f.context.str(k));
+  for (const std::string& k : context_columns()) r.set(k, f.context.str(k));
   r.set("created_utc", f.created_utc);
   r.set("file", file);
   return r;
@@ -97,8 +101,8 @@ void add_speedup(record::Table& runs) {
     const double b = median(it->second);
     bc->s[r] = it->first.second + " N=1";
     bi->f[r] = b;
-    s->f[r] = runs.num("images_per_s", r) / b;
-    e->f[r] = s->f[r] / double(std::max<std::int64_t>(1, runs.integer("world_size", r)));
+    s->f[r] = speedup(runs.num("images_per_s", r), b);
+    e->f[r] = efficiency(s->f[r], double(std::max<std::int64_t>(1, runs.integer("world_size", r))));
   }
 }
 
@@ -149,6 +153,8 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   }
   SB_REQUIRE(sf.runs.rows() > 0, "{}: none of the {} files is a readable run file", runs_dir.string(), files.size());
   add_speedup(sf.runs);
+  add_point_stats(sf.runs);
+  sf.metrics = metrics_as_table();
   std::int64_t ok = 0;
   for (std::size_t r = 0; r < sf.runs.rows(); ++r) ok += sf.runs.str("status", r) == "ok";
   if (name.empty()) name = fs::path(dir).lexically_normal().filename().string();
@@ -170,6 +176,23 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   log << fmt::format("collect: {} runs ({} ok, {} not ok) -> {}\n", sf.runs.rows(), ok, sf.runs.rows() - std::size_t(ok),
                      path);
   return sf;
+}
+
+const std::vector<std::string>& context_columns() {
+  static const std::vector<std::string> k = {"hostnames", "cpu_model", "cpu_threads", "gpu_names", "blas",
+                                             "compiler", "build_type", "mpi_version", "hdf5_version",
+                                             "git_sha", "git_dirty", "scalebench_version"};
+  return k;
+}
+
+std::string distinct_values(const record::Table& t, const std::string& column) {
+  std::vector<std::string> v;
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (const std::string x = t.str(column, r); !x.empty() && std::find(v.begin(), v.end(), x) == v.end())
+      v.push_back(x);
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "-" : s;
 }
 
 std::vector<PointRows> group_points(const record::Table& runs) {

@@ -36,6 +36,11 @@ struct CollectOptions {
 // error "dead: <why>"; a live one stays running.
 StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log, const CollectOptions& opt = {});
 
+// The /context fields a study row carries (report's provenance, compare's context differences).
+const std::vector<std::string>& context_columns();
+// The distinct non-empty values of a column over all rows, in order of appearance: "a, b" ("-" when none).
+std::string distinct_values(const record::Table& t, const std::string& column);
+
 // Rows of one point (its repetitions), in order of first appearance; ok_rows have status ok.
 struct PointRows {
   std::string point_id;

@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/point_fields.h"
+#include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/stats.h"
 
 namespace scalebench::study {
@@ -69,17 +71,6 @@ std::pair<std::string, std::string> status_of(const record::Table& t, const Poin
   return {status, t.str("error", r)};
 }
 
-// The distinct values of a column over all rows, joined: "n1, n2".
-std::string distinct(const record::Table& t, const char* column) {
-  std::vector<std::string> v;
-  for (std::size_t r = 0; r < t.rows(); ++r)
-    if (const std::string x = t.str(column, r); !x.empty() && std::find(v.begin(), v.end(), x) == v.end())
-      v.push_back(x);
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "-" : s;
-}
-
 // Where and from what the numbers come: hosts, processors, the code, when, the file's schema.
 std::vector<std::pair<std::string, std::string>> provenance(const StudyFile& f) {
   const record::Table& t = f.runs;
@@ -90,29 +81,27 @@ std::vector<std::pair<std::string, std::string>> provenance(const StudyFile& f) 
     if (first.empty() || c < first) first = c;
     if (last.empty() || c > last) last = c;
   }
-  std::string commit = distinct(t, "git_sha");
+  std::string commit = distinct_values(t, "git_sha");
   for (std::size_t r = 0; r < t.rows(); ++r)
     if (t.integer("git_dirty", r)) {
       commit += " (uncommitted changes)";
       break;
     }
-  return {{"hosts", distinct(t, "hostnames")},
-          {"cpu", distinct(t, "cpu_model")},
-          {"gpus", distinct(t, "gpu_names")},
-          {"commit", commit + ", " + distinct(t, "scalebench_version")},
+  return {{"hosts", distinct_values(t, "hostnames")},
+          {"cpu", distinct_values(t, "cpu_model")},
+          {"gpus", distinct_values(t, "gpu_names")},
+          {"commit", commit + ", " + distinct_values(t, "scalebench_version")},
           {"runs", first.empty() ? "-" : first + " .. " + last},
           {"collected", f.attrs.str("created_utc") + ", schema " + f.attrs.str("schema_version") + ", " +
                             f.attrs.str("writer")}};
 }
 
-// "1.2%": half the range of a point's ok images/s around its median ("-" with one run).
-std::string spread(const record::Table& t, const PointRows& p) {
-  std::vector<double> v;
-  for (auto r : p.ok_rows)
-    if (const double x = t.num("images_per_s", r); std::isfinite(x)) v.push_back(x);
-  if (v.size() < 2) return "-";
-  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return "±" + percent((*hi - *lo) / 2 / median(v), 1);
+// "[a, b]" from a point's <column>_ci_lo/_hi (collect, point_stats.h); "-" when unbounded.
+std::string interval(const record::Table& t, const PointRows& p, const std::string& column, double scale, int decimals) {
+  const std::size_t r = p.rows.front();
+  const double lo = t.num(column + "_ci_lo", r), hi = t.num(column + "_ci_hi", r);
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return "-";
+  return "[" + fixed(lo * scale, decimals) + ", " + fixed(hi * scale, decimals) + "]";
 }
 
 std::string count(std::int64_t v) { return v > 0 ? std::to_string(v) : "-"; }
@@ -123,7 +112,7 @@ std::string general(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", 
 std::string report(const StudyFile& f, Format format) {
   const record::Table& t = f.runs;
   const auto groups = groups_of(t);
-  const auto med = [&](const PointRows& p, const char* c) { return point_median(t, p, c); };
+  const auto med = [&](const PointRows& p, const std::string& c) { return point_median(t, p, c); };
   if (format == Format::json) {
     std::string out = "{\"study\": " + json_string(f.attrs.str("study")) + ", \"provenance\": {";
     bool first = true;
@@ -144,11 +133,12 @@ std::string report(const StudyFile& f, Format format) {
         out += fmt::format("{}\n    {{\"devices\": {}, \"global_batch\": {}, \"lr\": {}, \"steps_per_epoch\": {}",
                            i ? "," : "", t.integer("world_size", r), t.integer("global_batch", r),
                            json_number(t.num("lr_effective", r)), t.integer("steps_per_epoch", r));
-        for (const char* c : {"epoch_time_s", "images_per_s", "speedup", "efficiency", "tflops", "mfu",
-                              "exposed_comm_frac", "final_val_loss", "final_val_miou", "final_val_accuracy"})
-          out += fmt::format(", \"{}\": {}", c, json_number(med(p, c)));
-        out += fmt::format(", \"images_per_s_spread\": {}, \"speedup_baseline\": {}, \"baseline_images_per_s\": {}",
-                           json_string(spread(t, p)), json_string(t.str("baseline", r)),
+        for (const Metric& m : metric_table()) out += fmt::format(", \"{}\": {}", m.name, json_number(med(p, m.name)));
+        for (const char* c : {"images_per_s", "epoch_time_s", "speedup", "efficiency"})
+          out += fmt::format(", \"{0}_ci_lo\": {1}, \"{0}_ci_hi\": {2}", c,
+                             json_number(t.num(std::string(c) + "_ci_lo", r)), json_number(t.num(std::string(c) + "_ci_hi", r)));
+        out += fmt::format(", \"flags\": {}, \"speedup_baseline\": {}, \"baseline_images_per_s\": {}",
+                           json_string(t.str("flags", r)), json_string(t.str("baseline", r)),
                            json_number(t.num("baseline_images_per_s", r)));
         out += fmt::format(", \"runs\": {}, \"runs_ok\": {}, \"status\": {}, \"error\": {}}}", p.rows.size(),
                            p.ok_rows.size(), json_string(status), json_string(error));
@@ -166,9 +156,12 @@ std::string report(const StudyFile& f, Format format) {
   if (format == Format::markdown) out += "\n";
   for (const auto& [k, v] : provenance(f))
     out += format == Format::markdown ? fmt::format("- {}: {}\n", k, v) : fmt::format("  {:<10} {}\n", k, v);
-  out += fmt::format("{}values are medians over a point's ok repetitions; images/s ± is half their range; speedup is "
+  out += fmt::format("{}values are medians over a point's ok repetitions, [..] their 95% intervals (- below 6 "
+                     "repetitions for images/s; speedup and efficiency from both points' repetitions); speedup is "
                      "images/s over the median images/s of the N=1 runs named under \"vs\"\n",
                      format == Format::markdown ? "\n" : "");
+  for (const auto& [flag, rule] : kFlagRules)
+    out += fmt::format("{}flag {}: {}\n", format == Format::markdown ? "- " : "  ", flag, rule);
   for (const Group& g : groups) {
     const std::size_t r0 = g.points[0].rows[0];
     const bool seg = t.str("task", r0) != "classification";
@@ -176,20 +169,23 @@ std::string report(const StudyFile& f, Format format) {
                        g.series.empty() ? "" : " - " + g.series, t.str("scaling", r0));
     if (format == Format::markdown) out += "\n";
     TextTable tt;
-    tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "±", "speedup", "vs", "efficiency",
-                 "TFLOP/s", "MFU", "comm exposed", "val loss", seg ? "mIoU" : "accuracy", "runs", "status"};
+    tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "95%", "speedup", "vs", "efficiency",
+                 "95% (%)", "TFLOP/s", "MFU", "comm exposed", "val loss", seg ? "mIoU" : "accuracy", "runs", "flags",
+                 "status"};
     for (const PointRows& p : g.points) {
       const std::size_t r = p.rows.front();
       auto [status, error] = status_of(t, p);
       if (!error.empty()) status += ": " + (format == Format::text && error.size() > 90 ? error.substr(0, 87) + "..." : error);
       tt.rows.push_back({std::to_string(t.integer("world_size", r)), std::to_string(t.integer("global_batch", r)),
                          general(t.num("lr_effective", r)), count(t.integer("steps_per_epoch", r)),
-                         fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1), spread(t, p),
-                         fixed(med(p, "speedup"), 2), t.str("baseline", r).empty() ? "-" : t.str("baseline", r),
-                         percent(med(p, "efficiency"), 1), fixed(med(p, "tflops"), 4), percent(med(p, "mfu"), 1),
+                         fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1),
+                         interval(t, p, "images_per_s", 1, 1), fixed(med(p, "speedup"), 2),
+                         t.str("baseline", r).empty() ? "-" : t.str("baseline", r), percent(med(p, "efficiency"), 1),
+                         interval(t, p, "efficiency", 100, 1), fixed(med(p, "tflops"), 4), percent(med(p, "mfu"), 1),
                          percent(med(p, "exposed_comm_frac"), 1), fixed(med(p, "final_val_loss"), 4),
                          fixed(med(p, seg ? "final_val_miou" : "final_val_accuracy"), 3),
-                         fmt::format("{}/{}", p.ok_rows.size(), p.rows.size()), status});
+                         fmt::format("{}/{}", p.ok_rows.size(), p.rows.size()),
+                         t.str("flags", r).empty() ? "-" : t.str("flags", r), status});
     }
     out += render(tt, format);
   }

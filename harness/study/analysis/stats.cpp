@@ -1,4 +1,4 @@
-// stats.cpp — median and Mann–Whitney U (see stats.h).
+// stats.cpp — median, Mann–Whitney U, Holm and Benjamini–Hochberg (see stats.h).
 #include "harness/study/analysis/stats.h"
 
 #include <algorithm>
@@ -76,6 +76,83 @@ MannWhitney mann_whitney(const std::vector<double>& a, const std::vector<double>
   r.p = p_of(dev);
   r.min_p = p_of(mean);
   return r;
+}
+
+std::vector<double> u_null_counts(int n1, int n2) {
+  // dp[a][b][u] over a ≤ n1, b ≤ n2, kept as one layer per a.
+  const int top = n1 * n2;
+  std::vector<std::vector<std::vector<double>>> dp(std::size_t(n1 + 1),
+                                                   std::vector<std::vector<double>>(std::size_t(n2 + 1)));
+  for (int a = 0; a <= n1; ++a)
+    for (int b = 0; b <= n2; ++b) {
+      auto& cur = dp[std::size_t(a)][std::size_t(b)];
+      cur.assign(std::size_t(a * b + 1), 0.0);
+      if (a == 0 || b == 0) {
+        cur[0] = 1;
+        continue;
+      }
+      // The largest of the pooled values is from the first sample (it beats all b of the second)
+      // or from the second (it adds nothing to U).
+      const auto& first = dp[std::size_t(a - 1)][std::size_t(b)];
+      const auto& second = dp[std::size_t(a)][std::size_t(b - 1)];
+      for (std::size_t u = 0; u < first.size(); ++u) cur[u + std::size_t(b)] += first[u];
+      for (std::size_t u = 0; u < second.size(); ++u) cur[u] += second[u];
+    }
+  auto out = dp[std::size_t(n1)][std::size_t(n2)];
+  out.resize(std::size_t(top + 1), 0.0);
+  return out;
+}
+
+double u_lower_tail(int n1, int n2, int u) {
+  if (u < 0) return 0;
+  const auto counts = u_null_counts(n1, n2);
+  double below = 0;
+  for (int i = 0; i <= u && i < int(counts.size()); ++i) below += counts[std::size_t(i)];
+  return below / choose(n1 + n2, n1);
+}
+
+double smallest_p(int n) { return n < 1 ? 1.0 : std::min(1.0, 2.0 / choose(2 * n, n)); }
+
+int repetitions_to_reach(double alpha) {
+  int n = 1;
+  while (smallest_p(n) >= alpha && n < 1000) ++n;
+  return n;
+}
+
+namespace {
+
+// Indices of p in increasing order of p (ties in the order given).
+std::vector<std::size_t> ascending(const std::vector<double>& p) {
+  std::vector<std::size_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return p[a] < p[b]; });
+  return order;
+}
+
+}  // namespace
+
+std::vector<double> holm(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  const auto order = ascending(p);
+  std::vector<double> adj(m);
+  double running = 0;  // step-down: adjusted p never decreases along the sorted order
+  for (std::size_t i = 0; i < m; ++i) {
+    running = std::max(running, std::min(1.0, double(m - i) * p[order[i]]));
+    adj[order[i]] = running;
+  }
+  return adj;
+}
+
+std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  const auto order = ascending(p);
+  std::vector<double> adj(m);
+  double running = 1;  // step-up: from the largest p down, the running minimum of p·m/rank
+  for (std::size_t i = m; i-- > 0;) {
+    running = std::min(running, p[order[i]] * double(m) / double(i + 1));
+    adj[order[i]] = running;
+  }
+  return adj;
 }
 
 }  // namespace scalebench::study

@@ -11,6 +11,7 @@ void write_study_file(const std::string& path, const StudyFile& f) {
   record::h5::write_file_atomically(path, [&](hid_t file) {
     record::h5::write_attrs(file, f.attrs, path);
     record::h5::write_table(file, "runs", f.runs, path);
+    if (f.metrics.rows() > 0) record::h5::write_table(file, "metrics", f.metrics, path);
   });
 }
 
@@ -24,6 +25,7 @@ StudyFile read_study_file(const std::string& path) {
              "{}: schema_version {} is newer than this scalebench reads ({})", path, f.attrs.integer("schema_version"),
              record::kSchemaVersion);
   f.runs = record::h5::read_table(file.get(), "runs", path);
+  if (record::h5::exists(file.get(), "metrics")) f.metrics = record::h5::read_table(file.get(), "metrics", path);
   return f;
 }
 

@@ -2,7 +2,11 @@
 //   /      attrs schema_version, kind = "study", writer, created_utc, study, runs, runs_ok,
 //                speedup_definition
 //   /runs  table, one row per run file: config fields, summary fields, status/error, context
-//          facts, and the derived baseline, speedup and efficiency (docs/results-schema.md).
+//          facts, and the derived baseline, speedup and efficiency (docs/results-schema.md);
+//          per point, the 95 % intervals and flags of point_stats.h
+//   /metrics table, one row per metric of metrics.def (name, unit, better, tolerance, kind,
+//          source, definition): how readers such as the plots label and judge the columns
+//          (absent from files written before it existed and from project's predictions)
 // Written atomically like run files. Not here: how the rows are computed (collect.h).
 #pragma once
 
@@ -15,6 +19,7 @@ namespace scalebench::study {
 struct StudyFile {
   record::Attrs attrs;
   record::Table runs;
+  record::Table metrics;  // empty when the file has none
 };
 
 void write_study_file(const std::string& path, const StudyFile& f);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "harness/study/analysis/metric_table.h"
 #include "harness/train/trace.h"
 #include "kernels/common/check.h"
 
@@ -173,8 +174,9 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
           for (int n = 1; n <= o.max_devices; n *= 2) {
             if (strong && global / n < 1) break;
             const Prediction p = predict(m, net, o, {kind, n, strong, overlap, comp});
-            // weak: ideal is the N = 1 step time; strong: ideal is the N = 1 step time / N
-            const double efficiency = strong ? base.step_s / (n * p.step_s) : base.step_s / p.step_s;
+            // DESIGN §5 on the predicted throughputs (weak: step(1)/step(N); strong: step(1)/(N step(N))).
+            const double speedup = study::speedup(p.images_per_s, base.images_per_s);
+            const double efficiency = study::efficiency(speedup, n);
             record::Attrs row;
             const std::string name(traits(kind).name);
             const std::string group = fmt::format("project-{}-{}{}{}", model, strong ? "strong" : "weak",
@@ -196,7 +198,7 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
             row.set("comm_s", p.comm_s);
             row.set("exposed_comm_s", p.exposed_s);
             row.set("exposed_comm_frac", p.exposed_s / p.step_s);
-            row.set("speedup", efficiency * n);
+            row.set("speedup", speedup);
             row.set("efficiency", efficiency);
             row.set("buckets", std::int64_t(p.buckets));
             row.set("source", "projection");

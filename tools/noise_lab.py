@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""noise_lab.py — how often `scalebench compare` cries wolf, and how often it catches a real
+slowdown, measured on this machine (issue 25's noise laboratory). A benchmark: it prints figures
+(and writes them as JSON with -o); it asserts nothing and is not a test.
+
+    /usr/bin/python3 tools/noise_lab.py BUILD_DIR [--pairs 8] [--k 5] [--power-k 3,5,10]
+        [--trials 10] [--caps 0.9,0.8] [--work results/noise-lab] [-o lab.json]
+
+(a) A/A false alarms: --pairs independent pairs of K-repetition sweeps of the same small study
+    (one-thread U-Net points, long enough to time: ≥ 1 s and ≥ 30 measured steps a run), each pair
+    compared; every timing comparison that comes out REGRESSION or improved is a false alarm (both
+    sides ran the same binary and configuration). Reported per metric and in total.
+(b) Power: per cap c in --caps and K in --power-k, --trials times: K runs of one point free, then K
+    runs of it in a cgroup limited to c of one core (cgroup v1 cpu.cfs_quota_us, or v2 cpu.max), and
+    compare; detection = images_per_s REGRESSION. A cap of 0.8 slows a one-thread run by about 20 %
+    when the core is otherwise free (less when other jobs already take part of it).
+Needs root for the cgroup (the A/A part does not). It deliberately does not pick K for anyone or
+change any default: it measures the rule as shipped (docs/metrics.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+
+SPEC = """[study]
+name = "{name}"
+output = "{out}"
+repetitions = {k}
+
+[dataset]
+path = "{data}"
+
+[sweep]
+models = ["unet:depth=2,base=4"]
+strategies = ["single"]
+devices = [1]
+batch = {batch}
+
+[train]
+epochs = 3
+lr = 0.05
+threads = 1
+"""
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def sweep(sb, work, name, k, batch, data, cgroup=None) -> str:
+    out = os.path.join(work, name)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    spec = os.path.join(work, name + ".toml")
+    with open(spec, "w") as f:
+        f.write(SPEC.format(name=name, out=out, k=k, batch=batch, data=data))
+    cmd = [sb, "sweep", spec]
+    if cgroup:  # the shell joins the cgroup, then becomes the sweep: every point inherits it
+        cmd = ["sh", "-c", f'echo $$ > "{cgroup}/cgroup.procs" && exec "$@"', "sh"] + cmd
+    r = run(cmd)
+    if r.returncode != 0:
+        sys.exit(f"noise_lab: sweep {name} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    r = run([sb, "collect", out])
+    if r.returncode != 0:
+        sys.exit(f"noise_lab: collect {name} failed: {r.stderr}")
+    return os.path.join(out, "study.h5")
+
+
+def compare(sb, a, b) -> list:
+    r = run([sb, "compare", a, b, "--format", "json"])
+    if r.returncode not in (0, 1, 3):
+        sys.exit(f"noise_lab: compare failed ({r.returncode}): {r.stderr}")
+    return json.loads(r.stdout)["rows"]
+
+
+def read_timing(study_h5) -> set:
+    """The timing metrics as the study file's /metrics table tags them (metrics.def, the one list)."""
+    import h5py  # the plots' dependency; only needed here
+    with h5py.File(study_h5, "r") as f:
+        m = f["metrics"][()]
+        return {n.decode() for n, k in zip(m["name"], m["kind"]) if k.decode() == "timing"}
+
+
+def make_cgroup(cap: float) -> str:
+    v1 = "/sys/fs/cgroup/cpu"
+    if os.path.exists(os.path.join(v1, "cpu.cfs_quota_us")):
+        path = os.path.join(v1, f"sb-noise-lab-{os.getpid()}")
+        os.makedirs(path, exist_ok=True)
+        period = int(open(os.path.join(path, "cpu.cfs_period_us")).read())
+        open(os.path.join(path, "cpu.cfs_quota_us"), "w").write(str(int(cap * period)))
+        return path
+    v2 = "/sys/fs/cgroup"
+    path = os.path.join(v2, f"sb-noise-lab-{os.getpid()}")
+    os.makedirs(path, exist_ok=True)
+    open(os.path.join(path, "cpu.max"), "w").write(f"{int(cap * 100000)} 100000")
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("--pairs", type=int, default=8)
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--batches", default="[2, 4, 8, 16]", help="the A/A study's batch axis (one point each)")
+    ap.add_argument("--power-k", default="3,5,10")
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--caps", default="0.9,0.8")
+    ap.add_argument("--work", default="results/noise-lab")
+    ap.add_argument("-o", "--output", default="")
+    ap.add_argument("--skip-aa", action="store_true")
+    ap.add_argument("--skip-power", action="store_true")
+    a = ap.parse_args()
+    sb = os.path.abspath(os.path.join(a.build, "scalebench"))
+    work = os.path.abspath(a.work)
+    os.makedirs(work, exist_ok=True)
+    data = os.path.join(work, "seg.h5")
+    if not os.path.exists(data):
+        r = run([sb, "datagen", "--task", "segmentation", "--n", "480", "--size", "32", "--seed", "3", "-o", data])
+        if r.returncode != 0:
+            sys.exit(f"noise_lab: datagen failed: {r.stderr}")
+    result = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": os.uname().nodename,
+              "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()}
+    t0 = time.time()
+    if not a.skip_aa:
+        per = Counter()
+        alarms = Counter()
+        flags = Counter()
+        timing = None
+        for i in range(a.pairs):
+            x = sweep(sb, work, f"aa{i}x", a.k, a.batches, data)
+            y = sweep(sb, work, f"aa{i}y", a.k, a.batches, data)
+            timing = timing or read_timing(x)
+            for row in compare(sb, x, y):
+                if row["metric"] not in timing:
+                    continue
+                per[row["metric"]] += 1
+                flags[row["verdict"]] += 1
+                if row["verdict"] in ("REGRESSION", "improved"):
+                    alarms[row["metric"]] += 1
+            print(f"A/A pair {i + 1}/{a.pairs}: {sum(per.values())} timing comparisons so far, "
+                  f"{sum(alarms.values())} false alarms", flush=True)
+        total = sum(per.values())
+        result["aa"] = {"k": a.k, "pairs": a.pairs, "comparisons": total, "false_alarms": sum(alarms.values()),
+                        "rate": sum(alarms.values()) / total if total else None,
+                        "per_metric": {m: {"comparisons": per[m], "false_alarms": alarms[m]} for m in sorted(per)},
+                        "verdicts": dict(flags)}
+        print(f"A/A: {sum(alarms.values())} false alarms in {total} timing comparisons "
+              f"({100 * result['aa']['rate']:.2f} %) at K = {a.k}; verdicts {dict(flags)}")
+    if not a.skip_power:
+        result["power"] = []
+        for cap in [float(c) for c in a.caps.split(",")]:
+            cg = make_cgroup(cap)
+            try:
+                for k in [int(x) for x in a.power_k.split(",")]:
+                    hits, verdicts = 0, Counter()
+                    for t in range(a.trials):
+                        base = sweep(sb, work, f"pw{cap}k{k}b{t}", k, "4", data)
+                        slow = sweep(sb, work, f"pw{cap}k{k}c{t}", k, "4", data, cgroup=cg)
+                        v = [r for r in compare(sb, base, slow) if r["metric"] == "images_per_s"][0]
+                        verdicts[v["verdict"]] += 1
+                        hits += v["verdict"] == "REGRESSION"
+                        print(f"power cap {cap} K = {k} trial {t + 1}: {v['verdict']} {100 * v['change']:+.1f}%",
+                              flush=True)
+                    result["power"].append({"cap": cap, "k": k, "trials": a.trials, "detected": hits,
+                                            "rate": hits / a.trials, "verdicts": dict(verdicts)})
+                    print(f"power: cap {cap} of a core, K = {k}: {hits}/{a.trials} detected; {dict(verdicts)}")
+            finally:
+                os.rmdir(cg)
+    result["seconds"] = round(time.time() - t0)
+    result["loadavg_end"] = os.getloadavg()
+    print(json.dumps(result, indent=1))
+    if a.output:
+        with open(a.output, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

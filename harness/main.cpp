@@ -8,7 +8,9 @@
 #include <span>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/comm/commbench.h"
@@ -27,6 +29,7 @@
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
 #include "kernels/common/build_info.h"
+#include "kernels/common/exit_codes.h"
 
 namespace {
 
@@ -230,13 +233,45 @@ CLI::App* add_trace(CLI::App& app, std::vector<std::string>& inputs, std::string
   return merge;
 }
 
+// One line on stderr, whatever the message holds: control characters (a newline or escape in a
+// path someone passed) are shown as \n, \t or \xNN instead of breaking the line or the terminal.
+std::string one_line(std::string_view msg) {
+  std::string o;
+  for (const char c : msg) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') o += "\\n";
+    else if (c == '\t') o += "\\t";
+    else if (u < 0x20 || u == 0x7f) o += fmt::format("\\x{:02x}", u);
+    else o += c;
+  }
+  return o;
+}
+
+int print_error(scalebench::ExitCode code, std::string_view msg) {
+  std::cout.flush();
+  std::fprintf(stderr, "scalebench: %s%s\n", code == scalebench::ExitCode::internal ? "internal error: " : "error: ",
+               one_line(msg).c_str());
+  return scalebench::exit_status(code);
+}
+
+// `scalebench --help`'s last lines: the exit statuses, from kernels/common/exit_codes.def.
+std::string exit_code_footer() {
+  std::string o = "Exit status:";
+  for (const auto& r : scalebench::kExitCodes) {
+    const bool base = r.code == scalebench::exit_status(scalebench::ExitCode::stopped);  // 128 + the signal
+    o += fmt::format("\n  {:<6} {}", base ? "128+N" : std::to_string(r.code), r.meaning);
+  }
+  return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"scalebench — HPC scaling studies of hand-written U-Net and VGG training"};
   app.require_subcommand(1);
   // One line per failure, like every other scalebench error (CLI11's default adds a second line).
-  app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string("scalebench: error: ") + e.what() + "\n"; });
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return "scalebench: error: " + one_line(e.what()) + "\n"; });
+  app.footer(exit_code_footer());
   app.set_version_flag("--version", std::string("scalebench ") + SCALEBENCH_VERSION + " (" + scalebench::build_git_sha() + ")");
   scalebench::data::GenConfig gen;
   std::string gen_out, gen_task = "segmentation";
@@ -260,7 +295,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version end 0; every command-line error is bad input (CLI11's own codes, 105 or
+    // 114, are not ours: exit_codes.def).
+    const int cli = app.exit(e);
+    return scalebench::exit_status(cli == 0 ? scalebench::ExitCode::ok : scalebench::ExitCode::failed);
   }
   if (parse_only) {
     try {
@@ -275,8 +313,7 @@ int main(int argc, char** argv) {
         for (const auto& f : scalebench::train_fields()) std::cout << f.key << " = " << f.text(train.cfg) << "\n";
       return 0;
     } catch (const scalebench::Error& e) {
-      std::fprintf(stderr, "scalebench: error: %s\n", e.what());
-      return 1;
+      return print_error(scalebench::ExitCode::failed, e.what());
     }
   }
   try {
@@ -306,13 +343,11 @@ int main(int argc, char** argv) {
       std::cout << "trace merge: " << trace_inputs.size() << " rank file(s) -> " << trace_out << "\n";
     }
   } catch (const scalebench::Error& e) {
-    std::cout.flush();
-    std::fprintf(stderr, "scalebench: error: %s\n", e.what());
-    return 1;
+    return print_error(scalebench::ExitCode::failed, e.what());
+  } catch (const std::bad_alloc& e) {
+    return print_error(scalebench::ExitCode::failed, scalebench::failure_text(e));
   } catch (const std::exception& e) {
-    std::cout.flush();
-    std::fprintf(stderr, "scalebench: internal error: %s\n", e.what());
-    return 3;
+    return print_error(scalebench::ExitCode::internal, e.what());
   }
   return 0;
 }

@@ -36,7 +36,7 @@ int run_recorded(RunConfig rc, const std::string& output, const std::vector<std:
     result = train(rc.train, out, &recorder);
     result.preempted ? recorder.preempt(result) : recorder.finish(result);
   } catch (const std::exception& e) {
-    recorder.fail(e.what());
+    recorder.fail(failure_text(e));
     throw;
   }
   if (result.preempted) {

@@ -74,7 +74,10 @@ class AllreduceStrategy final : public Strategy {
     agreed_stop_ = ok_code / 2;
     const int bad_rank = bad_code / kIssues - 1;
     const auto issue = StepHealth::Issue(bad_code % kIssues);
-    const double comm_exposed = clock.lap();
+    // One worker exchanges nothing (bytes_per_step is 0): its exposed communication is 0 by
+    // definition, and the bookkeeping above counts in the update phase (epoch.cpp's lap), not as
+    // communication a single worker cannot have (the report's `phase` flag fired on every N = 1).
+    const double comm_exposed = comm_.size() > 1 ? clock.lap() : 0.0;
     model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
     StepExchange x = check_gradient(model, bad_rank == comm_.rank() ? health : StepHealth{}, bad_rank, issue);
     if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);

@@ -21,9 +21,12 @@
 // Not here: how a strategy agrees (harness/strategy), how the run file says it (harness/record).
 #pragma once
 
+#include "kernels/common/exit_codes.h"
+
 namespace scalebench {
 
-inline constexpr int kExitPreempted = 75;  // EX_TEMPFAIL: "try again" (Slurm --requeue, sweep reruns)
+// 75, EX_TEMPFAIL: "try again" (Slurm --requeue, sweep reruns); kernels/common/exit_codes.def.
+inline constexpr int kExitPreempted = exit_status(ExitCode::preempted);
 
 // Installs the SIGUSR1/SIGTERM/SIGINT handler (idempotent; installing again after MPI_Init keeps
 // it ours: Open MPI installs its own).

@@ -5,6 +5,7 @@
 // kernels/cudnn/cudnn_check.h, NCCL_CHECK and MPI_CHECK in harness/comm/{nccl,mpi}_check.h.
 #pragma once
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,15 @@ class Error : public std::runtime_error {
 
 // Input errors meant for users: no file:line, the message alone must name the bad field/value.
 [[noreturn]] inline void fail_input(const std::string& msg) { throw Error(msg); }
+
+// The one line a failure is reported and recorded with: e.what(), except for an allocation that
+// failed, whose what() ("std::bad_alloc") says nothing a user can act on.
+inline std::string failure_text(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of memory: an allocation failed (the model, batch or data set needs more memory than this process "
+           "may use: try a smaller --batch or model, or raise the job's memory limit)";
+  return e.what();
+}
 
 }  // namespace scalebench
 

@@ -66,6 +66,10 @@ PY
     expect_error "unknown model 'resnet50'" "$sb" train --data "$tmp/seg.h5" --model resnet50
     expect_error "unknown option 'depht'" "$sb" train --data "$tmp/seg.h5" --model unet:depht=2
     expect_error "--batch: -4 is out of range" "$sb" train --data "$tmp/seg.h5" --batch -4
+    # A command-line value error is bad input like any other: status 1 (CLI11's own would be 105/114).
+    "$sb" train --data "$tmp/seg.h5" --batch abc 2>/dev/null; [ $? -eq 1 ] || fail "--batch abc: not exit status 1"
+    # Control characters in a value stay one escaped line.
+    expect_error 'dataset /nowhere/a\nb\x1b.h5: file not found' "$sb" train --data $'/nowhere/a\nb\x1b.h5'
     expect_error "--epochs: 0 is out of range" "$sb" train --data "$tmp/seg.h5" --epochs 0
     expect_error "--lr-scaling: 'cubic' is not one of: none, linear, sqrt" "$sb" train --data "$tmp/seg.h5" --lr-scaling cubic
     expect_error "divisible by 64" "$sb" train --data "$tmp/seg.h5" --model unet:depth=6

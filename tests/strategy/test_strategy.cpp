@@ -105,5 +105,27 @@ TEST(AllreduceStrategy, ThreadsRanksEndWithTheMeanGradientsUpdate) {
     ASSERT_NEAR(after[0][i], w0[i] - 0.5f * 2.0f, 1e-6f) << i;  // mean gradient (1 + 2 + 3) / 3 = 2
 }
 
+// One worker sends nothing, so its exposed communication is 0 by definition (the step's own
+// bookkeeping is update time): every allreduce strategy at one rank, the one-rank world of MPI
+// runs at N = 1 and of mirrored --devices 1.
+TEST(AllreduceStrategy, OneWorkerHasNoExposedCommunication) {
+  for (auto kind : {StrategyKind::mirrored, StrategyKind::multiworker, StrategyKind::ring, StrategyKind::hierarchical}) {
+    comm::ThreadsWorld::run(1, [&](comm::Communicator& c) {
+      auto m = small_model();
+      auto s = make_strategy({.kind = kind, .bucket_mb = 0.001}, &c, m->param_count());
+      Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.0f}, m->param_count());
+      s->start(*m);
+      for (int step = 0; step < 3; ++step) {
+        s->before_backward(*m);
+        std::fill_n(m->grads().f32(), m->param_count(), 1.0f);
+        const StepExchange x = s->after_backward(*m, opt, 0.5f, {});
+        EXPECT_EQ(x.comm_exposed, 0.0) << name_of(kind) << " step " << step;
+        EXPECT_EQ(s->bytes_per_step(), 0) << name_of(kind);
+      }
+      s->finish(*m);
+    });
+  }
+}
+
 }  // namespace
 }  // namespace scalebench

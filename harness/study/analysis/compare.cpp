@@ -237,9 +237,10 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
 bool is_regression(const MetricVerdict& v) { return severity(v.verdict) <= 2; }
 
 int compare_exit_code(const CompareResult& r, InconclusivePolicy policy) {
-  if (r.regressions > 0 || r.matched == 0) return 1;  // a gate that compared nothing must not pass
-  if (r.inconclusive == 0) return 0;
-  return policy == InconclusivePolicy::pass ? 0 : policy == InconclusivePolicy::fail ? 1 : kExitInconclusive;
+  const int ok = exit_status(ExitCode::ok), failed = exit_status(ExitCode::failed);
+  if (r.regressions > 0 || r.matched == 0) return failed;  // a gate that compared nothing must not pass
+  if (r.inconclusive == 0) return ok;
+  return policy == InconclusivePolicy::pass ? ok : policy == InconclusivePolicy::fail ? failed : kExitInconclusive;
 }
 
 }  // namespace scalebench::study

@@ -23,6 +23,7 @@
 
 #include "harness/study/analysis/format.h"
 #include "harness/study/analysis/study_file.h"
+#include "kernels/common/exit_codes.h"
 
 namespace scalebench::study {
 
@@ -81,7 +82,7 @@ bool is_regression(const MetricVerdict& v);
 // What INCONCLUSIVE results make of the exit status when nothing regressed:
 // code → 3, pass → 0, fail → 1.
 enum class InconclusivePolicy { code, pass, fail };
-inline constexpr int kExitInconclusive = 3;
+inline constexpr int kExitInconclusive = exit_status(ExitCode::inconclusive);  // kernels/common/exit_codes.def
 // 1 on a regression (REGRESSION, FAILED, MISSING) or when no point matched; else, with
 // INCONCLUSIVE rows, what the policy says; else 0.
 int compare_exit_code(const CompareResult& r, InconclusivePolicy policy);

@@ -1,5 +1,5 @@
-// harness_test_util.h — helpers for the record and study tests: a temporary folder removed at the end, and
-// running the scalebench binary (SB_BINARY, set by tests/CMakeLists.txt).
+// harness_test_util.h — helpers for the tests: a temporary folder removed at the end, running the
+// scalebench binary (SB_BINARY, set by tests/CMakeLists.txt), and the message of the error a call throws.
 #pragma once
 
 #include <stdlib.h>
@@ -7,9 +7,22 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 
+#include "kernels/common/check.h"
+
 namespace sbtest {
+
+// The message of the scalebench::Error that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const scalebench::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 class TempDir {
  public:

@@ -12,18 +12,12 @@
 
 #include "kernels/common/check.h"
 #include "models/device.h"
+#include "tests/common/harness_test_util.h"
 
 namespace scalebench {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using sbtest::error_of;
 
 TEST(CpuDevice, ReductionsAndScanOverSegments) {
   auto d = make_device({.backend = Backend::cpu});

@@ -20,14 +20,7 @@ Clock::time_point at_us(double us) {
   return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us)));
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using sbtest::error_of;
 
 TEST(TraceRead, ReadsBackWhatWriteWrote) {
   sbtest::TempDir d;

@@ -308,7 +308,8 @@ TEST(Compare, MissingMetricOnAnOkPointFails) {
   const CompareResult r = compare(base, now, {});
   ASSERT_NE(find(r, "a", "final_val_loss"), nullptr);
   EXPECT_EQ(find(r, "a", "final_val_loss")->verdict, "MISSING");
-  EXPECT_EQ(find(r, "a", "final_val_loss")->note, "1 of NEW's 1 ok run(s) have no final_val_loss");
+  EXPECT_EQ(find(r, "a", "final_val_loss")->note,
+            "1 of NEW's 1 ok run(s) have no final_val_loss (or an infinite or negative one)");
   EXPECT_EQ(find(r, "a", "images_per_s")->verdict, "ok");  // one run a side, but the same value
   ASSERT_NE(find(r, "b", "images_per_s"), nullptr);
   EXPECT_EQ(find(r, "b", "images_per_s")->verdict, "MISSING");
@@ -320,6 +321,15 @@ TEST(Compare, MissingMetricOnAnOkPointFails) {
   EXPECT_NE(text.find("MISSING"), std::string::npos) << text;
   EXPECT_EQ(text.find("nan"), std::string::npos) << text;
   EXPECT_NE(render_compare(r, Format::json).find("\"verdict\": \"MISSING\""), std::string::npos);
+
+  // An infinite or negative value is a wrong record, not an improvement (a ratio of +inf was "improved").
+  StudyFile odd = empty_study();
+  run(odd, "a", "ok", {{"images_per_s", INFINITY}, {"final_val_loss", -0.5}});
+  const CompareResult w = compare(base, odd, {});
+  EXPECT_EQ(find(w, "a", "images_per_s")->verdict, "MISSING");
+  EXPECT_EQ(find(w, "a", "final_val_loss")->verdict, "MISSING");
+  EXPECT_EQ(w.improvements, 0);
+  EXPECT_EQ(w.regressions, 2);
 
   // The command: exit 1, though every value that is present is within its tolerance.
   sbtest::TempDir dir;

@@ -50,12 +50,17 @@ std::vector<std::string> nearest(const record::Table& from, const std::vector<Po
   return out;
 }
 
+// A point's valid values of a metric. Every metric of metrics.def is finite and non-negative, so an
+// infinite or negative value is a wrong record, counted like a missing one (MISSING, a failure) —
+// it once made a ratio of +inf, "improved".
 std::vector<double> values(const record::Table& t, const PointRows& p, const std::string& col) {
   std::vector<double> v;
   for (auto r : p.ok_rows)
-    if (double x = t.num(col, r); !std::isnan(x)) v.push_back(x);
+    if (double x = t.num(col, r); std::isfinite(x) && x >= 0) v.push_back(x);
   return v;
 }
+
+constexpr const char* kNoValidValue = " (or an infinite or negative one)";
 
 // Every ok run measures its throughput: an ok row without it was recorded wrong.
 constexpr const char* kAlwaysMeasured = "images_per_s";
@@ -187,8 +192,10 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
       if ((lost_new && (always || !vb.empty())) || (lost_base && always)) {
         v.verdict = "MISSING";
         v.change = NAN;
-        v.note = lost_new ? fmt::format("{} of NEW's {} ok run(s) have no {}", lost_new, n.ok_rows.size(), m.name)
-                          : fmt::format("{} of BASE's {} ok run(s) have no {}", lost_base, b.ok_rows.size(), m.name);
+        v.note = lost_new ? fmt::format("{} of NEW's {} ok run(s) have no {}{}", lost_new, n.ok_rows.size(), m.name,
+                                        kNoValidValue)
+                          : fmt::format("{} of BASE's {} ok run(s) have no {}{}", lost_base, b.ok_rows.size(), m.name,
+                                        kNoValidValue);
         res.rows.push_back(std::move(v));
         continue;
       }

@@ -124,6 +124,13 @@ void fsync_path(const std::string& path, bool dir) {
 // temp + fsync + rename; ENOSPC and other failures name the path.
 void write_atomically(const std::string& path, const std::string& bytes, bool crash_midway) {
   const std::string tmp = path + ".tmp";
+  // A failed write or rename takes its temporary file with it (a full disk left the .tmp behind).
+  const auto fail = [&tmp](const std::string& msg) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fail_input(msg);
+  };
+  std::string problem;
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     SB_REQUIRE(f, "checkpoint: cannot create {}: {}", tmp, std::strerror(errno));
@@ -133,14 +140,14 @@ void write_atomically(const std::string& path, const std::string& bytes, bool cr
     if (crash_midway) crash_point("rank-file");
     f.write(bytes.data() + half, std::streamsize(bytes.size() - half));
     f.flush();
-    SB_REQUIRE(f.good(), "checkpoint: cannot write {}: {}", tmp,
-               errno == ENOSPC ? "disk full" : std::strerror(errno));
+    if (!f.good()) problem = errno == ENOSPC ? "disk full" : std::strerror(errno);
   }
+  if (!problem.empty()) fail(fmt::format("checkpoint: cannot write {}: {}", tmp, problem));
   fsync_path(tmp, false);
   if (crash_midway) crash_point("before-rename");
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  SB_REQUIRE(!ec, "checkpoint: cannot rename {} to {}: {}", tmp, path, ec.message());
+  if (ec) fail(fmt::format("checkpoint: cannot rename {} to {}: {}", tmp, path, ec.message()));
   fsync_path(fs::path(path).parent_path().string(), true);
 }
 

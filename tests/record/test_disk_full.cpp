@@ -124,6 +124,23 @@ TEST(DiskFull, TrainRunFileNamesThePath) {
   EXPECT_TRUE(disk.leftovers().empty());
 }
 
+// A checkpoint that does not fit: one line naming the file, and no temporary file left behind.
+TEST(DiskFull, CheckpointNamesThePathAndLeavesNoTemporaryFile) {
+  SmallDisk disk;
+  SB_NEED_SMALL_DISK(disk);
+  const std::string data = make_data(disk);
+  disk.fill(8);
+  std::string out;
+  const int rc = sbtest::run(std::string(SB_BINARY) + " train --model unet:depth=2,base=8 --data " + data +
+                                 " --epochs 1 --batch 4 --max-steps 2 --threads 1 --checkpoint-every 1 --checkpoint-dir " +
+                                 (disk / "ckpt"),
+                             &out);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("checkpoint: cannot write " + (disk / "ckpt/")), std::string::npos) << out;
+  EXPECT_NE(out.find("disk full"), std::string::npos) << out;
+  EXPECT_EQ(disk.leftovers(), std::vector<std::string>{}) << out;
+}
+
 TEST(DiskFull, SweepAndCollectNameThePath) {
   SmallDisk disk;
   SB_NEED_SMALL_DISK(disk);

@@ -6,7 +6,9 @@
 #
 #   tools/gpu-bundle.sh BUILD_DIR OUT_DIR PROGRAM...    e.g. tools/gpu-bundle.sh build .gpu tests/sb_test_gpu_kernels
 #
-# Writes OUT_DIR/bundle.tar.xz (bin/ and lib/ inside) and OUT_DIR/env.sh. Carry OUT_DIR (listed in
+# Writes OUT_DIR/bundle.tar.xz (bin/ and lib/ inside), OUT_DIR/env.sh, and OUT_DIR/ctest.tar.xz: the
+# build's ctest files and where they expect the source, the build and each program, so that
+# tools/gpu-label.sh can run `ctest -L gpu` there exactly as here. Carry OUT_DIR (listed in
 # .git/info/exclude) with the device tool; see docs/gpu.md. The carry limit is 64 MiB: OpenBLAS alone
 # is 36 MB uncompressed, ~9 MB compressed. Not here: Open MPI's runtime plugins (mpirun there is not
 # supported by this bundle; single-process and NCCL-over-file-bootstrap runs are).
@@ -30,5 +32,11 @@ for prog in "$@"; do
   done < <(ldd "$p")
 done
 tar -C "$stage" -cJf "$out/bundle.tar.xz" bin lib
+# ctest's files name absolute paths (the source tree, the build tree, each test program): record them.
+build_abs=$(cd "$build" && pwd)
+src_abs=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+{ echo "src=$src_abs"; echo "build=$build_abs"; printf "programs='%s'\n" "$*"; } >"$out/paths"
+(cd "$build" && find . -name CTestTestfile.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' | tar -cJf "$build_abs/.ctest.tar.xz" -T -)
+mv "$build/.ctest.tar.xz" "$out/ctest.tar.xz"
 cp "$(dirname "$0")/gpu-env.sh" "$out/env.sh"
 echo "gpu-bundle: $(ls "$stage/bin" | wc -l) programs, $(ls "$stage/lib" | wc -l) libraries -> $out/bundle.tar.xz ($(du -h "$out/bundle.tar.xz" | cut -f1))"

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -68,6 +69,35 @@ std::string gpu_names() {
   std::string out;
   const int n = cuda::device_availability().count;
   for (int k = 0; k < n; ++k) out += (k ? "; " : "") + cuda::device_description(k);
+  return out;
+}
+
+// The GPU software a run used, "" without a usable GPU: the kernel driver's version (from
+// /proc/driver/nvidia/version), the CUDA runtime and driver API, and the cuDNN and NCCL libraries
+// this process loaded — asked by symbol, as MPI's version is, so a build or a process without them
+// simply has none. A driver or library update shows up in compare's context diff before any verdict.
+std::string gpu_stack() {
+  std::string out = cuda::runtime_description();
+  if (out.empty()) return out;
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(in, line)) {
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
+    const auto k = line.find("Kernel Module");
+    std::string v;
+    if (k != std::string::npos) std::istringstream(line.substr(k + 13)) >> v;
+    if (!v.empty()) out = "driver " + v + ", " + out;
+  }
+  using CudnnFn = std::size_t (*)();
+  if (auto* fn = reinterpret_cast<CudnnFn>(::dlsym(RTLD_DEFAULT, "cudnnGetVersion"))) {
+    const std::size_t v = fn();  // major*10000 + minor*100 + patch (cuDNN 9)
+    out += fmt::format(", cuDNN {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+  }
+  using NcclFn = int (*)(int*);
+  if (auto* fn = reinterpret_cast<NcclFn>(::dlsym(RTLD_DEFAULT, "ncclGetVersion")); fn) {
+    int v = 0;
+    if (fn(&v) == 0 && v >= 10000) out += fmt::format(", NCCL {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+  }
   return out;
 }
 
@@ -186,6 +216,7 @@ Attrs capture_context(const std::vector<std::string>& argv) {
   a.set("cpu_model", cpu_model());
   a.set("cpu_threads", int(std::thread::hardware_concurrency()));
   a.set("gpu_names", gpu_names());
+  a.set("gpu_stack", gpu_stack());
   a.set("compiler", compiler());
   a.set("build_type", build_type());
   unsigned maj = 0, min = 0, rel = 0;

@@ -1,4 +1,4 @@
-// device.cpp — device_availability, device_description and DeviceGuard (see device.h).
+// device.cpp — device_availability, device_description, runtime_description and DeviceGuard (see device.h).
 // Not here: choosing a device for a rank, device memory (device_buffer.h).
 #include "kernels/cuda/device.h"
 
@@ -25,6 +25,18 @@ std::string device_description(int k) {
   CUDA_CHECK(cudaGetDeviceProperties(&p, k));
   return fmt::format("{} (sm_{}{}, {:.1f} GiB)", p.name, p.major, p.minor,
                      double(p.totalGlobalMem) / double(1ull << 30));
+}
+
+std::string runtime_description() noexcept {
+  if (device_availability().count == 0) return "";
+  int runtime = 0, driver = 0;
+  if (cudaRuntimeGetVersion(&runtime) != cudaSuccess || cudaDriverGetVersion(&driver) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "CUDA versions unknown";
+  }
+  // Codes are 1000 * major + 10 * minor.
+  return fmt::format("CUDA runtime {}.{}, driver API {}.{}", runtime / 1000, runtime % 1000 / 10, driver / 1000,
+                     driver % 1000 / 10);
 }
 
 DeviceGuard::DeviceGuard(int device) {

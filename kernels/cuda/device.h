@@ -19,6 +19,10 @@ DeviceAvailability device_availability() noexcept;
 // "NVIDIA H100 80GB HBM3 (sm_90, 79.1 GiB)" for device k; throws scalebench::Error on a bad index.
 std::string device_description(int k);
 
+// "CUDA runtime 13.0, driver API 13.0": the runtime linked in and what the installed driver
+// supports; "" when no device is usable (then nothing about the GPU is worth recording). Never throws.
+std::string runtime_description() noexcept;
+
 // Makes `device` current for the scope and restores the previous current device on exit (nothing
 // changes when it is already current). Throws scalebench::Error when `device` cannot be made current;
 // the restore never throws.

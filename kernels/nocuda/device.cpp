@@ -15,6 +15,8 @@ DeviceAvailability device_availability() noexcept { return {0, kNoCuda}; }
 
 std::string device_description(int) { fail_input(kNoCuda); }
 
+std::string runtime_description() noexcept { return ""; }
+
 DeviceGuard::DeviceGuard(int) { fail_input(kNoCuda); }
 DeviceGuard::~DeviceGuard() = default;
 

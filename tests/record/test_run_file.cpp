@@ -75,8 +75,10 @@ TEST(RunFile, SchemaRoundTrip) {
   EXPECT_EQ(g.config.integer("world_size"), 1);
   EXPECT_EQ(g.context.str("argv"), "scalebench train --data d.h5");
   for (const char* k : {"git_sha", "git_dirty", "hostnames", "cpu_model", "compiler", "build_type", "hdf5_version",
-                        "mpi_version", "environment", "scalebench_version"})
+                        "mpi_version", "environment", "scalebench_version", "gpu_names", "gpu_stack"})
     EXPECT_TRUE(g.context.has(k)) << k;
+  // Without a usable GPU nothing about one is recorded; with one, its software stack is named.
+  EXPECT_EQ(g.context.str("gpu_names").empty(), g.context.str("gpu_stack").empty()) << g.context.str("gpu_stack");
   ASSERT_EQ(g.epochs.rows(), 2u);
   for (const char* c : {"epoch", "warmup", "wall_s", "images", "images_per_s", "lr", "train_loss", "val_loss",
                         "val_miou", "val_accuracy"})

@@ -82,10 +82,13 @@ std::string gpu_stack() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (std::getline(in, line)) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
+    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...": the
+    // first word of digits and dots after "Kernel Module".
     const auto k = line.find("Kernel Module");
-    std::string v;
-    if (k != std::string::npos) std::istringstream(line.substr(k + 13)) >> v;
+    std::istringstream words(k == std::string::npos ? "" : line.substr(k));
+    std::string v, w;
+    while (v.empty() && words >> w)
+      if (w.find('.') != std::string::npos && w.find_first_not_of("0123456789.") == std::string::npos) v = w;
     if (!v.empty()) out = "driver " + v + ", " + out;
   }
   using CudnnFn = std::size_t (*)();

@@ -97,9 +97,14 @@ AlgoChoice find_best(Handle& handle, cuda::Workspace& ws, const ConvProblem& p, 
 
   // Deterministic keys: every deterministic algorithm repeats its own bits, but two of them differ,
   // and Find's timing order changes from run to run. Take the lowest-numbered acceptable algorithm,
-  // so the choice, and with it the results, depend on nothing measured.
+  // so the choice, and with it the results, depend on nothing measured. Find lists an algorithm once
+  // per math type (default and tensor-op math give other bits), so the math type is part of the
+  // order too: sorted by the algorithm alone, Find's timing picked between them, and a bf16 run under
+  // a busy GPU took the other one (ModelDeterministic failed under ctest -j 8 on an H200).
   if (key.deterministic)
-    std::stable_sort(perf.begin(), perf.begin() + got, [](const auto& a, const auto& b) { return a.algo < b.algo; });
+    std::sort(perf.begin(), perf.begin() + got, [](const auto& a, const auto& b) {
+      return a.algo != b.algo ? a.algo < b.algo : a.mathType < b.mathType;
+    });
   std::string refused;  // why each result was passed over, for the error below
   for (int i = 0; i < got; ++i) {
     const auto& r = perf[static_cast<std::size_t>(i)];

@@ -33,10 +33,9 @@ for prog in "$@"; do
 done
 tar -C "$stage" -cJf "$out/bundle.tar.xz" bin lib
 # ctest's files name absolute paths (the source tree, the build tree, each test program): record them.
-build_abs=$(cd "$build" && pwd)
+out_abs=$(cd "$out" && pwd)
 src_abs=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
-{ echo "src=$src_abs"; echo "build=$build_abs"; printf "programs='%s'\n" "$*"; } >"$out/paths"
-(cd "$build" && find . -name CTestTestfile.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' | tar -cJf "$build_abs/.ctest.tar.xz" -T -)
-mv "$build/.ctest.tar.xz" "$out/ctest.tar.xz"
+{ echo "src=$src_abs"; echo "build=$(cd "$build" && pwd)"; printf "programs='%s'\n" "$*"; } >"$out/paths"
+(cd "$build" && find . -name CTestTestfile.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' | tar -cJf "$out_abs/ctest.tar.xz" -T -)
 cp "$(dirname "$0")/gpu-env.sh" "$out/env.sh"
 echo "gpu-bundle: $(ls "$stage/bin" | wc -l) programs, $(ls "$stage/lib" | wc -l) libraries -> $out/bundle.tar.xz ($(du -h "$out/bundle.tar.xz" | cut -f1))"

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "harness/comm/communicator.h"
 
@@ -21,5 +22,7 @@ std::unique_ptr<Communicator> make_gpu_world(Communicator& bootstrap, CommOption
 int device_of(const Communicator* c);
 // Whether this build has the nccl transport.
 bool nccl_built();
+// The loaded NCCL library's version, e.g. "2.28.9"; "" in a build without the nccl transport.
+std::string nccl_version();
 
 }  // namespace scalebench::comm

@@ -19,8 +19,10 @@
 
 #include <fmt/format.h>
 
+#include "harness/comm/gpu_world.h"  // nccl_version: harness/comm/nccl, else harness/comm/nonccl ("")
 #include "kernels/common/build_info.h"
 #include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
+#include "kernels/cudnn/version.h"  // CUDA builds: kernels/cudnn; others: kernels/nocuda ("")
 
 extern char** environ;
 
@@ -74,8 +76,8 @@ std::string gpu_names() {
 
 // The GPU software a run used, "" without a usable GPU: the kernel driver's version (from
 // /proc/driver/nvidia/version), the CUDA runtime and driver API, and the cuDNN and NCCL libraries
-// this process loaded — asked by symbol, as MPI's version is, so a build or a process without them
-// simply has none. A driver or library update shows up in compare's context diff before any verdict.
+// this process loaded (each "" in a build without it). A driver or library update shows up in
+// compare's context diff before any verdict.
 std::string gpu_stack() {
   std::string out = cuda::runtime_description();
   if (out.empty()) return out;
@@ -91,16 +93,8 @@ std::string gpu_stack() {
       if (w.find('.') != std::string::npos && w.find_first_not_of("0123456789.") == std::string::npos) v = w;
     if (!v.empty()) out = "driver " + v + ", " + out;
   }
-  using CudnnFn = std::size_t (*)();
-  if (auto* fn = reinterpret_cast<CudnnFn>(::dlsym(RTLD_DEFAULT, "cudnnGetVersion"))) {
-    const std::size_t v = fn();  // major*10000 + minor*100 + patch (cuDNN 9)
-    out += fmt::format(", cuDNN {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
-  }
-  using NcclFn = int (*)(int*);
-  if (auto* fn = reinterpret_cast<NcclFn>(::dlsym(RTLD_DEFAULT, "ncclGetVersion")); fn) {
-    int v = 0;
-    if (fn(&v) == 0 && v >= 10000) out += fmt::format(", NCCL {}.{}.{}", v / 10000, v / 100 % 100, v % 100);
-  }
+  if (const std::string v = cudnn::loaded_version(); !v.empty()) out += ", cuDNN " + v;
+  if (const std::string v = comm::nccl_version(); !v.empty()) out += ", NCCL " + v;
   return out;
 }
 

@@ -1,4 +1,5 @@
 // version.h — the cuDNN library version loaded at run time (may differ from the headers built against).
+// Defined in kernels/cudnn/version.cpp with the CUDA backend, else in kernels/nocuda/ ("").
 // Not here: gating features on the version.
 #pragma once
 
@@ -6,6 +7,7 @@
 
 namespace scalebench::cudnn {
 
+// "9.19.0"; "" in a build without cuDNN.
 std::string loaded_version();
 
 }  // namespace scalebench::cudnn

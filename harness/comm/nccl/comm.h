@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "harness/comm/communicator.h"
+#include "harness/comm/gpu_world.h"  // nccl_version
 #include "harness/comm/schedule.h"
 
 namespace scalebench::comm {
@@ -130,8 +131,5 @@ int nccl_device(const Communicator& c);
 
 // Visible CUDA devices (0 when there is no driver or device; never throws).
 int cuda_device_count() noexcept;
-
-// The loaded NCCL library's version, e.g. "2.28.9".
-std::string nccl_version();
 
 }  // namespace scalebench::comm

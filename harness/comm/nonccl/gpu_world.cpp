@@ -18,6 +18,7 @@ void run_gpu_group(int, const std::function<void(Communicator&)>&, CommOptions) 
 std::unique_ptr<Communicator> make_gpu_world(Communicator&, CommOptions) { no_cuda(); }
 int device_of(const Communicator*) { return 0; }
 bool nccl_built() { return false; }
+std::string nccl_version() { return ""; }
 
 void nccl_run_schedule(Communicator& c, const Schedule&, float*, WireType) {
   SB_CHECK(false, "the {} transport has device buffers, but this build has no GPU executor", c.transport());

@@ -13,8 +13,9 @@ out=results/cpu-demo
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 start=$(date +%s)
 
-echo "== demo: sweep studies/cpu-demo.toml"
-"$sb" sweep studies/cpu-demo.toml || echo "demo: some points failed (see the report below)"
+spec=studies/cpu-demo.toml
+echo "== demo: sweep $spec"
+"$sb" sweep "$spec" || echo "demo: some points failed (see the report below)"
 
 echo "== demo: collective benchmark (2 ranks, mpi, native vs ring)"
 if [ ! -f "$out/commbench.json" ]; then
@@ -32,16 +33,17 @@ echo "== demo: report"
 "$sb" report "$out/study.h5"
 
 # The demo's gate: compare's rule (docs/metrics.md) judges every metric. Quality and memory (seeded,
-# deterministic) against their tolerances; timing by the 6 repetitions a side: significance at
+# deterministic) against their tolerances; timing by the spec's repetitions a side: significance at
 # alpha 0.01 after Benjamini-Hochberg and a change beyond the tolerance and the measured noise.
 base=results/baselines/cpu-demo.h5
-echo "== demo: compare against $base (recorded by make demo on a 2-core Intel Xeon VM, 6 runs a point)"
+k=$(sed -n 's/^repetitions = \([0-9]*\).*/\1/p' "$spec")
+echo "== demo: compare against $base (recorded by make demo on a 2-core Intel Xeon VM, $k runs a point)"
 rc=0
 "$sb" compare "$base" "$out/study.h5" | tee "$out/compare.txt" || rc=${PIPESTATUS[0]}
 summary=$(grep -m1 '^compare: .* matched' "$out/compare.txt" || true)
 echo "demo: done in $(( $(date +%s) - start )) s — results in $out/ (study.h5, runs/, plots/, compare.txt)"
 case $rc in
   0) echo "demo: PASS — no regression against the baseline, speed included ($summary)" ;;
-  3) echo "demo: PASS — no regression; some timing INCONCLUSIVE: the 6 runs a side could not tell a change from the noise ($summary)" ;;
+  3) echo "demo: PASS — no regression; some timing INCONCLUSIVE: the $k runs a side could not tell a change from the noise ($summary)" ;;
   *) echo "demo: FAIL — compare reports a regression or matched no point ($summary); see compare.txt"; exit 1 ;;
 esac

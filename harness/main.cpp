@@ -30,6 +30,7 @@
 #include "kernels/common/check.h"
 #include "kernels/common/build_info.h"
 #include "kernels/common/exit_codes.h"
+#include "kernels/cpu/blas_core.h"
 
 namespace {
 
@@ -267,6 +268,9 @@ std::string exit_code_footer() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: may re-execute this program once so OpenBLAS loads the kernels this CPU
+  // supports (kernels/cpu/blas_core.h).
+  scalebench::cpu::ensure_blas_core(argv);
   CLI::App app{"scalebench — HPC scaling studies of hand-written U-Net and VGG training"};
   app.require_subcommand(1);
   // One line per failure, like every other scalebench error (CLI11's default adds a second line).

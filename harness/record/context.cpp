@@ -21,6 +21,7 @@
 
 #include "harness/comm/gpu_world.h"  // nccl_version: harness/comm/nccl, else harness/comm/nonccl ("")
 #include "kernels/common/build_info.h"
+#include "kernels/cpu/blas_core.h"
 #include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 #include "kernels/cudnn/version.h"  // CUDA builds: kernels/cudnn; others: kernels/nocuda ("")
 
@@ -142,7 +143,7 @@ const char* build_type() {
 
 std::string environment() {
   static const char* prefixes[] = {"SLURM_", "NCCL_", "OMPI_COMM_WORLD_", "PMI_", "OMP_NUM_THREADS=",
-                                   "OPENBLAS_NUM_THREADS=", "CUDA_VISIBLE_DEVICES="};
+                                   "OPENBLAS_NUM_THREADS=", "OPENBLAS_CORETYPE=", "CUDA_VISIBLE_DEVICES="};
   std::vector<std::string> vars;
   for (char** e = environ; e && *e; ++e) {
     const std::string kv = *e;
@@ -219,6 +220,7 @@ Attrs capture_context(const std::vector<std::string>& argv) {
   unsigned maj = 0, min = 0, rel = 0;
   a.set("hdf5_version", H5get_libversion(&maj, &min, &rel) >= 0 ? fmt::format("{}.{}.{}", maj, min, rel) : "unknown");
   a.set("blas", std::string(openblas_get_config()));
+  a.set("blas_core", cpu::blas_core_origin());
   a.set("mpi_version", mpi_library_version());
   std::string args;
   for (const auto& s : argv) {

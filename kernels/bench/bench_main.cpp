@@ -1,5 +1,18 @@
 // bench_main.cpp — entry point of sb_bench_kernels; the benchmarks register themselves from the
-// other files of this folder. Nothing else lives here.
+// other files of this folder. Like `scalebench`, it first makes OpenBLAS load the kernels this CPU
+// supports (kernels/cpu/blas_core.h) and prints the core type, so its GFLOP/s name their kernels.
 #include <benchmark/benchmark.h>
 
-BENCHMARK_MAIN();
+#include <cstdio>
+
+#include "kernels/cpu/blas_core.h"
+
+int main(int argc, char** argv) {
+  scalebench::cpu::ensure_blas_core(argv);
+  std::printf("OpenBLAS core type: %s\n", scalebench::cpu::blas_core_origin().c_str());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -251,6 +251,44 @@ PY
     expect_error "--network: 5gbe not in" "$sb" project --trace "$tmp/n1.json" --batch 4 --network 5gbe
     echo "ok: train --trace -> project -> report, compare, projection.png"
     ;;
+  blas_core)
+    # OpenBLAS's kernels (kernels/cpu/blas_core.h): the run file's context says which core type ran
+    # and why; a core type the user set wins; a parent's choice is re-checked against this CPU.
+    small_seg
+    core_of() {  # core_of <runs dir>: the blas_core context attribute of its one run file
+      /usr/bin/python3 - "$1" <<'PY' || fail "could not read blas_core from $1"
+import glob, sys, h5py
+files = glob.glob(sys.argv[1] + "/*.h5")
+assert len(files) == 1, files
+with h5py.File(files[0], "r") as f:
+    v = f["context"].attrs["blas_core"]
+print(v.decode() if isinstance(v, bytes) else v)
+PY
+    }
+    run_small() {  # run_small <runs dir> [env assignments...]
+      local out=$1; shift
+      env "$@" "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 --batch 4 --max-steps 2 \
+        -o "$out" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train exited non-zero ($*)"; }
+    }
+    flags=$(grep -m1 '^flags' /proc/cpuinfo)
+    has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
+    run_small "$tmp/r1" -u OPENBLAS_CORETYPE
+    got=$(core_of "$tmp/r1"); echo "ok: default: $got"
+    if has avx512f avx512cd avx512bw avx512dq avx512vl; then
+      [[ "$got" =~ ^(SkylakeX|Cooperlake|SapphireRapids)\  ]] || fail "an AVX-512 CPU ran '$got'"
+    elif has avx2 fma; then
+      [[ "$got" =~ ^(Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids)\  ]] || fail "an AVX2 CPU ran '$got'"
+    fi
+    run_small "$tmp/r2" OPENBLAS_CORETYPE=Prescott
+    got=$(core_of "$tmp/r2"); echo "ok: user's choice: $got"
+    [ "$got" = "Prescott (OPENBLAS_CORETYPE=Prescott set by the user)" ] || fail "the user's core type was not kept: '$got'"
+    # As if a parent on an SSE-only CPU had chosen Prescott: this CPU decides again.
+    run_small "$tmp/r3" OPENBLAS_CORETYPE=Prescott SCALEBENCH_BLAS_CORE=Prescott
+    got=$(core_of "$tmp/r3"); echo "ok: inherited choice: $got"
+    if has avx512f avx512cd avx512bw avx512dq avx512vl; then
+      [[ "$got" == "SkylakeX (chosen by scalebench from the CPU flags)" ]] || fail "an inherited choice was not re-checked: '$got'"
+    fi
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS $case_name"

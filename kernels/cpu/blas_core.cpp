@@ -1,0 +1,116 @@
+// blas_core.cpp — OpenBLAS core-type check and the one re-execution (see blas_core.h).
+#include "kernels/cpu/blas_core.h"
+
+#include <cblas.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+namespace scalebench::cpu {
+namespace {
+
+constexpr const char* kChosenVar = "SCALEBENCH_BLAS_CORE";        // the core type scalebench set
+constexpr const char* kDetectedVar = "SCALEBENCH_BLAS_DETECTED";  // OpenBLAS's own pick on this host
+constexpr const char* kPidVar = "SCALEBENCH_BLAS_REEXEC_PID";     // the process that re-executed
+constexpr const char* kFailedVar = "SCALEBENCH_BLAS_REEXEC_FAILED";
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+}  // namespace
+
+CpuVectorFeatures this_cpu_features() {
+  CpuVectorFeatures f;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // libgcc's checks include the OS's XSAVE support (XGETBV) for the AVX and AVX-512 states.
+  __builtin_cpu_init();
+  f.avx = __builtin_cpu_supports("avx");
+  f.avx2 = __builtin_cpu_supports("avx2");
+  f.fma = __builtin_cpu_supports("fma");
+  f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl");
+#endif
+  return f;
+}
+
+std::string best_blas_core(const CpuVectorFeatures& f) {
+  if (f.avx512) return "SkylakeX";  // OpenBLAS's AVX-512 sgemm/dgemm kernels (Cooperlake adds bf16 only)
+  if (f.avx2 && f.fma) return "Haswell";
+  if (f.avx) return "Sandybridge";
+  return "";
+}
+
+int blas_core_level(std::string_view core) {
+  const std::string c = lower(core);
+  for (const char* n : {"skylakex", "cooperlake", "sapphirerapids"})
+    if (c == n) return 3;
+  for (const char* n : {"haswell", "zen"})
+    if (c == n) return 2;
+  for (const char* n : {"sandybridge", "bulldozer", "piledriver", "steamroller", "excavator"})
+    if (c == n) return 1;
+  return 0;
+}
+
+std::string blas_core() {
+  const char* n = openblas_get_corename();
+  return n ? std::string(n) : std::string("unknown");
+}
+
+// Our own choice travels to child processes (a sweep's points, mpirun's ranks, a Slurm job on
+// other hardware) in OPENBLAS_CORETYPE with kChosenVar beside it, so each process checks it
+// against its own CPU: a login node's AVX-512 choice must not reach a compute node without
+// AVX-512 (OpenBLAS does not check a forced core type; its kernels would fault). kPidVar holds the
+// pid that re-executed (execv keeps it): one re-execution per process, never a loop.
+void ensure_blas_core(char** argv) {
+  const char* forced = env("OPENBLAS_CORETYPE");
+  const char* chosen = env(kChosenVar);
+  if (forced && !(chosen && lower(chosen) == lower(forced))) return;  // the user's choice wins
+  if (const char* pid = env(kPidVar); pid && std::atol(pid) == long(::getpid())) return;
+  const std::string current = blas_core();
+  const std::string best = best_blas_core(this_cpu_features());
+  if (forced ? blas_core_level(current) == blas_core_level(best) : blas_core_level(current) >= blas_core_level(best))
+    return;
+  if (best.empty()) {  // inherited from a CPU with more: let OpenBLAS detect this one
+    ::unsetenv("OPENBLAS_CORETYPE");
+    ::unsetenv(kChosenVar);
+    ::unsetenv(kDetectedVar);
+  } else {
+    ::setenv("OPENBLAS_CORETYPE", best.c_str(), 1);
+    ::setenv(kChosenVar, best.c_str(), 1);
+    if (forced) ::unsetenv(kDetectedVar);  // another host's detection says nothing about this one
+    else ::setenv(kDetectedVar, current.c_str(), 1);
+  }
+  ::setenv(kPidVar, std::to_string(::getpid()).c_str(), 1);
+  ::execv("/proc/self/exe", argv);
+  // Still here (execv failed): this process keeps the kernels it loaded; the context says why.
+  ::setenv(kFailedVar, best.empty() ? "(detection)" : best.c_str(), 1);
+}
+
+std::string blas_core_origin() {
+  const std::string core = blas_core();
+  const char* forced = env("OPENBLAS_CORETYPE");
+  const char* chosen = env(kChosenVar);
+  if (const char* failed = env(kFailedVar))
+    return core + " (re-executing with OPENBLAS_CORETYPE=" + failed + " failed; these are the kernels loaded)";
+  if (forced && !(chosen && lower(chosen) == lower(forced)))
+    return core + " (OPENBLAS_CORETYPE=" + forced + " set by the user)";
+  if (!forced) return core + " (detected by OpenBLAS)";
+  std::string s = core + " (chosen by scalebench from the CPU flags";
+  if (const char* detected = env(kDetectedVar)) s += std::string("; OpenBLAS detected ") + detected;
+  s += ")";
+  if (lower(core) != lower(forced)) s += "; this OpenBLAS has no " + std::string(forced) + " kernels";
+  return s;
+}
+
+}  // namespace scalebench::cpu

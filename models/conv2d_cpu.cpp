@@ -1,10 +1,30 @@
-// conv2d_cpu.cpp — Conv2d layer on the CPU: kernels/cpu/conv2d (BLAS path, or the reference when
-// ctx.reference). Square kernel, symmetric stride and padding.
+// conv2d_cpu.cpp — Conv2d layer on the CPU: the reference (ctx.reference), im2col + OpenBLAS
+// (kernels/cpu/conv2d.h) or oneDNN (kernels/onednn/conv2d.h), chosen by ctx.cpu_kernels and, for
+// auto, by the per-layer rule below. Square kernel, symmetric stride and padding.
+#include <memory>
+
 #include "kernels/cpu/conv2d.h"
+#include "kernels/onednn/conv2d.h"
 #include "models/cpu_layers.h"
 
 namespace scalebench::cpu_layers {
 namespace {
+
+// --cpu-kernels auto: oneDNN for every convolution with at least 8 input channels. Measured per
+// layer on the U-Net and VGG shapes (docs/results-cpu.md, "Which kernels"): oneDNN's blocked
+// direct convolution won every such layer, by 1.2-2.7x over forward + both backward passes; with
+// one input channel (the first layer) im2col + sgemm won.
+bool auto_uses_onednn(const Conv2dParams& p) { return p.c_in >= 8; }
+
+bool uses_onednn(const Ctx& ctx, const Conv2dParams& p) {
+  if (ctx.reference) return false;
+  switch (ctx.cpu_kernels) {
+    case CpuKernels::blas: return false;
+    case CpuKernels::onednn: return true;
+    case CpuKernels::automatic: return onednn::available() && auto_uses_onednn(p);
+  }
+  return false;
+}
 
 class Conv2dCpu final : public Layer {
  public:
@@ -37,11 +57,14 @@ class Conv2dCpu final : public Layer {
 
   void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool) override {
     const float* bias = d_.bias ? b_.f32() : nullptr;
+    if (uses_onednn(ctx, p_)) return dnnl().forward(p_, in[0]->f32(), w_.f32(), bias, out.f32());
     (ctx.reference ? cpu::conv2d_forward_ref : cpu::conv2d_forward_blas)(p_, in[0]->f32(), w_.f32(), bias, out.f32());
   }
   void backward(Ctx& ctx, const TensorRefs& in, const Tensor&, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
     float* dbias = d_.bias ? db_.f32() : nullptr;
+    if (uses_onednn(ctx, p_))
+      return dnnl().backward(p_, in[0]->f32(), w_.f32(), dout.f32(), dw_.f32(), dbias, din[0] ? din[0]->f32() : nullptr);
     (ctx.reference ? cpu::conv2d_backward_filter_ref : cpu::conv2d_backward_filter_blas)(
         p_, in[0]->f32(), dout.f32(), dw_.f32(), dbias);
     if (din[0])
@@ -54,7 +77,13 @@ class Conv2dCpu final : public Layer {
   }
 
  private:
+  onednn::Conv2d& dnnl() {
+    if (!onednn_) onednn_ = std::make_unique<onednn::Conv2d>(d_.bias);
+    return *onednn_;
+  }
+
   LayerDesc d_;
+  std::unique_ptr<onednn::Conv2d> onednn_;  // made on first use: its primitives and blocked buffers
   int c_in_ = 0;
   Conv2dParams p_;
   Tensor w_, b_, dw_, db_;

@@ -20,9 +20,20 @@ struct EnumNames<Backend> {
 };
 const char* to_string(Backend b);
 
+// CPU convolutions (when not the reference): automatic picks per layer by the measured rule in
+// models/conv2d_cpu.cpp (oneDNN where it was faster, when this build has it), blas is im2col +
+// OpenBLAS sgemm everywhere, onednn is oneDNN everywhere (kernels/onednn/conv2d.h).
+enum class CpuKernels : std::uint8_t { automatic, blas, onednn };
+template <>
+struct EnumNames<CpuKernels> {
+  static constexpr std::array<EnumEntry<CpuKernels>, 3> entries{
+      {{CpuKernels::automatic, "auto"}, {CpuKernels::blas, "blas"}, {CpuKernels::onednn, "onednn"}}};
+};
+
 struct Ctx {
   Backend backend = Backend::cpu;
   bool reference = false;     // CPU: direct double-accumulating kernels instead of BLAS
+  CpuKernels cpu_kernels = CpuKernels::automatic;  // CPU convolutions when not the reference
   std::uint64_t seed = 1;     // run seed; dropout masks derive from (seed, step, layer)
   std::int64_t step = 0;      // global optimizer step, advanced by the trainer
   // Where this replica's samples sit in the global batch (data parallelism): local sample i is

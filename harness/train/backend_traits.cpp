@@ -13,7 +13,7 @@ namespace {
 
 using C = const TrainConfig&;
 
-const std::array<BackendFeature, 12> kFeatures{{
+const std::array<BackendFeature, 13> kFeatures{{
     {"tf32 and bf16 math", "--precision tf32|bf16", [](C c) { return c.precision != Precision::fp32; }, false, true,
      "the CPU backend trains in fp32 only", ""},
     {"NHWC activations", "--layout NHWC", [](C c) { return c.layout != Layout::NCHW; }, false, true,
@@ -26,6 +26,9 @@ const std::array<BackendFeature, 12> kFeatures{{
     {"reference kernels (double accumulation)", "--reference-kernels", [](C c) { return c.reference_kernels; },
      true, false, "",
      "the GPU layers have no reference kernels: the CPU reference is what they are tested against"},
+    {"CPU convolution kernels (im2col + OpenBLAS, oneDNN)", "--cpu-kernels blas|onednn",
+     [](C c) { return c.cpu_kernels != CpuKernels::automatic; }, true, false, "",
+     "the GPU layers run cuDNN"},
     {"gradient accumulation", "--accumulate", [](C c) { return c.accumulate > 1; }, true, true, "", ""},
     {"synchronised batch norm", "--sync-bn", [](C c) { return c.sync_bn; }, true, true, "", ""},
     {"LARS", "--optimizer lars", [](C c) { return c.optimizer == OptimizerKind::lars; }, true, true, "", ""},
@@ -43,6 +46,7 @@ bool feature_on(const BackendFeature& f, Backend b) { return b == Backend::cpu ?
 
 std::string as_used(const BackendFeature& f, const TrainConfig& cfg) {
   if (f.option.starts_with("--precision ")) return fmt::format("--precision {}", name_of(cfg.precision));
+  if (f.option.starts_with("--cpu-kernels ")) return fmt::format("--cpu-kernels {}", name_of(cfg.cpu_kernels));
   if (f.option.starts_with("--optimizer ")) return fmt::format("--optimizer {}", name_of(cfg.optimizer));
   return std::string(f.option);
 }

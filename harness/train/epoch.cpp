@@ -49,7 +49,7 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
     : st_(st),
       log_(log),
       loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
-      ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .seed = st.cfg.seed, .step = 0,
+      ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .cpu_kernels = st.cfg.cpu_kernels, .seed = st.cfg.seed, .step = 0,
            .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()} {
   if (!st.trace) return;
   // Backward per layer: the model's hook fires as each layer with parameters has its gradient; the

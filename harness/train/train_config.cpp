@@ -8,6 +8,7 @@
 #include "harness/train/backend_traits.h"
 #include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
+#include "kernels/onednn/conv2d.h"
 #include "models/device.h"
 
 namespace scalebench {
@@ -47,6 +48,9 @@ void TrainConfig::validate() const {
   SB_REQUIRE(compression == comm::WireType::f32 || st.compression,
              "--compression {} needs --strategy {}, not {}", name_of(compression),
              strategies_with(&StrategyTraits::compression, " or "), st.name);
+  SB_REQUIRE(!reference_kernels || cpu_kernels == CpuKernels::automatic,
+             "--reference-kernels and --cpu-kernels {}: the reference replaces every fast path; give one of them",
+             name_of(cpu_kernels));
   SB_REQUIRE(!sync_bn || st.exchange != Exchange::server,
              "--sync-bn needs an allreduce strategy or single, not {} (parameter-server workers have no "
              "collective among themselves)",
@@ -56,6 +60,8 @@ void TrainConfig::validate() const {
 void TrainConfig::require_this_build() const {
   SB_REQUIRE(backend == Backend::cpu || cuda_backend_built(),
              "--backend cuda: this build has no CUDA backend (configure with nvcc on PATH)");
+  SB_REQUIRE(cpu_kernels != CpuKernels::onednn || onednn::available(),
+             "--cpu-kernels onednn: this build has no oneDNN (install libdnnl-dev and rebuild; auto and blas need none)");
 }
 
 std::string TrainConfig::canonical_text() const {

@@ -69,6 +69,7 @@ struct TrainConfig {
   ClassWeights class_weights;
   std::uint64_t seed = 1;
   bool reference_kernels = false;    // the double-accumulating reference instead of BLAS (cpu: backend_traits.h)
+  CpuKernels cpu_kernels = CpuKernels::automatic;  // cpu convolutions: auto|blas|onednn (models/ctx.h)
   int threads = 0;                   // BLAS threads; 0 = all cores
   std::int64_t max_steps = 0;        // per epoch, 0 = whole epoch (for quick checks)
   double progress_seconds = 30.0;    // a step progress line at most this often

@@ -90,6 +90,10 @@ std::vector<Field<T>> make_table() {
                          })));
   f.push_back(make_field("reference_kernels", &T::reference_kernels,
                          "Use the slow double-accumulating reference kernels"));
+  f.push_back(make_field("cpu_kernels", &T::cpu_kernels,
+                         "CPU convolutions" + choices<CpuKernels>() +
+                             ": auto is oneDNN where it measured faster (when built with oneDNN), else im2col + OpenBLAS",
+                         kLater));
   f.push_back(make_field("threads", &T::threads, "BLAS threads (0: all cores)", {.agree = false}, in_range(0, 4096)));
   f.push_back(make_field("max_steps", &T::max_steps, "Stop each epoch after this many steps (0: full epoch)", {},
                          at_least(std::int64_t{0})));

@@ -32,6 +32,8 @@ case "$case_name" in
   bad_inputs)
     small_seg
     expect_error "$tmp/missing.h5" "$sb" train --data "$tmp/missing.h5"
+    expect_error "--reference-kernels and --cpu-kernels blas" "$sb" train --data "$tmp/seg.h5" --reference-kernels --cpu-kernels blas
+    expect_error "--cpu-kernels" "$sb" train --data "$tmp/seg.h5" --cpu-kernels mkl
     head -c $(( $(stat -c %s "$tmp/seg.h5") / 2 )) "$tmp/seg.h5" > "$tmp/truncated.h5"
     expect_error "truncated.h5" "$sb" train --data "$tmp/truncated.h5"
     head -c 100000 /dev/urandom > "$tmp/corrupt.h5"

@@ -41,6 +41,7 @@ TEST(BackendTraits, EveryRowWithAMissingColumnIsRefusedNamingItsOption) {
       {"--deterministic", [](TrainConfig& c) { c.deterministic = true; }},
       {"--cudnn-workspace-mib", [](TrainConfig& c) { c.cudnn_workspace_mib = 4096; }},
       {"--reference-kernels", [](TrainConfig& c) { c.reference_kernels = true; }},
+      {"--cpu-kernels blas|onednn", [](TrainConfig& c) { c.cpu_kernels = CpuKernels::blas; }},
       {"--accumulate", [](TrainConfig& c) { c.accumulate = 2; }},
       {"--sync-bn", [](TrainConfig& c) { c.sync_bn = true; }},
       {"--optimizer lars", [](TrainConfig& c) { c.optimizer = OptimizerKind::lars; }},

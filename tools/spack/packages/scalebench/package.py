@@ -22,6 +22,7 @@ class Scalebench(CMakePackage, CudaPackage):
     depends_on("tomlplusplus")
     depends_on("hdf5~mpi")
     depends_on("openblas")
+    depends_on("onednn")  # CPU convolutions (kernels/onednn); the build runs without it (SCALEBENCH_ONEDNN=AUTO)
     depends_on("mpi")
     depends_on("googletest", type="test")
     depends_on("py-matplotlib", type="run")

@@ -30,7 +30,7 @@
 #include "kernels/common/check.h"
 #include "kernels/common/build_info.h"
 #include "kernels/common/exit_codes.h"
-#include "kernels/cpu/blas_core.h"
+#include "kernels/cpu/runtime_env.h"
 
 namespace {
 
@@ -269,8 +269,8 @@ std::string exit_code_footer() {
 
 int main(int argc, char** argv) {
   // Before anything else: may re-execute this program once so OpenBLAS loads the kernels this CPU
-  // supports (kernels/cpu/blas_core.h).
-  scalebench::cpu::ensure_blas_core(argv);
+  // supports and OpenMP waits without spinning (kernels/cpu/runtime_env.h).
+  scalebench::cpu::prepare_cpu_runtime(argv);
   CLI::App app{"scalebench — HPC scaling studies of hand-written U-Net and VGG training"};
   app.require_subcommand(1);
   // One line per failure, like every other scalebench error (CLI11's default adds a second line).

@@ -7,6 +7,8 @@
 #include "harness/record/gpu_peak.h"
 #include "harness/record/summary.h"
 #include "kernels/common/check.h"
+#include "kernels/cpu/blas_threads.h"
+#include "kernels/cpu/runtime_env.h"
 #include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 
 namespace scalebench::record {
@@ -38,6 +40,12 @@ void Recorder::on_start(const TrainResult& meta) {
   c.set("lr_effective", meta.peak_lr);
   file_.class_names = meta.class_names;
   if (cfg_.train.backend == Backend::cpu) {
+    // The rank's thread budget as train() set it (kernels/cpu/blas_threads.h), rank 0's.
+    const int t = cpu::blas_threads(), cpus = cpu::usable_cpus();
+    file_.context.set("thread_budget", fmt::format("{} thread{} per rank for OpenBLAS and oneDNN; this process may use "
+                                                   "{} CPU{} ({}); OpenMP wait policy {}",
+                                                   t, t == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s",
+                                                   cpu::usable_cpu_list(), cpu::omp_wait_policy_origin()));
     // Each device of a CPU run is a process (or a thread group) with the same BLAS set-up.
     const std::string times = cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
     sgemm_ = measure_cpu_peak();

@@ -26,11 +26,12 @@ int env_int(const char* name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 
-// BLAS threads per rank: the cores of this host shared among the ranks that run on it.
+// Threads per rank (OpenBLAS and oneDNN): --threads, else the CPUs this process may use (its
+// affinity mask, not the machine's core count: under Slurm or taskset they differ) shared among the
+// ranks that run on this host (kernels/cpu/blas_threads.h).
 int blas_threads_for(const TrainConfig& cfg, int ranks_on_host) {
   if (cfg.threads > 0) return cfg.threads;
-  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  return std::max(1, cores / std::max(1, ranks_on_host));
+  return std::max(1, cpu::usable_cpus() / std::max(1, ranks_on_host));
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
-// blas_core.cpp — OpenBLAS core-type check and the one re-execution (see blas_core.h).
+// blas_core.cpp — OpenBLAS core-type choice (see blas_core.h); the re-execution is runtime_env.cpp's.
 #include "kernels/cpu/blas_core.h"
 
 #include <cblas.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cstdlib>
@@ -13,8 +12,6 @@ namespace {
 
 constexpr const char* kChosenVar = "SCALEBENCH_BLAS_CORE";        // the core type scalebench set
 constexpr const char* kDetectedVar = "SCALEBENCH_BLAS_DETECTED";  // OpenBLAS's own pick on this host
-constexpr const char* kPidVar = "SCALEBENCH_BLAS_REEXEC_PID";     // the process that re-executed
-constexpr const char* kFailedVar = "SCALEBENCH_BLAS_REEXEC_FAILED";
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -70,17 +67,15 @@ std::string blas_core() {
 // Our own choice travels to child processes (a sweep's points, mpirun's ranks, a Slurm job on
 // other hardware) in OPENBLAS_CORETYPE with kChosenVar beside it, so each process checks it
 // against its own CPU: a login node's AVX-512 choice must not reach a compute node without
-// AVX-512 (OpenBLAS does not check a forced core type; its kernels would fault). kPidVar holds the
-// pid that re-executed (execv keeps it): one re-execution per process, never a loop.
-void ensure_blas_core(char** argv) {
+// AVX-512 (OpenBLAS does not check a forced core type; its kernels would fault).
+bool choose_blas_core_env() {
   const char* forced = env("OPENBLAS_CORETYPE");
   const char* chosen = env(kChosenVar);
-  if (forced && !(chosen && lower(chosen) == lower(forced))) return;  // the user's choice wins
-  if (const char* pid = env(kPidVar); pid && std::atol(pid) == long(::getpid())) return;
+  if (forced && !(chosen && lower(chosen) == lower(forced))) return false;  // the user's choice wins
   const std::string current = blas_core();
   const std::string best = best_blas_core(this_cpu_features());
   if (forced ? blas_core_level(current) == blas_core_level(best) : blas_core_level(current) >= blas_core_level(best))
-    return;
+    return false;
   if (best.empty()) {  // inherited from a CPU with more: let OpenBLAS detect this one
     ::unsetenv("OPENBLAS_CORETYPE");
     ::unsetenv(kChosenVar);
@@ -91,18 +86,15 @@ void ensure_blas_core(char** argv) {
     if (forced) ::unsetenv(kDetectedVar);  // another host's detection says nothing about this one
     else ::setenv(kDetectedVar, current.c_str(), 1);
   }
-  ::setenv(kPidVar, std::to_string(::getpid()).c_str(), 1);
-  ::execv("/proc/self/exe", argv);
-  // Still here (execv failed): this process keeps the kernels it loaded; the context says why.
-  ::setenv(kFailedVar, best.empty() ? "(detection)" : best.c_str(), 1);
+  return true;
 }
 
 std::string blas_core_origin() {
   const std::string core = blas_core();
   const char* forced = env("OPENBLAS_CORETYPE");
   const char* chosen = env(kChosenVar);
-  if (const char* failed = env(kFailedVar))
-    return core + " (re-executing with OPENBLAS_CORETYPE=" + failed + " failed; these are the kernels loaded)";
+  if (env("SCALEBENCH_REEXEC_FAILED") && chosen && !(forced && lower(forced) == lower(core)))
+    return core + " (re-executing with the core type scalebench chose failed; these are the kernels loaded)";
   if (forced && !(chosen && lower(chosen) == lower(forced)))
     return core + " (OPENBLAS_CORETYPE=" + forced + " set by the user)";
   if (!forced) return core + " (detected by OpenBLAS)";

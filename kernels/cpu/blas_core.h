@@ -6,9 +6,9 @@
 // "Intel(R) Xeon(R) Processor", a newer part than the library) it falls back to `Prescott`, the SSE3
 // kernels, although the CPU may have AVX-512: sgemm then runs at about a quarter of its rate. The
 // choice cannot be changed after load, only through OPENBLAS_CORETYPE in the environment before it,
-// so ensure_blas_core() re-executes the program once with OPENBLAS_CORETYPE set from the CPU's own
-// feature flags. It never overrides an OPENBLAS_CORETYPE the user set, and does nothing off x86-64.
-// It does not tune anything else (threads: blas_threads.h; no other BLAS is supported).
+// so choose_blas_core_env() sets it from the CPU's own feature flags and the program re-executes
+// itself once (runtime_env.h). It never overrides an OPENBLAS_CORETYPE the user set, and does
+// nothing off x86-64. It does not tune anything else (threads: blas_threads.h; no other BLAS).
 #pragma once
 
 #include <string>
@@ -32,13 +32,11 @@ int blas_core_level(std::string_view core);
 // The core type OpenBLAS runs in this process (openblas_get_corename).
 std::string blas_core();
 
-// Called first in main(): when OpenBLAS's own detection chose a lower ISA level than this CPU
-// supports (or a parent's choice, inherited, does not fit this CPU) and the user did not set
-// OPENBLAS_CORETYPE, sets it (with SCALEBENCH_BLAS_* markers: what we chose, what OpenBLAS
-// detected, which pid re-executed) and re-executes /proc/self/exe with argv, once. Returns when
-// nothing needs doing or the re-execution failed (the process then runs the kernels it loaded and
-// blas_core_origin() says so).
-void ensure_blas_core(char** argv);
+// When OpenBLAS's own detection chose a lower ISA level than this CPU supports (or a parent's
+// choice, inherited, does not fit this CPU) and the user did not set OPENBLAS_CORETYPE: sets it
+// (with the SCALEBENCH_BLAS_CORE and SCALEBENCH_BLAS_DETECTED markers: what we chose, what OpenBLAS
+// detected) and returns true, meaning the process must re-execute to load those kernels.
+bool choose_blas_core_env();
 
 // How this process's core type came about, for the run file's context, e.g.
 // "SkylakeX (chosen by scalebench from the CPU flags; OpenBLAS detected Prescott)",

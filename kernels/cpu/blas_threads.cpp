@@ -1,16 +1,40 @@
-// blas_threads.cpp — OpenBLAS thread control (openblas_* are OpenBLAS extensions in its cblas.h).
+// blas_threads.cpp — OpenBLAS thread control (openblas_* are OpenBLAS extensions in its cblas.h) and
+// the affinity mask the budget is taken from.
 #include "kernels/cpu/blas_threads.h"
 
 #include <cblas.h>
+#include <sched.h>
 
 #include <thread>
 
+#include <fmt/format.h>
+
 namespace scalebench::cpu {
 
-void set_blas_threads(int threads) {
-  openblas_set_num_threads(threads > 0 ? threads : int(std::thread::hardware_concurrency()));
-}
+void set_blas_threads(int threads) { openblas_set_num_threads(threads > 0 ? threads : usable_cpus()); }
 
 int blas_threads() { return openblas_get_num_threads(); }
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return int(std::max(1u, std::thread::hardware_concurrency()));  // no mask to read: every CPU
+}
+
+std::string usable_cpu_list() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return "unknown";
+  std::string out;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int end = c;
+    while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set)) ++end;
+    out += (out.empty() ? "" : ",") + (end == c ? fmt::format("{}", c) : fmt::format("{}-{}", c, end));
+    c = end;
+  }
+  return out;
+}
 
 }  // namespace scalebench::cpu

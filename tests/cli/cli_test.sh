@@ -253,20 +253,23 @@ PY
     expect_error "--network: 5gbe not in" "$sb" project --trace "$tmp/n1.json" --batch 4 --network 5gbe
     echo "ok: train --trace -> project -> report, compare, projection.png"
     ;;
-  blas_core)
-    # OpenBLAS's kernels (kernels/cpu/blas_core.h): the run file's context says which core type ran
-    # and why; a core type the user set wins; a parent's choice is re-checked against this CPU.
+  cpu_runtime)
+    # The CPU libraries' set-up (kernels/cpu/runtime_env.h, blas_core.h, blas_threads.h): the run
+    # file's context says which OpenBLAS core type ran and why (a core type the user set wins; a
+    # parent's choice is re-checked against this CPU), the OpenMP wait policy, and the thread budget
+    # taken from the affinity mask.
     small_seg
-    core_of() {  # core_of <runs dir>: the blas_core context attribute of its one run file
-      /usr/bin/python3 - "$1" <<'PY' || fail "could not read blas_core from $1"
+    context_of() {  # context_of <runs dir> <attribute>: a context attribute of its one run file
+      /usr/bin/python3 - "$1" "$2" <<'PY' || fail "could not read $2 from $1"
 import glob, sys, h5py
 files = glob.glob(sys.argv[1] + "/*.h5")
 assert len(files) == 1, files
 with h5py.File(files[0], "r") as f:
-    v = f["context"].attrs["blas_core"]
+    v = f["context"].attrs[sys.argv[2]]
 print(v.decode() if isinstance(v, bytes) else v)
 PY
     }
+    core_of() { context_of "$1" blas_core; }
     run_small() {  # run_small <runs dir> [env assignments...]
       local out=$1; shift
       env "$@" "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 --batch 4 --max-steps 2 \
@@ -290,6 +293,17 @@ PY
     if has avx512f avx512cd avx512bw avx512dq avx512vl; then
       [[ "$got" == "SkylakeX (chosen by scalebench from the CPU flags)" ]] || fail "an inherited choice was not re-checked: '$got'"
     fi
+    got=$(context_of "$tmp/r1" thread_budget); echo "ok: $got"
+    [[ "$got" == *"OpenMP wait policy PASSIVE (set by scalebench)" ]] || fail "OMP_WAIT_POLICY not set: '$got'"
+    run_small "$tmp/r4" OMP_WAIT_POLICY=active
+    got=$(context_of "$tmp/r4" thread_budget); echo "ok: $got"
+    [[ "$got" == *"OpenMP wait policy active (OMP_WAIT_POLICY set by the user)" ]] || fail "the user's policy: '$got'"
+    # One CPU in the affinity mask: one thread, whatever the machine's core count.
+    env -u OMP_WAIT_POLICY taskset -c 0 "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 \
+      --batch 4 --max-steps 2 -o "$tmp/r6" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train under taskset"; }
+    got=$(context_of "$tmp/r6" thread_budget); echo "ok: taskset -c 0: $got"
+    [[ "$got" == "1 thread per rank for OpenBLAS and oneDNN; this process may use 1 CPU (0);"* ]] \
+      || fail "the budget ignored the affinity mask: '$got'"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """torch_reference.py — PyTorch timing of one full training step of the same U-Net and VGG that
 scalebench builds (models/unet.cpp, models/vgg.cpp), so the docs can put our images/s beside
-PyTorch's on the same GPU: forward, softmax cross-entropy, backward, SGD with momentum.
+PyTorch's on the same GPU (or, with --device cpu, the same CPU: tools/cpu_step_bench.py): forward,
+softmax cross-entropy, backward, SGD with momentum.
 
 The networks are written again here from the spec strings (docs/models.md), layer for layer:
   U-Net: per level conv3x3 [+ BatchNorm] + ReLU twice (the conv has a bias only without bn), max-pool
@@ -237,6 +238,8 @@ def build_vgg(spec, a, layers):
 
 def run(a):
     dev = torch.device(a.device)
+    if dev.type == "cpu" and getattr(a, "threads", 0):
+        torch.set_num_threads(a.threads)
     spec = Spec(a.spec or a.model, a.model)
     model, canonical, out_hw = build_unet(spec, a) if a.model == "unet" else build_vgg(spec, a, int(a.model[3:]))
     params = sum(p.numel() for p in model.parameters())
@@ -270,6 +273,7 @@ def run(a):
              batch=a.batch, height=a.height, width=a.width, channels=a.channels, classes=a.classes,
              steps=a.steps, warmup=a.warmup, images_per_s=a.batch * 1000 / ms, ms_per_step=ms, params=params,
              device=torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+             threads=torch.get_num_threads() if dev.type == "cpu" else 0,
              torch=torch.__version__, cudnn=torch.backends.cudnn.version())
     print(f"torch {a.model} {a.precision} {a.layout} batch {a.batch} {a.height}x{a.width}: "
           f"{r['images_per_s']:.1f} images/s ({ms:.1f} ms/step), params {params}", flush=True)
@@ -303,7 +307,10 @@ def main():
     p.add_argument("--json", help="append one JSON object per run (a line each) to this file")
     p.add_argument("--all", action="store_true",
                    help="default U-Net and VGG16 (224x224, batch 32) x fp32/tf32/bf16 in --layout, one table")
-    p.add_argument("--device", default="cuda", help=argparse.SUPPRESS)  # cpu: smoke tests only
+    p.add_argument("--device", default="cuda",
+                   help="cuda, or cpu (tools/cpu_step_bench.py: our CPU step beside PyTorch's)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="cpu: torch.set_num_threads (intra-op threads; 0: PyTorch's default)")
     a = p.parse_args()
     if not a.all:
         if not a.model:

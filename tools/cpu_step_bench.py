@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""cpu_step_bench.py — our CPU training step beside PyTorch's, and how steady it is.
+
+  compare: for each configuration (U-Net depth 4 base 16 on 128x128 batch 8, VGG16 width 0.25 on
+    64x64 batch 16; batch norm off and on; 1 and 2 threads), runs `scalebench train` and
+    tools/torch_reference.py --device cpu (the same architecture, written again there) in
+    alternating order, ROUNDS rounds, and prints each side's median images/s with its range and
+    the ratio ours / PyTorch (median of the per-round ratios, and its range).
+  steady: RUNS consecutive runs of ours per configuration, 1 and 2 threads alternating, and prints
+    the median, range and coefficient of variation of each, and in how many of the 1/2-thread pairs
+    2 threads were slower than 1.
+
+What each side times: ours is the second epoch's training images/s as `scalebench train` prints it
+(--max-steps STEPS per epoch; the first epoch is the warm-up; data loading by its prefetch thread
+included, validation excluded); PyTorch's is STEPS steps after 3 warm-up steps on one random batch
+reused (no data loading). It prints figures and asserts nothing; PyTorch (Debian's python3-torch,
+run with /usr/bin/python3) is needed here only, never by the build or `make test`.
+
+  tools/cpu_step_bench.py compare [--rounds 5] [--steps 8] [--binary build/scalebench]
+  tools/cpu_step_bench.py steady [--runs 20] [--only unet]
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# name, our spec without bn, task, image side, batch, classes (our generated data: 1 channel)
+MODELS = [
+    ("unet", "unet:depth=4,base=16", "segmentation", 128, 8, 3),
+    ("vgg16", "vgg16:width=0.25", "classification", 64, 16, 5),
+]
+
+
+def configs(only):
+    for name, spec, task, side, batch, classes in MODELS:
+        if only and name != only:
+            continue
+        for bn in (0, 1):
+            for threads in (1, 2):
+                yield dict(name=name, spec=f"{spec},bn={bn}", task=task, side=side, batch=batch, classes=classes,
+                           bn=bn, threads=threads)
+
+
+def datasets(binary, tmp, steps):
+    """One generated file per model: enough images for STEPS training batches plus a held-out tenth."""
+    paths = {}
+    for name, _, task, side, batch, _ in MODELS:
+        n = int(batch * steps / 0.9) + batch
+        path = os.path.join(tmp, f"{name}.h5")
+        subprocess.run([binary, "datagen", "--task", task, "--n", str(n), "--size", str(side), "-o", path],
+                       check=True, stdout=subprocess.DEVNULL)
+        paths[name] = path
+    return paths
+
+
+EPOCH2 = re.compile(r"^epoch 2/2 .* ([0-9.]+) images/s", re.M)
+
+
+def ours(binary, data, c, steps, extra):
+    cmd = [binary, "train", "--data", data, "--model", c["spec"], "--batch", str(c["batch"]), "--epochs", "2",
+           "--max-steps", str(steps), "--threads", str(c["threads"]), "--lr", "0.01"] + extra
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    m = EPOCH2.search(out.stdout)
+    if out.returncode != 0 or not m:
+        sys.exit(f"cpu_step_bench: {' '.join(cmd)} failed:\n{out.stdout}{out.stderr}")
+    return float(m.group(1))
+
+
+def torch_side(c, steps, tmp):
+    js = os.path.join(tmp, "torch.jsonl")
+    if os.path.exists(js):
+        os.remove(js)
+    model = "unet" if c["name"] == "unet" else c["name"]
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_reference.py"), "--device", "cpu", "--model", model,
+           "--spec", c["spec"], "--batch", str(c["batch"]), "--height", str(c["side"]), "--width", str(c["side"]),
+           "--channels", "1", "--classes", str(c["classes"]), "--steps", str(steps), "--warmup", "3",
+           "--threads", str(c["threads"]), "--json", js]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"cpu_step_bench: {' '.join(cmd)} failed:\n{out.stdout}{out.stderr}")
+    with open(js) as f:
+        r = json.loads(f.readline())
+    return r["images_per_s"], r["torch"]
+
+
+def label(c):
+    return f"{c['spec']} b{c['batch']} {c['side']}x{c['side']} t{c['threads']}"
+
+
+def machine(binary):
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{platform.node()}: {model}, {os.cpu_count()} CPUs; {version}"
+
+
+def spread(v):
+    return f"{statistics.median(v):7.1f} [{min(v):.1f}, {max(v):.1f}]"
+
+
+def compare(a, binary, tmp):
+    data = datasets(binary, tmp, a.steps)
+    cs = list(configs(a.only))
+    ours_v = {label(c): [] for c in cs}
+    torch_v = {label(c): [] for c in cs}
+    torch_version = "?"
+    for r in range(a.rounds):
+        for c in cs:
+            first_ours = r % 2 == 0  # alternate which side runs first
+            for side in ("ours", "torch") if first_ours else ("torch", "ours"):
+                if side == "ours":
+                    ours_v[label(c)].append(ours(binary, data[c["name"]], c, a.steps, a.extra))
+                else:
+                    v, torch_version = torch_side(c, a.steps, tmp)
+                    torch_v[label(c)].append(v)
+            print(f"round {r + 1}/{a.rounds} {label(c)}: ours {ours_v[label(c)][-1]:.1f}, "
+                  f"torch {torch_v[label(c)][-1]:.1f} images/s", flush=True)
+    print(f"\n{machine(binary)}; torch {torch_version}; {time.strftime('%Y-%m-%d')}; {a.rounds} alternating rounds, "
+          f"{a.steps} steps each")
+    print(f"{'configuration':<44} {'ours images/s [range]':>24} {'torch images/s [range]':>24} "
+          f"{'ours/torch [range]':>22}")
+    for c in cs:
+        k = label(c)
+        ratios = [o / t for o, t in zip(ours_v[k], torch_v[k])]
+        print(f"{k:<44} {spread(ours_v[k]):>24} {spread(torch_v[k]):>24} "
+              f"{statistics.median(ratios):6.2f} [{min(ratios):.2f}, {max(ratios):.2f}]")
+
+
+def steady(a, binary, tmp):
+    data = datasets(binary, tmp, a.steps)
+    print(machine(binary))
+    for c1 in configs(a.only):
+        if c1["threads"] != 1:
+            continue
+        c2 = dict(c1, threads=2)
+        v1, v2 = [], []
+        for _ in range(a.runs):
+            v1.append(ours(binary, data[c1["name"]], c1, a.steps, a.extra))
+            v2.append(ours(binary, data[c2["name"]], c2, a.steps, a.extra))
+        slower = sum(1 for x, y in zip(v1, v2) if y < x)
+        for c, v in ((c1, v1), (c2, v2)):
+            cv = statistics.stdev(v) / statistics.mean(v) * 100
+            print(f"{label(c):<44} {len(v)} runs: median {spread(v)} images/s, CV {cv:.1f}%", flush=True)
+        print(f"{'':<44} 2 threads slower than 1 in {slower} of {a.runs} consecutive pairs; medians 2t/1t "
+              f"{statistics.median(v2) / statistics.median(v1):.2f}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("mode", choices=["compare", "steady"])
+    p.add_argument("--binary", default=os.path.join(ROOT, "build", "scalebench"))
+    p.add_argument("--rounds", type=int, default=5, help="compare: alternating rounds (at least 5)")
+    p.add_argument("--runs", type=int, default=20, help="steady: consecutive runs per configuration")
+    p.add_argument("--steps", type=int, default=8, help="timed steps per run")
+    p.add_argument("--only", choices=[m[0] for m in MODELS], help="one model only")
+    p.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
+                   help="further `scalebench train` options for our side, e.g. --extra --cpu-kernels blas")
+    a = p.parse_args()
+    if a.mode == "compare" and a.rounds < 5:
+        p.error("--rounds: at least 5 (a median of fewer is not a result on a shared machine)")
+    binary = os.path.abspath(a.binary)
+    with tempfile.TemporaryDirectory() as tmp:
+        (compare if a.mode == "compare" else steady)(a, binary, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -79,9 +79,11 @@ void append_steps(RunFile& f, const std::vector<StepRow>& steps) {
   }
 }
 
-void write_run_file(const std::string& path, RunFile& f) {
+void write_run_file(const std::string& path, RunFile& f) { h5::write_image_atomically(path, run_file_image(path, f)); }
+
+std::vector<unsigned char> run_file_image(const std::string& path, RunFile& f) {
   f.updated_utc = utc_now();
-  h5::write_file_atomically(path, [&](hid_t file) {
+  return h5::build_file_image(path, [&](hid_t file) {
     Attrs root;
     root.set("schema_version", f.schema_version);
     root.set("writer", f.writer);

@@ -51,6 +51,9 @@ void append_steps(RunFile& f, const std::vector<StepRow>& steps);
 
 // Atomic replace of `path` (sets updated_utc). Throws scalebench::Error naming the file.
 void write_run_file(const std::string& path, RunFile& f);
+// The bytes write_run_file would write (sets updated_utc), for h5::write_image_atomically: a
+// thread that must not call HDF5 can write them (the stop mark, recorder.h).
+std::vector<unsigned char> run_file_image(const std::string& path, RunFile& f);
 // Throws scalebench::Error naming the file when it is missing, not a run file, or from a newer schema.
 RunFile read_run_file(const std::string& path);
 

@@ -153,6 +153,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   Stopwatch epoch_clock, progress_clock;
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
+    sleep_in_step_for_tests();
     // Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
     // queued, so a phase's device time is not counted in the next one. The phases add up to the
     // step's time from the clock's start, where its trace span starts too.

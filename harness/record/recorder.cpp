@@ -101,6 +101,12 @@ void Recorder::on_epoch(const EpochResult& epoch, const std::vector<StepRow>& st
   save();
 }
 
+void Recorder::on_segments(const std::vector<RunSegment>& segments) {
+  std::lock_guard lock(mu_);
+  set_segments(file_, segments);
+  save();
+}
+
 void Recorder::finish(const TrainResult& result) {
   stop_mark_.stop();  // the run ends ok: a signal now changes nothing
   SummaryInputs in;

@@ -42,6 +42,7 @@ class Recorder : public TrainObserver {
   // CPU peak for MFU (cpu_peak.h; NaN with a note on other backends until they bring a peak table).
   void on_start(const TrainResult& meta) override;
   void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) override;
+  void on_segments(const std::vector<RunSegment>& segments) override;  // /segments
   // Status ok with /summary (summary.h).
   void finish(const TrainResult& result);
   // Status preempted (result.preempted): the finished epochs stay, the unfinished epoch's steps are

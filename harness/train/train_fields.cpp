@@ -140,7 +140,7 @@ std::vector<Field<T>> make_table() {
                          "rank 0's clock (the server's for ps-*) decides, and every rank writes after the same step",
                          ckpt, at_least(0.0)));
   f.push_back(make_field("checkpoint_dir", &T::checkpoint_dir,
-                         "Checkpoint folder (default with -o: <runs>/<run_id>.ckpt)",
+                         "Where the run's checkpoint folder goes: DIR/<run_id>.ckpt (default with -o: the runs folder)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default, .in_spec = false}));
   f.push_back(make_field("resume", &T::resume,
                          "auto: continue from the newest complete checkpoint in the checkpoint folder, if any; "

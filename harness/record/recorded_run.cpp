@@ -13,6 +13,7 @@ namespace scalebench::record {
 int run_recorded(RunConfig rc, const std::string& output, const std::vector<std::string>& argv, std::ostream& out) {
   install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
   rc.world_size = workers_of(rc.train.strategy, std::max(1, launcher_world_size()), rc.train.devices);
+  identify_data(rc);  // every rank: the run id, the checkpoint folder and the agreement text hold it
   // Every rank computes the same folder. Keyed by the run id (which leaves checkpoint_dir out):
   // a folder named once for several configurations (a --config file) holds one per run.
   const std::string base = rc.train.checkpoint_dir.empty() ? output : rc.train.checkpoint_dir;

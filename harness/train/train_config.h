@@ -42,6 +42,9 @@ struct EnumNames<NonFinitePolicy> {
 struct TrainConfig {
   std::string model = "unet:depth=4,base=8";  // model spec (models/spec.h), parsed by the model room
   std::string data;                  // HDF5 dataset (docs/data-format.md)
+  // What `data` holds (harness/data/identity.h), filled from the file by whoever computes a run
+  // id (record::identify_data); "" when unknown (then it joins no id).
+  std::string data_identity;
   StrategyKind strategy = StrategyKind::single;
   Backend backend = Backend::cpu;
   Precision precision = Precision::fp32;  // tf32/bf16: cuda (the CPU trains in fp32)

@@ -150,6 +150,13 @@ std::vector<Field<T>> make_table() {
                            if (!v.empty()) return std::nullopt;
                            return std::string("must be auto, none or a folder");
                          })));
+  // Set from the file itself (harness/data/identity.h), never given: no flag, not on launch lines.
+  // It joins the run id and the ranks' agreement text, which is also what a checkpoint must match.
+  f.push_back(make_field("data_identity", &T::data_identity,
+                         "The dataset's samples, shape, classes and content checksum, read from the file by "
+                         "scalebench (a file regenerated at the same path is another run)",
+                         {.id = IdRule::unless_default, .launch = LaunchRule::never, .in_spec = false}));
+  f.back().flag.clear();
   f.push_back(make_field("dump_weights", &T::dump_weights,
                          "Write the final weights (raw f32) to PATH.rank<r>, batch-norm statistics to PATH.buffers.rank<r> (tests)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,

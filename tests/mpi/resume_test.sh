@@ -35,6 +35,11 @@
 #                             resumed from step 6), each step and epoch names its launch, the steps
 #                             after which a checkpoint was written carry its time (t_checkpoint, not
 #                             in t_total) and the epochs their sum (checkpoint_s), outside wall_s.
+#   regenerated             : the data file regenerated at the same path between the kill and the
+#                             rerun (96 -> 48 images; then the same size with other content): the
+#                             rerun is another run — no resume, a run file of its own whose
+#                             data_identity names the new file — and resuming the old checkpoint by
+#                             name is refused, naming data_identity (before: resumed silently).
 #   cuda STRATEGY NP        : equivalence on --backend cuda (exit 77, ctest's Skipped, without a GPU).
 # Usage: resume_test.sh <scalebench> <case> [args]
 set -uo pipefail
@@ -230,6 +235,34 @@ print("ok: 2 launches;", "t_checkpoint", [round(x, 2) for x in st["t_checkpoint"
       [round(x, 3) for x in e["wall_s"]], "checkpoint_s", [round(x, 2) for x in e["checkpoint_s"]])
 PY
     echo "ok: $strategy x$np: checkpoint time apart from training time, both launches recorded"
+    ;;
+  regenerated)
+    interrupted SCALEBENCH_KILL_AFTER_STEP=8
+    old=$(ls -d "$tmp"/run/*.ckpt) || fail "no checkpoint written"
+    rerun() {  # the same command again, after the file was regenerated with: datagen $@
+      "$sb" datagen --task segmentation --size 32 "$@" -o "$tmp/data.h5" >/dev/null || fail datagen
+      $(launch) $common -o "$tmp/run" $ckpt >"$tmp/resume.log" 2>&1 || { cat "$tmp/resume.log"; fail "the rerun failed"; }
+      grep -q "^resume:" "$tmp/resume.log" && { cat "$tmp/resume.log"; fail "resumed a checkpoint of another file ($*)"; }
+    }
+    rerun --n 48 --seed 5
+    rerun --n 48 --seed 6
+    /usr/bin/python3 - "$tmp/run" <<'PY' || fail "the reruns are not runs of their own"
+import sys, glob, h5py
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+files = [h5py.File(p, "r") for p in glob.glob(sys.argv[1] + "/*.h5")]
+ids = sorted(s(f["config"].attrs["data_identity"]) for f in files)
+print("run files:", [(s(f.attrs["status"]), s(f["config"].attrs["data_identity"])) for f in files])
+assert len(files) == 3 and len(set(ids)) == 3, ids  # the killed one and one per regenerated file
+assert sum(i.startswith("96 x 1x32x32 segmentation, 3 classes, content ") for i in ids) == 1, ids
+assert sum(i.startswith("48 x 1x32x32 segmentation, 3 classes, content ") for i in ids) == 2, ids
+for f in files:
+    if s(f.attrs["status"]) == "ok":
+        assert len(f["steps"]) == 12 and list(f["segments"]["segment"]) == [1], s(f["config"].attrs["data_identity"])
+PY
+    $(launch) $common -o "$tmp/other" $ckpt --resume "$old" >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "another file's checkpoint resumed"; }
+    grep -q "written by a run with other options: data_identity 48 x .* (checkpoint: 96 x " "$tmp/log" \
+      || { cat "$tmp/log"; fail "unclear refusal"; }
+    echo "ok: a regenerated file is another run; $(grep -o 'other options: data_identity.*' "$tmp/log" | cut -c1-60)..."
     ;;
   finished)
     ck="--checkpoint-dir $tmp/ck --checkpoint-every 3"

@@ -13,9 +13,9 @@
 namespace scalebench::record {
 
 const char* const Recorder::kStopMarkError =
-    "preempted by a stop signal (SIGUSR1, SIGTERM or SIGINT) before the ranks could stop after a step and record "
-    "where: they were killed first (mpirun's odls_base_sigkill_timeout); the epochs here are complete, the "
-    "checkpoint folder holds the newest checkpoint";
+    "preempted by a stop signal (SIGUSR1, SIGTERM or SIGINT), and killed before it could stop after a step and "
+    "record where (mpirun SIGKILLs its ranks about 1 s after passing a signal on): the epochs here are complete; "
+    "a rerun continues from the newest checkpoint, if one was written";
 
 void Recorder::save() {
   if (marked_ && file_.status == "running") file_.status = "preempted", file_.error = kStopMarkError;

@@ -114,7 +114,7 @@ std::vector<unsigned char> build_in_memory(const std::string& tmp, const std::fu
 
 // Writes and fsyncs `bytes` as `path` (created or truncated); on failure removes it and throws
 // naming the path and the system's reason ("disk full (No space left on device)" for ENOSPC).
-void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {
+void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes, bool durable) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   SB_REQUIRE(fd >= 0, "{}: cannot create the file: {}", path, data::detail::errno_text(errno));
   std::size_t done = 0;
@@ -126,7 +126,7 @@ void write_bytes(const std::string& path, const std::vector<unsigned char>& byte
     else if (n == 0) err = ENOSPC;  // a regular file takes no bytes only when there is no room
   }
   // H5Fclose wrote but did not sync; without the fsync a power loss could rename an empty file.
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  if (err == 0 && durable && ::fsync(fd) != 0) err = errno;
   if (::close(fd) != 0 && err == 0) err = errno;  // NFS reports a failed write-back here
   if (err != 0) {
     std::remove(path.c_str());
@@ -136,14 +136,22 @@ void write_bytes(const std::string& path, const std::vector<unsigned char>& byte
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill) {
+std::vector<unsigned char> build_file_image(const std::string& path, const std::function<void(hid_t file)>& fill) {
   data::detail::silence_hdf5_errors();
+  return build_in_memory(path + ".tmp", fill);
+}
+
+void write_image_atomically(const std::string& path, const std::vector<unsigned char>& image, bool durable) {
   const std::string tmp = path + ".tmp";
-  write_bytes(tmp, build_in_memory(tmp, fill));
+  write_bytes(tmp, image, durable);
   SB_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "{}: cannot rename to {}: {}", tmp, path,
              data::detail::errno_text(errno));
   const auto dir = std::filesystem::path(path).parent_path();
-  fsync_dir(dir.empty() ? "." : dir.string());  // best effort: some filesystems refuse it
+  if (durable) fsync_dir(dir.empty() ? "." : dir.string());  // best effort: some filesystems refuse it
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill) {
+  write_image_atomically(path, build_file_image(path, fill));
 }
 
 H5Id open_for_read(const std::string& path) {

@@ -28,6 +28,12 @@ using data::detail::H5Id;
 // write. HDF5 never writes to disk here: a full disk fails our own write(), removes the .tmp and
 // throws "<path>.tmp: cannot write N bytes: disk full (No space left on device)".
 void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill);
+// The two halves of it: the file's bytes, built in memory (HDF5 calls), and their atomic replace of
+// `path` (POSIX calls only, no HDF5: a thread may call it while another thread uses HDF5, as the
+// run file's stop mark does, stop_mark.h). durable = false skips the fsyncs: the rename is then
+// visible to every reader at once but may not survive a power loss.
+std::vector<unsigned char> build_file_image(const std::string& path, const std::function<void(hid_t file)>& fill);
+void write_image_atomically(const std::string& path, const std::vector<unsigned char>& image, bool durable = true);
 
 // Opens an existing file read-only. Throws naming the file: missing, not HDF5, or unreadable.
 H5Id open_for_read(const std::string& path);

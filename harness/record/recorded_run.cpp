@@ -13,9 +13,22 @@ namespace scalebench::record {
 int run_recorded(RunConfig rc, const std::string& output, const std::vector<std::string>& argv, std::ostream& out) {
   install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
   rc.world_size = workers_of(rc.train.strategy, std::max(1, launcher_world_size()), rc.train.devices);
-  // Every rank computes the same folder.
-  const bool own_checkpoints = rc.train.checkpoint_dir.empty() && !output.empty();
-  if (own_checkpoints) rc.train.checkpoint_dir = (std::filesystem::path(output) / (run_id(rc) + ".ckpt")).string();
+  identify_data(rc);  // every rank: the run id, the checkpoint folder and the agreement text hold it
+  // Every rank computes the same folder. Keyed by the run id (which leaves checkpoint_dir out):
+  // a folder named once for several configurations (a --config file) holds one per run.
+  const std::string base = rc.train.checkpoint_dir.empty() ? output : rc.train.checkpoint_dir;
+  if (!base.empty()) rc.train.checkpoint_dir = (std::filesystem::path(base) / (run_id(rc) + ".ckpt")).string();
+  // A finished run needs its checkpoints no more, and a rerun must measure it again, not "resume"
+  // its last step and record the old figures as new: the folder goes before the run is recorded
+  // ok (a kill in between leaves no ok file, so the rerun trains from the start). Rank 0 only,
+  // after train() returned: every rank is done with the folder.
+  const auto drop_checkpoints = [&rc] {
+    if (rc.train.checkpoint_dir.empty() || launcher_rank() > 0) return;
+    std::error_code ec;
+    std::filesystem::remove_all(rc.train.checkpoint_dir, ec);
+    SB_REQUIRE(!ec, "cannot remove the finished run's checkpoint folder {}: {}", rc.train.checkpoint_dir,
+               ec.message());
+  };
   SB_REQUIRE(rc.train.checkpoint_every == 0 || !rc.train.checkpoint_dir.empty(),
              "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
   SB_REQUIRE(rc.train.checkpoint_minutes == 0 || !rc.train.checkpoint_dir.empty(),
@@ -28,12 +41,14 @@ int run_recorded(RunConfig rc, const std::string& output, const std::vector<std:
       out << "preempted: " << describe_preemption(r) << "; no run file (no -o)" << std::endl;
       return kExitPreempted;
     }
+    if (!r.preempted) drop_checkpoints();
     return 0;
   }
   Recorder recorder(rc, output, argv);
   TrainResult result;
   try {
     result = train(rc.train, out, &recorder);
+    if (!result.preempted) drop_checkpoints();
     result.preempted ? recorder.preempt(result) : recorder.finish(result);
   } catch (const std::exception& e) {
     recorder.fail(failure_text(e));
@@ -44,10 +59,6 @@ int run_recorded(RunConfig rc, const std::string& output, const std::vector<std:
         << std::endl;
     return kExitPreempted;
   }
-  // A finished run needs its checkpoints no more (and a later rerun must measure again, not resume
-  // the tail): the default folder goes; one named with --checkpoint-dir is the user's to keep.
-  std::error_code ec;
-  if (own_checkpoints) std::filesystem::remove_all(rc.train.checkpoint_dir, ec);
   out << "train: recorded " << recorder.path() << "\n";
   return 0;
 }

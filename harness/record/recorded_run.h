@@ -1,8 +1,10 @@
 // recorded_run.h — the run policy of `scalebench train` around train() (harness/train/trainer.h):
-// the device count scaling divides by (workers, not a parameter server's extra rank), the default
-// checkpoint folder beside the run file (named by the run id, so a rerun of the point finds it),
-// recording on rank 0 (the run marked failed with the error before it propagates), a preempted
-// run's exit code, and removing the default checkpoints once the run finished.
+// the device count scaling divides by (workers, not a parameter server's extra rank), the run's
+// checkpoint folder <base>/<run_id>.ckpt (base: --checkpoint-dir, else the runs folder beside the
+// run file), keyed by the run id so that a rerun of the point finds it and runs of other options
+// sharing a base never meet, recording on rank 0 (the run marked failed with the error before it
+// propagates), a preempted run's exit code, and removing the run's checkpoint folder once it
+// finished, before it is recorded ok, so that a finished run is never "resumed".
 // What it deliberately does not do: parse options (main.cpp) or train (trainer.h).
 #pragma once
 

@@ -5,6 +5,7 @@
 
 #include "harness/record/context.h"
 #include "harness/record/gpu_peak.h"
+#include "harness/record/h5io.h"
 #include "harness/record/summary.h"
 #include "kernels/common/check.h"
 #include "kernels/cpu/blas_threads.h"
@@ -12,6 +13,33 @@
 #include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 
 namespace scalebench::record {
+
+const char* const Recorder::kStopMarkError =
+    "preempted by a stop signal (SIGUSR1, SIGTERM or SIGINT), and killed before it could stop after a step and "
+    "record where (mpirun SIGKILLs its ranks about 1 s after passing a signal on): the epochs here are complete; "
+    "a rerun continues from the newest checkpoint, if one was written";
+
+void Recorder::save() {
+  if (marked_ && file_.status == "running") file_.status = "preempted", file_.error = kStopMarkError;
+  write_run_file(path_, file_);
+  stopped_image_.clear();
+  if (file_.status != "running") return;
+  RunFile marked = file_;
+  marked.status = "preempted";
+  marked.error = kStopMarkError;
+  stopped_image_ = run_file_image(path_, marked);
+}
+
+void Recorder::mark_stopped() noexcept {
+  std::lock_guard lock(mu_);
+  if (marked_ || stopped_image_.empty() || file_.status != "running") return;
+  try {
+    // Without fsync: it must land within mpirun's second; the run's next write is durable again.
+    h5::write_image_atomically(path_, stopped_image_, /*durable=*/false);
+    marked_ = true;
+  } catch (...) {  // the run goes on and records as before
+  }
+}
 
 Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std::vector<std::string>& argv)
     : cfg_(cfg), id_(run_id(cfg)), file_(make_run_file()) {
@@ -23,22 +51,20 @@ Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std:
   file_.config = config_attrs(cfg);
   file_.context = capture_context(argv);
   file_.owner = this_process();
-  write_run_file(path_, file_);
+  {
+    std::lock_guard lock(mu_);
+    save();
+  }
   heartbeat_.start(path_, int(file_.owner.heartbeat_s));
+  stop_mark_.start([this](int) { mark_stopped(); });
 }
+
+Recorder::~Recorder() { stop_mark_.stop(); }
 
 void Recorder::on_start(const TrainResult& meta) {
   segmentation_ = meta.task == "segmentation";
   const std::int64_t steps = cfg_.train.max_steps ? std::min(cfg_.train.max_steps, meta.steps_per_epoch)
                                                   : meta.steps_per_epoch;
-  Attrs& c = file_.config;
-  c.set("task", meta.task);
-  c.set("canonical_model", meta.canonical_model);
-  c.set("params", std::int64_t(meta.params));
-  c.set("train_flops_per_image", meta.train_flops_per_image);
-  c.set("steps_per_epoch", std::int64_t(steps));
-  c.set("lr_effective", meta.peak_lr);
-  file_.class_names = meta.class_names;
   if (cfg_.train.backend == Backend::cpu) {
     // The rank's thread budget as train() set it (kernels/cpu/blas_threads.h), rank 0's.
     const int t = cpu::blas_threads(), cpus = cpu::usable_cpus();
@@ -65,15 +91,32 @@ void Recorder::on_start(const TrainResult& meta) {
     peak_.flops *= cfg_.world_size;  // the same GPU model on every device of the run
     peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
   }
-  write_run_file(path_, file_);
+  std::lock_guard lock(mu_);
+  Attrs& c = file_.config;
+  c.set("task", meta.task);
+  c.set("canonical_model", meta.canonical_model);
+  c.set("params", std::int64_t(meta.params));
+  c.set("train_flops_per_image", meta.train_flops_per_image);
+  c.set("steps_per_epoch", std::int64_t(steps));
+  c.set("lr_effective", meta.peak_lr);
+  file_.class_names = meta.class_names;
+  save();
 }
 
 void Recorder::on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {
+  std::lock_guard lock(mu_);
   append_epoch(file_, epoch, steps, segmentation_);
-  write_run_file(path_, file_);
+  save();
+}
+
+void Recorder::on_segments(const std::vector<RunSegment>& segments) {
+  std::lock_guard lock(mu_);
+  set_segments(file_, segments);
+  save();
 }
 
 void Recorder::finish(const TrainResult& result) {
+  stop_mark_.stop();  // the run ends ok: a signal now changes nothing
   SummaryInputs in;
   in.train_flops_per_image = result.train_flops_per_image;
   in.peak_flops = peak_.flops > 0 ? peak_.flops : kNaN;
@@ -82,30 +125,35 @@ void Recorder::finish(const TrainResult& result) {
   in.sgemm_method = sgemm_.method;
   in.comm_bytes_per_step = result.comm_bytes_per_step;
   in.peak_mem_bytes = peak_rss_bytes();
+  std::lock_guard lock(mu_);
   file_.summary = summarize(file_.epochs, file_.steps, in);
   // What the strategy saw that the tables cannot hold (ps-async: the staleness of its updates).
   if (!result.strategy_summary.empty()) file_.summary.set("strategy_note", result.strategy_summary);
   heartbeat_.stop();
   file_.status = "ok";
   file_.error.clear();
-  write_run_file(path_, file_);
+  save();
 }
 
 void Recorder::preempt(const TrainResult& result) {
   SB_CHECK(result.preempted, "Recorder::preempt: the run was not preempted");
+  stop_mark_.stop();
+  std::lock_guard lock(mu_);
   append_steps(file_, result.partial_steps);
   heartbeat_.stop();
   file_.status = "preempted";
   file_.error = "preempted by " + describe_preemption(result);
-  write_run_file(path_, file_);
+  save();
 }
 
 bool Recorder::fail(const std::string& error) noexcept {
+  stop_mark_.stop();
   heartbeat_.stop();
   try {
+    std::lock_guard lock(mu_);
     file_.status = "failed";
     file_.error = error;
-    write_run_file(path_, file_);
+    save();
     return true;
   } catch (...) {
     return false;

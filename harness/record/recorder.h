@@ -6,9 +6,15 @@
 // write replaces the whole file atomically instead of flushing an open HDF5 file. The file names
 // this process (pid, host, Slurm job) and, while the run goes, a heartbeat thread touches it
 // every 30 s, so readers tell such a dead `running` file from a live one (liveness.h).
+// A stop signal marks the file preempted at once (stop_mark.h), before the ranks reach the step
+// they stop after: mpirun, told to stop, may SIGKILL them first, and the file must not stay
+// `running`. Every write also builds that marked file's bytes, so the mark itself is one plain
+// write and rename (no HDF5 call off the training thread); the full record replaces it when the
+// run gets to write one.
 // Only rank 0 records (the caller decides). The trainer sees only the TrainObserver interface.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +22,7 @@
 #include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
+#include "harness/record/stop_mark.h"
 #include "harness/train/trainer.h"
 
 namespace scalebench::record {
@@ -26,6 +33,7 @@ class Recorder : public TrainObserver {
   // failing before its first epoch — missing data, a strategy not available — is still recorded;
   // starts the heartbeat (finish, preempt and fail stop it).
   Recorder(const RunConfig& cfg, const std::string& runs_dir, const std::vector<std::string>& argv);
+  ~Recorder() override;
 
   const std::string& path() const { return path_; }
   const std::string& id() const { return id_; }
@@ -34,6 +42,7 @@ class Recorder : public TrainObserver {
   // CPU peak for MFU (cpu_peak.h; NaN with a note on other backends until they bring a peak table).
   void on_start(const TrainResult& meta) override;
   void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) override;
+  void on_segments(const std::vector<RunSegment>& segments) override;  // /segments
   // Status ok with /summary (summary.h).
   void finish(const TrainResult& result);
   // Status preempted (result.preempted): the finished epochs stay, the unfinished epoch's steps are
@@ -45,7 +54,17 @@ class Recorder : public TrainObserver {
   bool fail(const std::string& error) noexcept;
   void on_fail(const std::string& error) noexcept override { fail(error); }
 
+  // The `error` of a file marked preempted by a stop signal before the run could record where it
+  // stopped (it stays only when the run was killed before that).
+  static const char* const kStopMarkError;
+
  private:
+  void save();                  // writes file_ and rebuilds the marked bytes; mu_ held
+  void mark_stopped() noexcept;  // the stop-mark thread
+  std::mutex mu_;                // file_, marked_, stopped_image_: the training thread and the stop mark
+  bool marked_ = false;
+  std::vector<unsigned char> stopped_image_;  // file_ marked preempted, while it says running
+  StopMark stop_mark_;
   RunConfig cfg_;
   std::string id_, path_;
   RunFile file_;

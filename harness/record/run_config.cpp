@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/data/identity.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::record {
@@ -106,10 +107,18 @@ std::string hash_hex(const std::string& text) {
 
 std::string run_id(const RunConfig& c, const FieldTables& t) { return hash_hex(canonical_text(c, t)); }
 
+void identify_data(RunConfig& c) { c.train.data_identity = data::dataset_identity(c.train.data); }
+
+std::string run_id_with_data(RunConfig c) {
+  identify_data(c);
+  return run_id(c);
+}
+
 std::string point_id(const RunConfig& c, const FieldTables& t) {
   RunConfig p = c;
   p.repetition = 1;
   p.train.data.clear();
+  p.train.data_identity.clear();  // like the path: a baseline on other data still matches by point
   return hash_hex("point\n" + canonical_text(p, t));
 }
 
@@ -117,6 +126,7 @@ std::string group_id(const RunConfig& c, const FieldTables& t) {
   RunConfig g = c;
   g.repetition = 1;
   g.train.data.clear();
+  g.train.data_identity.clear();
   if (g.scaling == Scaling::strong) g.train.batch = c.global_batch();
   g.world_size = 1;
   Attrs a = id_fields(g, t);

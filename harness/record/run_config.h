@@ -2,8 +2,8 @@
 // repetition), its canonical text and the ids derived from it:
 //   run_id   = hash of the canonical text: the same point always gets the same id, so a rerun of a
 //              study finds its earlier run files (docs/results-schema.md, "Run ids").
-//   point_id = the same without repetition, data path and study name: repetitions of one point share
-//              it, and `compare` matches points of two studies by it.
+//   point_id = the same without repetition, data path, data identity and study name: repetitions of
+//              one point share it, and `compare` matches points of two studies by it.
 //   group_id = point_id without strategy and world size (and, in strong scaling, without the
 //              per-device batch): the points whose speedup is measured against one N = 1 point.
 // What it deliberately does not do: know how runs are launched or stored.
@@ -62,6 +62,12 @@ std::string canonical_text(const RunConfig& c, const FieldTables& t);
 // Stable across platforms and versions.
 std::string hash_hex(const std::string& text);
 std::string run_id(const RunConfig& c, const FieldTables& t = {});
+// Fills c.train.data_identity from the dataset file (harness/data/identity.h; "" when it cannot be
+// read). Every place that names a run by its id calls it first — train, the sweep's launchers,
+// status — so they all name a regenerated file's runs alike.
+void identify_data(RunConfig& c);
+// run_id of c with its data identified: the id its run file gets (launchers, status, tests).
+std::string run_id_with_data(RunConfig c);
 std::string point_id(const RunConfig& c, const FieldTables& t = {});
 std::string group_id(const RunConfig& c, const FieldTables& t = {});
 // "unet:depth=2,base=4 ring N=4 b=8" — for progress lines and tables.

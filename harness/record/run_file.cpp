@@ -38,12 +38,34 @@ RunFile make_run_file() {
   for (const char* c : {"epoch", "warmup"}) f.epochs.add(c, K::i64);
   f.epochs.add("wall_s", K::f64);
   f.epochs.add("images", K::i64);
-  for (const char* c : {"images_per_s", "lr", "train_loss", "val_loss", "val_miou", "val_accuracy"})
+  for (const char* c : {"images_per_s", "lr", "train_loss", "val_loss", "val_miou", "val_accuracy", "checkpoint_s"})
     f.epochs.add(c, K::f64);
+  f.epochs.add("segment", K::i64);
   for (const char* c : {"epoch", "step"}) f.steps.add(c, K::i64);
-  for (const char* c : {"loss", "t_data", "t_fwd", "t_bwd", "t_comm_exposed", "t_update", "t_total"})
+  for (const char* c : {"loss", "t_data", "t_fwd", "t_bwd", "t_comm_exposed", "t_update", "t_total", "t_checkpoint"})
     f.steps.add(c, K::f64);
+  f.steps.add("segment", K::i64);
+  f.segments.add("segment", K::i64);
+  for (const char* c : {"started_utc", "host", "resumed_from"}) f.segments.add(c, K::str);
+  for (const char* c : {"first_epoch", "first_step", "first_global_step"}) f.segments.add(c, K::i64);
   return f;
+}
+
+void set_segments(RunFile& f, const std::vector<RunSegment>& segments) {
+  Table t;
+  for (std::size_t i = 0; i < f.segments.columns().size(); ++i) t.add(f.segments.columns()[i].name, f.segments.columns()[i].kind);
+  for (const RunSegment& g : segments) {
+    Attrs r;
+    r.set("segment", g.segment);
+    r.set("started_utc", g.started_utc);
+    r.set("host", g.host);
+    r.set("resumed_from", g.resumed_from);
+    r.set("first_epoch", g.first_epoch);
+    r.set("first_step", std::int64_t(g.first_step));
+    r.set("first_global_step", std::int64_t(g.first_global_step));
+    t.append(r);
+  }
+  f.segments = std::move(t);
 }
 
 void append_epoch(RunFile& f, const EpochResult& e, const std::vector<StepRow>& steps, bool segmentation) {
@@ -58,6 +80,8 @@ void append_epoch(RunFile& f, const EpochResult& e, const std::vector<StepRow>& 
   row.set("val_loss", e.val_loss);
   row.set("val_miou", segmentation ? e.val_miou : kNaN);
   row.set("val_accuracy", e.val_accuracy);
+  row.set("checkpoint_s", e.checkpoint_s);
+  row.set("segment", e.segment);
   f.epochs.append(row);
   append_steps(f, steps);
   f.iou.push_back(e.val_iou);
@@ -75,13 +99,17 @@ void append_steps(RunFile& f, const std::vector<StepRow>& steps) {
     r.set("t_comm_exposed", s.time.comm_exposed);
     r.set("t_update", s.time.update);
     r.set("t_total", s.time.total());
+    r.set("t_checkpoint", s.checkpoint_s);
+    r.set("segment", s.segment);
     f.steps.append(r);
   }
 }
 
-void write_run_file(const std::string& path, RunFile& f) {
+void write_run_file(const std::string& path, RunFile& f) { h5::write_image_atomically(path, run_file_image(path, f)); }
+
+std::vector<unsigned char> run_file_image(const std::string& path, RunFile& f) {
   f.updated_utc = utc_now();
-  h5::write_file_atomically(path, [&](hid_t file) {
+  return h5::build_file_image(path, [&](hid_t file) {
     Attrs root;
     root.set("schema_version", f.schema_version);
     root.set("writer", f.writer);
@@ -100,6 +128,7 @@ void write_run_file(const std::string& path, RunFile& f) {
     h5::write_attrs(h5::create_group(file, "context", path).get(), f.context, path + " /context");
     h5::write_table(file, "epochs", f.epochs, path);
     h5::write_table(file, "steps", f.steps, path);
+    h5::write_table(file, "segments", f.segments, path);
     h5::H5Id eval = h5::create_group(file, "eval", path);
     std::size_t classes = f.class_names.size();
     for (const auto& r : f.iou) classes = std::max(classes, r.size());
@@ -142,6 +171,7 @@ RunFile read_run_file(const std::string& path) {
     f.summary = h5::read_attrs(g.get(), path + " /summary");
   if (h5::exists(file.get(), "epochs")) f.epochs = h5::read_table(file.get(), "epochs", path);
   if (h5::exists(file.get(), "steps")) f.steps = h5::read_table(file.get(), "steps", path);
+  if (h5::exists(file.get(), "segments")) f.segments = h5::read_table(file.get(), "segments", path);
   if (auto eval = h5::open_group(file.get(), "eval", path); eval.valid()) {
     f.class_names = split(h5::read_attrs(eval.get(), path + " /eval").str("class_names"));
     if (h5::exists(eval.get(), "iou")) {

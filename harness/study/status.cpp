@@ -135,7 +135,7 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
       s.group = g.index;
       s.repetition = c.repetition;
       s.label = g.label;
-      s.run_id = record::run_id(c);
+      s.run_id = record::run_id_with_data(c);  // as its train named it
       const fs::path file = fs::path(study_dir) / "runs" / (s.run_id + ".h5");
       record::RunFile rf;
       if (fs::exists(file)) try {

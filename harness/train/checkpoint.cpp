@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "kernels/common/check.h"
 
@@ -22,7 +24,8 @@ namespace scalebench {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr char kMagic[8] = {'S', 'B', 'C', 'K', 'P', 'T', '0', '1'};
+// 02: epochs and steps carry their checkpoint time and launch; the launches themselves.
+constexpr char kMagic[8] = {'S', 'B', 'C', 'K', 'P', 'T', '0', '2'};
 
 std::uint64_t fnv1a(const std::string& bytes) {
   std::uint64_t h = 14695981039346656037ull;
@@ -48,7 +51,12 @@ class Writer {
   }
   void epoch(const EpochResult& e) {
     pod(e.epoch), pod(e.warmup), pod(e.wall_s), pod(e.images), pod(e.images_per_s), pod(e.lr), pod(e.train_loss);
-    pod(e.val_loss), vec(e.val_iou), pod(e.val_miou), pod(e.val_accuracy), pod(e.time);
+    pod(e.val_loss), vec(e.val_iou), pod(e.val_miou), pod(e.val_accuracy), pod(e.time), pod(e.checkpoint_s);
+    pod(e.segment);
+  }
+  void segment(const RunSegment& g) {
+    pod(g.segment), str(g.started_utc), str(g.host), str(g.resumed_from), pod(g.first_epoch), pod(g.first_step);
+    pod(g.first_global_step);
   }
   std::string& bytes() { return out_; }
 
@@ -88,7 +96,14 @@ class Reader {
     e.epoch = pod<int>(), e.warmup = pod<bool>(), e.wall_s = pod<double>(), e.images = pod<std::int64_t>();
     e.images_per_s = pod<double>(), e.lr = pod<double>(), e.train_loss = pod<double>(), e.val_loss = pod<double>();
     e.val_iou = vec<double>(), e.val_miou = pod<double>(), e.val_accuracy = pod<double>(), e.time = pod<StepTimes>();
+    e.checkpoint_s = pod<double>(), e.segment = pod<int>();
     return e;
+  }
+  RunSegment segment() {
+    RunSegment g;
+    g.segment = pod<int>(), g.started_utc = str(), g.host = str(), g.resumed_from = str();
+    g.first_epoch = pod<int>(), g.first_step = pod<std::int64_t>(), g.first_global_step = pod<std::int64_t>();
+    return g;
   }
   bool done() const { return at_ == b_.size(); }
 
@@ -179,17 +194,24 @@ void write_rank_checkpoint(const std::string& dir, const RankCheckpoint& c) {
   w.pod(std::uint64_t(c.buffers.size()));
   for (const auto& b : c.buffers) w.vec(b);
   w.pod(c.loss_sum), w.pod(c.wall_s), w.pod(c.lr), w.pod(c.loss_steps), w.pod(c.images), w.pod(c.nonfinite_skipped);
-  w.pod(c.consecutive_skips), w.pod(c.time);
+  w.pod(c.consecutive_skips), w.pod(c.time), w.pod(c.checkpoint_s), w.pod(c.segment);
   w.pod(std::uint64_t(c.epochs.size()));
   for (const auto& e : c.epochs) w.epoch(e);
   w.pod(std::uint64_t(c.epoch_steps.size()));
   for (const auto& s : c.epoch_steps) w.vec(s);
   w.vec(c.current_steps);
+  w.pod(std::uint64_t(c.segments.size()));
+  for (const auto& g : c.segments) w.segment(g);
   w.pod(fnv1a(w.bytes()));
   const fs::path step_dir = fs::path(dir) / step_name(c.global_step);
   std::error_code ec;
   fs::create_directories(step_dir, ec);
   SB_REQUIRE(!ec, "checkpoint: cannot create {}: {}", step_dir.string(), ec.message());
+  static const double sleep_s = [] {
+    const char* v = std::getenv("SCALEBENCH_CHECKPOINT_SLEEP_S");
+    return v && *v ? std::atof(v) : 0.0;
+  }();
+  if (sleep_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s));
   write_atomically((step_dir / fmt::format("rank-{}.bin", c.rank)).string(), w.bytes(), c.rank == 0);
 }
 
@@ -263,7 +285,8 @@ RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank) {
   for (std::uint64_t i = 0; i < buffers; ++i) c.buffers.push_back(r.vec<float>());
   c.loss_sum = r.pod<double>(), c.wall_s = r.pod<double>(), c.lr = r.pod<double>();
   c.loss_steps = r.pod<std::int64_t>(), c.images = r.pod<std::int64_t>(), c.nonfinite_skipped = r.pod<std::int64_t>();
-  c.consecutive_skips = r.pod<int>(), c.time = r.pod<StepTimes>();
+  c.consecutive_skips = r.pod<int>(), c.time = r.pod<StepTimes>(), c.checkpoint_s = r.pod<double>();
+  c.segment = r.pod<int>();
   const auto epochs = r.pod<std::uint64_t>();
   SB_REQUIRE(epochs <= 10'000'000, "checkpoint {}: {} epochs is not plausible", file, epochs);
   for (std::uint64_t i = 0; i < epochs; ++i) c.epochs.push_back(r.epoch());
@@ -271,6 +294,9 @@ RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank) {
   SB_REQUIRE(lists == epochs, "checkpoint {}: {} step lists for {} epochs", file, lists, epochs);
   for (std::uint64_t i = 0; i < lists; ++i) c.epoch_steps.push_back(r.vec<StepRow>());
   c.current_steps = r.vec<StepRow>();
+  const auto segments = r.pod<std::uint64_t>();
+  SB_REQUIRE(segments <= 1'000'000, "checkpoint {}: {} launches is not plausible", file, segments);
+  for (std::uint64_t i = 0; i < segments; ++i) c.segments.push_back(r.segment());
   SB_REQUIRE(r.done(), "checkpoint {}: unexpected bytes after the record", file);
   SB_REQUIRE(c.rank == rank, "checkpoint {}: holds rank {}'s state, not rank {}'s", file, c.rank, rank);
   return c;

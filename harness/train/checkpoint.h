@@ -39,10 +39,13 @@ struct RankCheckpoint {
   std::int64_t loss_steps = 0, images = 0, nonfinite_skipped = 0;
   int consecutive_skips = 0;
   StepTimes time;
+  double checkpoint_s = 0;        // the unfinished epoch's checkpoint writes before this one
+  int segment = 1;                // the launch that wrote it (a resume is launch segment + 1)
   // Rank 0: the record so far.
   std::vector<EpochResult> epochs;
   std::vector<std::vector<StepRow>> epoch_steps;  // one list per finished epoch
   std::vector<StepRow> current_steps;             // the unfinished epoch's
+  std::vector<RunSegment> segments;               // the launches so far, the writer's last
 };
 
 inline constexpr int kCheckpointsKept = 2;
@@ -70,6 +73,9 @@ void capture_model_state(Model& m, const Optimizer& opt, bool buffers, RankCheck
 // And back onto the model's device; throws scalebench::Error naming what does not fit this model.
 void restore_model_state(const RankCheckpoint& c, Model& m, Optimizer& opt, bool buffers);
 
+// Test hook: SCALEBENCH_CHECKPOINT_SLEEP_S=S makes every rank file's write take S seconds more
+// (a slow file system), so tests can tell checkpoint time from training time without timing
+// the training (tests/mpi/resume_test.sh, case segments).
 // Test hook: SCALEBENCH_KILL_AFTER_STEP=N kills this process (SIGKILL) once optimizer step N is
 // done (and its checkpoint, if one was due, committed): a crash at a known step.
 void kill_after_step_for_tests(std::int64_t global_step);

@@ -151,8 +151,10 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   }
   resumed_.reset();
   Stopwatch epoch_clock, progress_clock;
+  double checkpoint_here = 0;  // this launch's checkpoint writes in the epoch: not training time
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
+    sleep_in_step_for_tests();
     // Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
     // queued, so a phase's device time is not counted in the next one. The phases add up to the
     // step's time from the clock's start, where its trace span starts too.
@@ -207,7 +209,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     ++ctx_.step;
     if (st_.trace) trace_step(step_t0, t, ctx_.step);
     o.epoch.time += t;
-    o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t});
+    o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t, .segment = segment_});
     if (xch.nonfinite) {
       on_nonfinite(xch, epoch, s + 1);  // throws under --on-nonfinite fail
       restore_buffers();
@@ -232,13 +234,16 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     o.stop = o.stop_signal != 0;
     const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
     if (checkpointing() && (periodic || xch.checkpoint)) {  // xch.checkpoint: the same on every worker
-      o.epoch.wall_s = wall_before + epoch_clock.elapsed();
-      save_checkpoint(o, false);
+      o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here;
+      const double dt = save_checkpoint(o, false);
+      checkpoint_here += dt;
+      o.epoch.checkpoint_s += dt;
+      o.rows.back().checkpoint_s = dt;
     }
     if (st_.reports()) kill_after_step_for_tests(ctx_.step);
     if (o.stop) break;
   }
-  o.epoch.wall_s = wall_before + epoch_clock.elapsed();
+  o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here;
   return o;
 }
 
@@ -275,12 +280,14 @@ void EpochRunner::evaluate_and_record(Outcome& o, TrainObserver* observer) {
                       er.epoch, st_.cfg.epochs, er.train_loss, er.val_loss, format_quality(er, st_.info),
                       er.images_per_s, er.lr, er.wall_s, er.epoch < st_.cfg.epochs ? "  " + eta(left) : "")
        << std::flush;
+  er.segment = o.rows.empty() ? segment_ : o.rows.back().segment;
   if (observer) observer->on_epoch(er, o.rows);
   finished_rows_.push_back(o.rows);
   st_.result.epochs.push_back(std::move(er));
 }
 
-void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
+double EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
+  Stopwatch clock;
   RankCheckpoint c;
   c.config_text = st_.cfg.canonical_text();
   c.workers = st_.workers, c.rank = st_.rank;
@@ -290,9 +297,11 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   capture_model_state(st_.model, st_.opt, /*buffers=*/true, c);
   if (!closed) {
     c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
-    c.images = o.epoch.images, c.time = o.epoch.time;
+    c.images = o.epoch.images, c.time = o.epoch.time, c.checkpoint_s = o.epoch.checkpoint_s;
     if (st_.reports()) c.current_steps = o.rows;
   }
+  c.segment = segment_;
+  if (st_.reports()) c.segments = st_.result.segments;
   c.consecutive_skips = consecutive_skips_;
   c.nonfinite_skipped = st_.result.nonfinite_skipped;
   if (st_.reports()) c.epochs = st_.result.epochs, c.epoch_steps = finished_rows_;
@@ -300,6 +309,7 @@ void EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   since_checkpoint_.lap();
   st_.strategy->max_over_workers(0);  // every worker's file is in place before `latest` moves
   if (st_.rank == 0) commit_checkpoint(st_.cfg.checkpoint_dir, c.global_step);
+  return clock.elapsed();
 }
 
 void EpochRunner::resume(const RankCheckpoint& c) {
@@ -316,7 +326,9 @@ void EpochRunner::resume(const RankCheckpoint& c) {
   o.steps_done = c.step;
   o.loss_sum = c.loss_sum, o.loss_steps = c.loss_steps, o.epoch.lr = c.lr, o.epoch.images = c.images;
   o.epoch.time = c.time;
+  o.epoch.checkpoint_s = c.checkpoint_s;
   o.rows = c.current_steps;
+  segment_ = c.segment + 1;
   resumed_wall_s_ = c.wall_s;
   resumed_ = std::move(o);
 }

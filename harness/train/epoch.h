@@ -44,10 +44,13 @@ class EpochRunner {
 
   // Checkpoints (checkpoint.h): every worker writes its file, then rank 0 commits the step. `o` is
   // the epoch in hand with `steps_done` steps; an epoch that was just closed is saved as the next
-  // one at step 0. A collective among the workers.
-  void save_checkpoint(const Outcome& o, bool closed);
-  // Continue from a checkpoint: position, sums of the unfinished epoch, the record so far.
+  // one at step 0. A collective among the workers. Returns the seconds it took (this rank's
+  // clock, which waits for every worker's file): checkpoint time, kept out of the epoch's wall time.
+  double save_checkpoint(const Outcome& o, bool closed);
+  // Continue from a checkpoint: position, sums of the unfinished epoch, the record so far; this
+  // launch is the checkpoint's segment + 1.
   void resume(const RankCheckpoint& c);
+  int segment() const { return segment_; }
   bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty(); }
 
  private:
@@ -76,6 +79,7 @@ class EpochRunner {
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint
   double resumed_wall_s_ = 0;
+  int segment_ = 1;             // this launch (RunSegment::segment)
   Stopwatch since_checkpoint_;  // --checkpoint-minutes (rank 0's decides)
 };
 

@@ -36,5 +36,14 @@ bool preemption_signalled();
 int preemption_signal();                // the first one's number, 0 before any
 const char* signal_name(int sig);       // "SIGTERM", "SIGUSR1", "SIGINT"; "a stop request" otherwise
 void clear_preemption_signal();  // tests
+// A descriptor that becomes readable (poll POLLIN) when the first stop signal arrives, so a
+// thread can react at once without polling the flag: the run file's stop mark (harness/record/
+// stop_mark.h). Do not read it. -1 before install_preemption_handler().
+int preemption_wakeup_fd();
+
+// Test hook: SCALEBENCH_STEP_SLEEP_S=S makes every step sleep S seconds before it starts — a step
+// longer than mpirun's kill timeout, so the ranks cannot reach an agreed stop before mpirun kills
+// them (tests/mpi/preempt_test.sh, case launcher). Unset: nothing.
+void sleep_in_step_for_tests();
 
 }  // namespace scalebench

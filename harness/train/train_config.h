@@ -42,6 +42,9 @@ struct EnumNames<NonFinitePolicy> {
 struct TrainConfig {
   std::string model = "unet:depth=4,base=8";  // model spec (models/spec.h), parsed by the model room
   std::string data;                  // HDF5 dataset (docs/data-format.md)
+  // What `data` holds (harness/data/identity.h), filled from the file by whoever computes a run
+  // id (record::identify_data); "" when unknown (then it joins no id).
+  std::string data_identity;
   StrategyKind strategy = StrategyKind::single;
   Backend backend = Backend::cpu;
   Precision precision = Precision::fp32;  // tf32/bf16: cuda (the CPU trains in fp32)
@@ -96,7 +99,8 @@ struct TrainConfig {
   double peak_tflops = 0.0;  // per-device peak for MFU; 0: the GPU datasheet table or the CPU's measured sgemm
   bool check_inputs = false;
   // Checkpoints (harness/train/checkpoint.h): every checkpoint_every optimizer steps (0: only when
-  // a run is stopped by a signal) into checkpoint_dir (default with -o: <runs>/<run_id>.ckpt);
+  // a run is stopped by a signal) into checkpoint_dir (the run's own folder: the CLI's
+  // run_recorded makes it <--checkpoint-dir or the runs folder>/<run_id>.ckpt);
   // resume: auto (continue from the newest complete checkpoint there, if any), none, or a folder.
   std::int64_t checkpoint_every = 0;
   double checkpoint_minutes = 0;  // also once this long since the last checkpoint (0: off)

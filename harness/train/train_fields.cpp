@@ -144,7 +144,7 @@ std::vector<Field<T>> make_table() {
                          "rank 0's clock (the server's for ps-*) decides, and every rank writes after the same step",
                          ckpt, at_least(0.0)));
   f.push_back(make_field("checkpoint_dir", &T::checkpoint_dir,
-                         "Checkpoint folder (default with -o: <runs>/<run_id>.ckpt)",
+                         "Where the run's checkpoint folder goes: DIR/<run_id>.ckpt (default with -o: the runs folder)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::unless_default, .in_spec = false}));
   f.push_back(make_field("resume", &T::resume,
                          "auto: continue from the newest complete checkpoint in the checkpoint folder, if any; "
@@ -154,6 +154,13 @@ std::vector<Field<T>> make_table() {
                            if (!v.empty()) return std::nullopt;
                            return std::string("must be auto, none or a folder");
                          })));
+  // Set from the file itself (harness/data/identity.h), never given: no flag, not on launch lines.
+  // It joins the run id and the ranks' agreement text, which is also what a checkpoint must match.
+  f.push_back(make_field("data_identity", &T::data_identity,
+                         "The dataset's samples, shape, classes and content checksum, read from the file by "
+                         "scalebench (a file regenerated at the same path is another run)",
+                         {.id = IdRule::unless_default, .launch = LaunchRule::never, .in_spec = false}));
+  f.back().flag.clear();
   f.push_back(make_field("dump_weights", &T::dump_weights,
                          "Write the final weights (raw f32) to PATH.rank<r>, batch-norm statistics to PATH.buffers.rank<r> (tests)",
                          {.agree = false, .id = IdRule::never, .launch = LaunchRule::never, .attr = false,

@@ -5,7 +5,10 @@
 // the request) and leave together.
 #include "harness/train/train_rank.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -49,6 +52,19 @@ void log_setup(const RankState& st, std::ostream& log) {
                      name_of(cfg.strategy), st.workers, r.world, r.global_batch, cfg.batch, st.n_train, st.n_val,
                      st.steps, st.sched.peak_lr(), name_of(cfg.optimizer), cpu::blas_threads())
       << std::flush;
+}
+
+// This launch as the run's segment: when and where it started.
+RunSegment this_launch(int segment) {
+  RunSegment g;
+  g.segment = segment;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) g.host = host;
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  char text[32] = {};
+  if (::gmtime_r(&now, &utc) && std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc) > 0) g.started_utc = text;
+  return g;
 }
 
 // The checkpoint folder a run resumes from (--resume), or "" for none.
@@ -97,6 +113,7 @@ TrainResult serve(RankState& st) {
 // its own file of the newest (serve()), so its workers cannot fall back. Returns the epoch to start with.
 int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, TrainObserver* observer) {
   const TrainConfig& cfg = st.cfg;
+  st.result.segments = {this_launch(1)};
   const std::string where = runner.checkpointing() || cfg.resume != "auto" ? resume_folder(cfg) : "";
   if (where.empty()) return 1;
   std::vector<std::string> candidates;
@@ -156,6 +173,11 @@ int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, Train
   SB_REQUIRE(found == 0 || found == st.workers, "{}: {} of {} workers found a checkpoint", where, found, st.workers);
   if (!ck) return 1;
   runner.resume(*ck);
+  RunSegment now = this_launch(runner.segment());
+  now.resumed_from = step_dir, now.first_epoch = ck->epoch, now.first_step = ck->step;
+  now.first_global_step = ck->global_step;
+  st.result.segments = ck->segments;  // rank 0's record; the other ranks keep only this launch
+  st.result.segments.push_back(std::move(now));
   if (st.reports()) {
     log << fmt::format("resume: continuing from {} at epoch {} step {} (optimizer step {})\n", step_dir, ck->epoch,
                        ck->step, ck->global_step)
@@ -178,7 +200,10 @@ void train_epochs(RankState& st, EpochRunner& runner, int first_epoch, TrainObse
       r.preempted = true, r.preempted_signal = o.stop_signal, r.preempted_epoch = epoch, r.preempted_step = o.steps_done;
     }
     if (o.stop && o.steps_done < st.steps) {  // mid-epoch: no epoch row, the steps are kept
-      if (runner.checkpointing()) runner.save_checkpoint(o, false);
+      if (runner.checkpointing()) {
+        const double dt = runner.save_checkpoint(o, false);
+        if (!o.rows.empty()) o.rows.back().checkpoint_s += dt;
+      }
       if (st.reports()) st.result.partial_steps = std::move(o.rows);
       return;
     }
@@ -221,6 +246,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
     if (st.is_server()) return serve(st);
     EpochRunner runner(st, log);
     const int first_epoch = resume_if_asked(st, runner, log, observer);
+    if (st.reports() && observer) observer->on_segments(st.result.segments);
     if (first_epoch == 1) dump_weights(st, ".init");
     train_epochs(st, runner, first_epoch, observer);
     st.strategy->finish(st.model);

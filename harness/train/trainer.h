@@ -30,6 +30,10 @@ struct EpochResult {
   double val_miou = 0;            // mean over non-background classes (segmentation)
   double val_accuracy = 0;
   StepTimes time;                 // summed over the epoch's steps
+  // Writing checkpoints during the epoch (rank 0's clock, which waits for every worker's file):
+  // not in wall_s, so not in images_per_s. A resumed epoch's misses the write it resumed from.
+  double checkpoint_s = 0;
+  int segment = 1;                // the launch that ran its last step (RunSegment::segment)
 };
 
 // One training step as the run file's /steps table records it (t_total = time.total()).
@@ -38,6 +42,20 @@ struct StepRow {
   std::int64_t step = 0;          // 1-based within the epoch
   double loss = 0;
   StepTimes time;
+  double checkpoint_s = 0;        // writing a checkpoint after this step (not in time.total())
+  int segment = 1;                // the launch that ran it (RunSegment::segment)
+};
+
+// One launch of a run: 1 for the first; a rerun that resumed from a checkpoint adds one. Which
+// epochs and steps a launch ran is in their `segment`.
+struct RunSegment {
+  int segment = 1;
+  std::string started_utc;        // ISO 8601
+  std::string host;
+  std::string resumed_from;       // the checkpoint (step folder) it continued from; "" for the first
+  int first_epoch = 1;            // where it started: this epoch, after first_step of its steps
+  std::int64_t first_step = 0;
+  std::int64_t first_global_step = 0;
 };
 
 struct TrainResult {
@@ -55,6 +73,7 @@ struct TrainResult {
   std::string strategy_summary;             // e.g. the staleness ps-async saw
   std::int64_t nonfinite_skipped = 0;       // steps this worker skipped (--on-nonfinite skip)
   std::vector<EpochResult> epochs;
+  std::vector<RunSegment> segments;         // rank 0: this run's launches so far, this one last
   // Stopped by SIGUSR1 before its last step (preemption.h). The epoch it stopped in and the last
   // step it finished there, of epoch_steps (steps_per_epoch capped by --max-steps). When that was
   // the epoch's last step the epoch is complete (validated, in `epochs`); otherwise its steps are
@@ -79,6 +98,8 @@ class TrainObserver {
   virtual void on_start(const TrainResult& meta) {}
   // After each epoch's validation, with that epoch's steps.
   virtual void on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {}
+  // Once it is known whether this launch resumed (before its first step): the launches so far.
+  virtual void on_segments(const std::vector<RunSegment>& segments) {}
   // A multi-process run failed mid-run and is about to end the whole job (MPI_Abort): the last
   // chance to record the error, since no exception will reach the caller.
   virtual void on_fail(const std::string& error) noexcept {}

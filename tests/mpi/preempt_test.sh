@@ -7,6 +7,12 @@
 #                         the server): the agreement must still stop every rank after the same
 #                         step — the job ends (no collective left waiting) with the same checks, and
 #                         every worker holds bit-identical final weights.
+#   launcher SIGNAL     : SIGNAL (TERM or INT) to a hand-launched `mpirun -np 2 ... --strategy ring`
+#                         itself, with steps longer than mpirun's kill timeout (the test hook
+#                         SCALEBENCH_STEP_SLEEP_S; OMPI_MCA_odls_base_sigkill_timeout=5): the ranks
+#                         cannot reach an agreed stop before mpirun SIGKILLs them, so only the
+#                         stop mark (harness/record/stop_mark.h) can record it — the run file must
+#                         say preempted, not running, and no rank may survive mpirun.
 # Exit codes: the recording rank (0) exits 75 and the others 0, so mpirun (which ends a job whose
 # rank exits non-zero) cannot cut rank 0 short while it writes the run file; mpirun reports 75.
 # Usage: preempt_test.sh <scalebench> <case> [args]
@@ -22,6 +28,46 @@ cleanup() {
 trap cleanup EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 fail() { echo "FAIL: $*"; exit 1; }
+
+if [ "$what" = launcher ]; then
+  sig=$1
+  "$sb" datagen --task segmentation --n 64 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen
+  # Open MPI passes the signal on to the ranks and SIGKILLs them this many seconds later. Each
+  # step sleeps far longer, so no rank reaches the step they would agree to stop after.
+  OMPI_MCA_odls_base_sigkill_timeout=5 SCALEBENCH_STEP_SLEEP_S=60 \
+    mpirun --oversubscribe -np 2 "$sb" train --strategy ring --model unet:depth=2,base=4 --data "$tmp/data.h5" \
+    --epochs 5 --batch 2 --threads 1 --progress-seconds 1000 --checkpoint-every 1 -o "$tmp/runs" >"$tmp/log" 2>&1 &
+  job=$!
+  # The set-up line is printed after the ranks' own handlers are installed (after MPI_Init).
+  for _ in $(seq 1200); do
+    grep -q "^train: strategy ring" "$tmp/log" && break
+    kill -0 $job 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "^train: strategy ring" "$tmp/log" || { cat "$tmp/log"; fail "no set-up line within 120 s"; }
+  sleep 1
+  kill -"$sig" $job || fail "could not signal mpirun"
+  echo "SIG$sig sent to mpirun ($job)"
+  for _ in $(seq 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+  kill -0 $job 2>/dev/null && { cat "$tmp/log"; fail "mpirun still runs 60 s after SIG$sig"; }
+  wait $job; rc=$?
+  job=""
+  cat "$tmp/log"
+  echo "mpirun exited $rc"
+  pgrep -f -- "^$sb train .*-o $tmp/runs" && fail "a rank outlived mpirun"
+  /usr/bin/python3 - "$tmp/runs" <<'PY' || fail "the run file does not record the stop"
+import glob, sys, h5py
+(path,) = glob.glob(sys.argv[1] + "/*.h5")
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+with h5py.File(path, "r") as f:
+    status, error = s(f.attrs["status"]), s(f.attrs["error"])
+print(f"run file: status {status}, error '{error}'")
+assert status == "preempted", status
+assert error.startswith("preempted by a stop signal"), error
+PY
+  echo "PASS launcher SIG$sig"
+  exit 0
+fi
 
 strategy=$1
 target=${2:-all}

@@ -96,6 +96,23 @@ TEST(RunConfig, PointAndGroupIds) {
   EXPECT_EQ(group_id(s1), group_id(s2));
 }
 
+TEST(RunConfig, DataIdentityJoinsTheRunIdButNotPointOrGroup) {
+  // A file regenerated at the same path is another run (issue 30, case 4), but the same point: a
+  // baseline recorded on other data is still matched by compare.
+  RunConfig a = base(), b = base(), unknown = base();
+  a.train.data_identity = "96 x 1x32x32 segmentation, 3 classes, content 88fdbd93ed78edd5";
+  b.train.data_identity = "96 x 1x32x32 segmentation, 3 classes, content a39c78a6deec41ee";
+  EXPECT_NE(run_id(a), run_id(b));
+  EXPECT_NE(run_id(a), run_id(unknown));
+  EXPECT_EQ(run_id(unknown), run_id(base()));  // unknown ("") joins no id: ids without data stay
+  EXPECT_NE(a.train.canonical_text(), b.train.canonical_text());  // what a checkpoint must match
+  EXPECT_EQ(point_id(a), point_id(b));
+  EXPECT_EQ(point_id(a), point_id(unknown));
+  EXPECT_EQ(group_id(a), group_id(b));
+  EXPECT_EQ(config_from_attrs(config_attrs(a)).train.data_identity, a.train.data_identity);
+  EXPECT_EQ(run_id_with_data(base()), run_id(base()));  // data/seg.h5 does not exist here: ""
+}
+
 TEST(RunConfig, AttrsRoundTrip) {
   RunConfig c = base();
   c.train.lr = 0.1 + 0.2;  // a double with no short decimal form

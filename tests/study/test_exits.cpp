@@ -133,7 +133,7 @@ void make_data(const sbtest::TempDir& dir) {
 
 std::string run_file_of(const std::string& spec) {
   const auto points = expand(load_spec(spec));
-  return fs::path(load_spec(spec).output) / "runs" / (record::run_id(points.at(0)) + ".h5");
+  return fs::path(load_spec(spec).output) / "runs" / (record::run_id_with_data(points.at(0)) + ".h5");
 }
 
 // SIGTERM or SIGINT to a sweep in the middle of a point.

@@ -48,7 +48,7 @@ std::string write_run(const std::string& dir, const record::RunConfig& c, const 
     record::append_epoch(f, er, {}, true);
   }
   std::filesystem::create_directories(dir + "/runs");
-  const std::string path = dir + "/runs/" + record::run_id(c) + ".h5";
+  const std::string path = dir + "/runs/" + record::run_id_with_data(c) + ".h5";
   record::write_run_file(path, f);
   return path;
 }
@@ -178,7 +178,7 @@ TEST(Status, DeadRunningFilesAreDead) {
   EXPECT_EQ(by(2, 2).state, "running");
   EXPECT_EQ(by(3, 2).state, "running");
   EXPECT_EQ(by(3, 1).state, "dead");
-  EXPECT_EQ(running_slurm_jobs({record::read_run_file(dir + "/runs/" + record::run_id(groups[1].reps[1]) + ".h5")}),
+  EXPECT_EQ(running_slurm_jobs({record::read_run_file(dir + "/runs/" + record::run_id_with_data(groups[1].reps[1]) + ".h5")}),
             std::vector<std::string>{"77"});
 }
 

@@ -81,7 +81,7 @@ TEST(Sweep, LocalEndToEnd) {
   const auto points = expand(load_spec(spec));
   ASSERT_EQ(points.size(), 2u);
   for (const auto& p : points) {
-    const auto f = record::read_run_file(dir / ("res/runs/" + record::run_id(p) + ".h5"));
+    const auto f = record::read_run_file(dir / ("res/runs/" + record::run_id_with_data(p) + ".h5"));
     EXPECT_EQ(f.config.str("study"), "tiny");
     if (p.train.max_loss > 1) {
       EXPECT_EQ(f.status, "ok");

@@ -52,8 +52,8 @@ TEST(Sweep, PreemptedPointStopsTheSweepAndRerunsLater) {
 
   const auto points = expand(load_spec(spec));
   ASSERT_EQ(points.size(), 2u);
-  const std::string first = dir / ("res/runs/" + record::run_id(points[0]) + ".h5");
-  const std::string second = dir / ("res/runs/" + record::run_id(points[1]) + ".h5");
+  const std::string first = dir / ("res/runs/" + record::run_id_with_data(points[0]) + ".h5");
+  const std::string second = dir / ("res/runs/" + record::run_id_with_data(points[1]) + ".h5");
   const auto f = record::read_run_file(first);
   EXPECT_EQ(f.status, "preempted");
   EXPECT_GE(f.epochs.rows(), 1u);

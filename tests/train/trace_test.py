@@ -27,7 +27,8 @@ def run(*args, ok=True):
 def steps_table(run_file):
     out = run("h5dump", "-d", "/steps", "-y", "-w", "0", "-m", "%.17g", run_file).stdout
     nums = [float(x) for x in re.findall(r"-?[0-9][0-9.e+-]*", out.split("DATA {", 1)[1])]
-    cols = ["epoch", "step", "loss", "t_data", "t_fwd", "t_bwd", "t_comm_exposed", "t_update", "t_total"]
+    cols = ["epoch", "step", "loss", "t_data", "t_fwd", "t_bwd", "t_comm_exposed", "t_update", "t_total",
+            "t_checkpoint", "segment"]  # the run file's column order (harness/record/run_file.cpp)
     assert len(nums) % len(cols) == 0, "unexpected h5dump output"
     return [dict(zip(cols, nums[i:i + len(cols)])) for i in range(0, len(nums), len(cols))]
 

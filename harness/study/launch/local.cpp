@@ -53,9 +53,12 @@ class LocalLauncher final : public Launcher {
 std::unique_ptr<Launcher> make_local_launcher() { return std::make_unique<LocalLauncher>(); }
 
 SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) {
-  const auto points = expand(spec);
+  auto points = expand(spec);
   const std::string runs = (fs::path(spec.output) / "runs").string();
   const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
+  // Each point's run id holds what its dataset file holds, as its train will compute it (a dry run
+  // before the file exists names the points without it).
+  for (auto& p : points) record::identify_data(p);
   // A point still running on this machine — a SIGKILLed sweep's orphan from before subprocess.h
   // took points down with their sweep, a `train -o` by hand into this study — would share the
   // cores with every point started now and distort both timings: nothing starts until it ends.
@@ -76,6 +79,7 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
                      spec.repetitions, runs)
       << std::flush;
   prepare_dataset(spec, opt.dry_run, out);
+  for (auto& p : points) record::identify_data(p);  // again: the file may have been generated just now
   if (!opt.dry_run) {
     std::error_code ec;
     fs::create_directories(runs, ec);

@@ -38,12 +38,15 @@ int run_slurm_point(const std::string& study_dir, int group, int repetition, std
   SB_REQUIRE(group >= 1 && group <= int(groups.size()), "slurm-point: --group {} is not a point of {} (1..{})", group,
              study_dir, groups.size());
   const PointGroup& g = groups[std::size_t(group - 1)];
-  const record::RunConfig* c = nullptr;
+  const record::RunConfig* found = nullptr;
   for (const auto& r : g.reps)
-    if (r.repetition == repetition) c = &r;
-  SB_REQUIRE(c, "slurm-point: --repetition {} is not a repetition of point {} ({}: 1..{})", repetition, group, g.label,
+    if (r.repetition == repetition) found = &r;
+  SB_REQUIRE(found, "slurm-point: --repetition {} is not a repetition of point {} ({}: 1..{})", repetition, group, g.label,
              g.reps.size());
 
+  record::RunConfig named = *found;
+  record::identify_data(named);  // as the train below will: its run file's name
+  const record::RunConfig* c = &named;
   const std::string runs = (fs::path(study_dir) / "runs").string();
   const std::string path = (fs::path(runs) / (record::run_id(*c) + ".h5")).string();
   const std::string prefix = fmt::format("[{}/{}] {}{}", group, groups.size(), g.label,

@@ -94,7 +94,8 @@ SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const Submit
   for (const auto& g : groups) {
     Planned pl{&g, {}, point_script_name(g), ""};
     for (const auto& c : g.reps) {
-      if (run_file_ok((study / "runs" / (record::run_id(c) + ".h5")).string())) {
+      // Named as the point's train will name it (a missing file: the dataset job generates it).
+      if (run_file_ok((study / "runs" / (record::run_id_with_data(c) + ".h5")).string())) {
         ++r.repetitions_ok;
         continue;
       }

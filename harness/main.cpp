@@ -269,7 +269,7 @@ std::string exit_code_footer() {
 
 int main(int argc, char** argv) {
   // Before anything else: may re-execute this program once so OpenBLAS loads the kernels this CPU
-  // supports and OpenMP waits without spinning (kernels/cpu/runtime_env.h).
+  // supports and the thread pools wait as measured best (kernels/cpu/runtime_env.h).
   scalebench::cpu::prepare_cpu_runtime(argv);
   CLI::App app{"scalebench — HPC scaling studies of hand-written U-Net and VGG training"};
   app.require_subcommand(1);

@@ -143,7 +143,7 @@ const char* build_type() {
 
 std::string environment() {
   static const char* prefixes[] = {"SLURM_", "NCCL_", "OMPI_COMM_WORLD_", "PMI_", "OMP_NUM_THREADS=",
-                                   "OPENBLAS_NUM_THREADS=", "OPENBLAS_CORETYPE=", "OMP_WAIT_POLICY=", "CUDA_VISIBLE_DEVICES="};
+                                   "OPENBLAS_NUM_THREADS=", "OPENBLAS_CORETYPE=", "OMP_WAIT_POLICY=", "GOMP_SPINCOUNT=", "OPENBLAS_THREAD_TIMEOUT=", "CUDA_VISIBLE_DEVICES="};
   std::vector<std::string> vars;
   for (char** e = environ; e && *e; ++e) {
     const std::string kv = *e;

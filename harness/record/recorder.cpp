@@ -66,12 +66,6 @@ void Recorder::on_start(const TrainResult& meta) {
   const std::int64_t steps = cfg_.train.max_steps ? std::min(cfg_.train.max_steps, meta.steps_per_epoch)
                                                   : meta.steps_per_epoch;
   if (cfg_.train.backend == Backend::cpu) {
-    // The rank's thread budget as train() set it (kernels/cpu/blas_threads.h), rank 0's.
-    const int t = cpu::blas_threads(), cpus = cpu::usable_cpus();
-    file_.context.set("thread_budget", fmt::format("{} thread{} per rank for OpenBLAS and oneDNN; this process may use "
-                                                   "{} CPU{} ({}); OpenMP wait policy {}",
-                                                   t, t == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s",
-                                                   cpu::usable_cpu_list(), cpu::omp_wait_policy_origin()));
     // Each device of a CPU run is a process (or a thread group) with the same BLAS set-up.
     const std::string times = cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
     sgemm_ = measure_cpu_peak();
@@ -92,6 +86,14 @@ void Recorder::on_start(const TrainResult& meta) {
     peak_.method += cfg_.world_size > 1 ? fmt::format(", x{} devices", cfg_.world_size) : "";
   }
   std::lock_guard lock(mu_);
+  if (cfg_.train.backend == Backend::cpu) {
+    // The rank's thread budget as train() set it (kernels/cpu/blas_threads.h), rank 0's.
+    const int t = cpu::blas_threads(), cpus = cpu::usable_cpus();
+    file_.context.set("thread_budget", fmt::format("{} thread{} per rank for OpenBLAS and oneDNN; this process may use "
+                                                   "{} CPU{} ({}); {}",
+                                                   t, t == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s",
+                                                   cpu::usable_cpu_list(), cpu::thread_wait_origin()));
+  }
   Attrs& c = file_.config;
   c.set("task", meta.task);
   c.set("canonical_model", meta.canonical_model);

@@ -1,6 +1,6 @@
 // bench_main.cpp — entry point of sb_bench_kernels; the benchmarks register themselves from the
 // other files of this folder. Like `scalebench`, it first sets the CPU libraries' load-time
-// environment (kernels/cpu/runtime_env.h: OpenBLAS's core type, OpenMP's wait policy) and prints the
+// environment (kernels/cpu/runtime_env.h: OpenBLAS's core type, the thread pools' idle waits) and prints the
 // core type, so its GFLOP/s name their kernels.
 #include <benchmark/benchmark.h>
 

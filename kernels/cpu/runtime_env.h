@@ -1,12 +1,15 @@
 // runtime_env.h — the environment the CPU libraries read once, when they load, set before they
-// load: OpenBLAS's core type (blas_core.h) and OpenMP's wait policy (oneDNN's thread team).
+// load: OpenBLAS's core type (blas_core.h) and how OpenMP's and OpenBLAS's idle threads wait.
 //
-// Why the wait policy: OpenBLAS's pthreads and oneDNN's OpenMP team are two thread pools that take
-// turns within one training step. libgomp's idle workers spin by default; with a core also busy
-// with the other pool's worker, a data-loader thread or another process, the spinning workers took
-// the cores the working ones needed: on this repository's 2-core VM, VGG16 at --threads 2 ran at
-// 19-25 images/s instead of 106-123 with OMP_WAIT_POLICY=passive (docs/results-cpu.md, "Threads").
-// So unless the user set OMP_WAIT_POLICY, scalebench sets it to PASSIVE.
+// Why the waits: OpenBLAS's pthreads and oneDNN's OpenMP team are two thread pools that take turns
+// within one training step. Idle, each spins for a while before it sleeps: libgomp 300000 pause
+// loops by default, OpenBLAS 2^28 cycles (about 0.1 s) of sched_yield. A worker of one pool
+// spinning on the core the other pool's worker needs halved steps at --threads 2 (VGG16 width 0.25
+// on this repository's 2-core VM: 87-162 images/s from run to run, and 19-25 beside a compile);
+// sleeping at once (OMP_WAIT_POLICY=passive) was robust but paid a wake-up per parallel region
+// (2 threads no faster than 1). Measured best (docs/cpu.md, "Threads"): OpenMP spins a bounded
+// 10^4 loops then sleeps (OMP_WAIT_POLICY=ACTIVE with GOMP_SPINCOUNT=10000), OpenBLAS sleeps after
+// 2^4 cycles (OPENBLAS_THREAD_TIMEOUT=4). Each is set only when the user set none of its variables.
 //
 // Both can only be changed before the libraries load, so prepare_cpu_runtime() — called first in
 // main() — sets what is missing and re-executes /proc/self/exe with the same argv, at most once per
@@ -20,8 +23,9 @@ namespace scalebench::cpu {
 
 void prepare_cpu_runtime(char** argv);
 
-// The OpenMP wait policy in effect and who chose it, for the run file's context:
-// "PASSIVE (set by scalebench)", "ACTIVE (OMP_WAIT_POLICY set by the user)".
-std::string omp_wait_policy_origin();
+// The thread pools' idle waits in effect and who chose them, for the run file's context:
+// "OpenMP OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000 (set by scalebench); OpenBLAS
+// OPENBLAS_THREAD_TIMEOUT=4 (set by scalebench)".
+std::string thread_wait_origin();
 
 }  // namespace scalebench::cpu

@@ -256,7 +256,7 @@ PY
   cpu_runtime)
     # The CPU libraries' set-up (kernels/cpu/runtime_env.h, blas_core.h, blas_threads.h): the run
     # file's context says which OpenBLAS core type ran and why (a core type the user set wins; a
-    # parent's choice is re-checked against this CPU), the OpenMP wait policy, and the thread budget
+    # parent's choice is re-checked against this CPU), the thread pools' idle waits, and the thread budget
     # taken from the affinity mask.
     small_seg
     context_of() {  # context_of <runs dir> <attribute>: a context attribute of its one run file
@@ -294,12 +294,14 @@ PY
       [[ "$got" == "SkylakeX (chosen by scalebench from the CPU flags)" ]] || fail "an inherited choice was not re-checked: '$got'"
     fi
     got=$(context_of "$tmp/r1" thread_budget); echo "ok: $got"
-    [[ "$got" == *"OpenMP wait policy PASSIVE (set by scalebench)" ]] || fail "OMP_WAIT_POLICY not set: '$got'"
+    [[ "$got" == *"; OpenMP OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000 (set by scalebench); OpenBLAS OPENBLAS_THREAD_TIMEOUT=4 (set by scalebench)" ]] \
+      || fail "the waits were not set: '$got'"
     run_small "$tmp/r4" OMP_WAIT_POLICY=active
     got=$(context_of "$tmp/r4" thread_budget); echo "ok: $got"
-    [[ "$got" == *"OpenMP wait policy active (OMP_WAIT_POLICY set by the user)" ]] || fail "the user's policy: '$got'"
+    [[ "$got" == *"; OpenMP OMP_WAIT_POLICY=active (set by the user); OpenBLAS OPENBLAS_THREAD_TIMEOUT=4 (set by scalebench)" ]] \
+      || fail "the user's policy: '$got'"
     # One CPU in the affinity mask: one thread, whatever the machine's core count.
-    env -u OMP_WAIT_POLICY taskset -c 0 "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 \
+    taskset -c 0 "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 \
       --batch 4 --max-steps 2 -o "$tmp/r6" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train under taskset"; }
     got=$(context_of "$tmp/r6" thread_budget); echo "ok: taskset -c 0: $got"
     [[ "$got" == "1 thread per rank for OpenBLAS and oneDNN; this process may use 1 CPU (0);"* ]] \

@@ -10,11 +10,13 @@
 namespace scalebench::cpu_layers {
 namespace {
 
-// --cpu-kernels auto: oneDNN for every convolution with at least 8 input channels. Measured per
-// layer on the U-Net and VGG shapes (docs/results-cpu.md, "Which kernels"): oneDNN's blocked
-// direct convolution won every such layer, by 1.2-2.7x over forward + both backward passes; with
-// one input channel (the first layer) im2col + sgemm won.
-bool auto_uses_onednn(const Conv2dParams& p) { return p.c_in >= 8; }
+// --cpu-kernels auto: oneDNN for 3x3 (and larger) convolutions with at least 8 input channels,
+// im2col + sgemm for the rest. Measured per layer of the U-Net and VGG16 of tools/cpu_step_bench.py
+// (kernels/bench/bench_conv_layers.cpp; docs/cpu.md, "Which kernels"): at 1 thread oneDNN's blocked
+// direct convolution won every 3x3 layer with 16 or more input channels by 1.4-3.0x over forward
+// and both backward passes; im2col won the first layer (1 input channel, oneDNN 0.45x) and the 1x1
+// head (a plain GEMM on the image itself, oneDNN 0.22x).
+bool auto_uses_onednn(const Conv2dParams& p) { return p.c_in >= 8 && p.k_h >= 3; }
 
 bool uses_onednn(const Ctx& ctx, const Conv2dParams& p) {
   if (ctx.reference) return false;

@@ -10,7 +10,7 @@
 # build's ctest files and where they expect the source, the build and each program, so that
 # tools/gpu-label.sh can run `ctest -L gpu` there exactly as here. Carry OUT_DIR (listed in
 # .git/info/exclude) with the device tool; see docs/gpu.md. The carry limit is 64 MiB: OpenBLAS alone
-# is 36 MB uncompressed, ~9 MB compressed. Not here: Open MPI's runtime plugins (mpirun there is not
+# is 36 MB uncompressed, ~9 MB compressed; oneDNN (libdnnl, for the CPU convolutions) 40 MB, ~7 MB. Not here: Open MPI's runtime plugins (mpirun there is not
 # supported by this bundle; single-process and NCCL-over-file-bootstrap runs are).
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: $0 BUILD_DIR OUT_DIR PROGRAM..." >&2; exit 2; }

@@ -28,6 +28,21 @@ cleanup() {
 trap cleanup EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 fail() { echo "FAIL: $*"; exit 1; }
+# await_line PATTERN TENTHS: until the job's log has a line matching PATTERN, the job ends, or TENTHS
+# tenths of a second pass; true when the line is there.
+await_line() {
+  for _ in $(seq "$2"); do
+    grep -q "$1" "$tmp/log" && return 0
+    kill -0 $job 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q "$1" "$tmp/log"
+}
+# await_exit TENTHS: until the job ends or TENTHS tenths of a second pass; true when it ended.
+await_exit() {
+  for _ in $(seq "$1"); do kill -0 $job 2>/dev/null || return 0; sleep 0.1; done
+  ! kill -0 $job 2>/dev/null
+}
 
 if [ "$what" = launcher ]; then
   sig=$1
@@ -39,17 +54,11 @@ if [ "$what" = launcher ]; then
     --epochs 5 --batch 2 --threads 1 --progress-seconds 1000 --checkpoint-every 1 -o "$tmp/runs" >"$tmp/log" 2>&1 &
   job=$!
   # The set-up line is printed after the ranks' own handlers are installed (after MPI_Init).
-  for _ in $(seq 1200); do
-    grep -q "^train: strategy ring" "$tmp/log" && break
-    kill -0 $job 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q "^train: strategy ring" "$tmp/log" || { cat "$tmp/log"; fail "no set-up line within 120 s"; }
+  await_line "^train: strategy ring" 1200 || { cat "$tmp/log"; fail "no set-up line within 120 s"; }
   sleep 1
   kill -"$sig" $job || fail "could not signal mpirun"
   echo "SIG$sig sent to mpirun ($job)"
-  for _ in $(seq 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
-  kill -0 $job 2>/dev/null && { cat "$tmp/log"; fail "mpirun still runs 60 s after SIG$sig"; }
+  await_exit 600 || { cat "$tmp/log"; fail "mpirun still runs 60 s after SIG$sig"; }
   wait $job; rc=$?
   job=""
   cat "$tmp/log"
@@ -84,12 +93,7 @@ mpirun --oversubscribe -np 3 "$sb" train --strategy "$strategy" --model unet:dep
   --epochs 500 --batch 4 --threads 1 --progress-seconds 1000 --dump-weights "$tmp/w" \
   -o "$tmp/runs" >"$tmp/log" 2>&1 &
 job=$!
-for _ in $(seq 1200); do
-  grep -q "^epoch 1/500 " "$tmp/log" && break
-  kill -0 $job 2>/dev/null || break
-  sleep 0.1
-done
-grep -q "^epoch 1/500 " "$tmp/log" || { cat "$tmp/log"; fail "no epoch 1 line within 120 s"; }
+await_line "^epoch 1/500 " 1200 || { cat "$tmp/log"; fail "no epoch 1 line within 120 s"; }
 
 # The rank processes (not mpirun: its command line does not start with the binary).
 pids=$(pgrep -f -- "^$sb train --strategy $strategy .*-o $tmp/runs")
@@ -102,8 +106,7 @@ done
 [ $sent -ge 1 ] || fail "SIGUSR1 reached no rank"
 echo "SIGUSR1 sent to $sent rank(s) ($target)"
 
-for _ in $(seq 900); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
-kill -0 $job 2>/dev/null && { cat "$tmp/log"; fail "the job still runs 90 s after SIGUSR1 (a rank left waiting?)"; }
+await_exit 900 || { cat "$tmp/log"; fail "the job still runs 90 s after SIGUSR1 (a rank left waiting?)"; }
 wait $job; rc=$?
 job=""
 cat "$tmp/log"

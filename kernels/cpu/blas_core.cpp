@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "kernels/cpu/runtime_env.h"
+
 namespace scalebench::cpu {
 namespace {
 
@@ -93,7 +95,7 @@ std::string blas_core_origin() {
   const std::string core = blas_core();
   const char* forced = env("OPENBLAS_CORETYPE");
   const char* chosen = env(kChosenVar);
-  if (env("SCALEBENCH_REEXEC_FAILED") && chosen && !(forced && lower(forced) == lower(core)))
+  if (reexec_failed() && chosen && !(forced && lower(forced) == lower(core)))
     return core + " (re-executing with the core type scalebench chose failed; these are the kernels loaded)";
   if (forced && !(chosen && lower(chosen) == lower(forced)))
     return core + " (OPENBLAS_CORETYPE=" + forced + " set by the user)";

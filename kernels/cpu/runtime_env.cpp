@@ -49,7 +49,7 @@ bool choose_blas_timeout_env() {
 
 void prepare_cpu_runtime(char** argv) {
   if (const char* pid = env(kPidVar); pid && std::atol(pid) == long(::getpid())) return;  // done
-  if (env(kFailedVar)) return;  // a parent could not re-execute either: do not try in every child
+  if (reexec_failed()) return;  // a parent could not re-execute either: do not try in every child
   bool again = choose_blas_core_env();
   again = choose_omp_wait_env() || again;
   again = choose_blas_timeout_env() || again;
@@ -60,8 +60,10 @@ void prepare_cpu_runtime(char** argv) {
   ::setenv(kFailedVar, "1", 1);
 }
 
+bool reexec_failed() { return env(kFailedVar) != nullptr; }
+
 std::string thread_wait_origin() {
-  const bool failed = env(kFailedVar) != nullptr;
+  const bool failed = reexec_failed();
   const auto who = [&](const char* marker, const char* value) -> std::string {
     if (!env(marker) || !value || std::string(env(marker)) != value) return " (set by the user)";
     return failed ? " (set by scalebench, but re-executing failed: not in effect)" : " (set by scalebench)";

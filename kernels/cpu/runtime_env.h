@@ -23,6 +23,10 @@ namespace scalebench::cpu {
 
 void prepare_cpu_runtime(char** argv);
 
+// True when this process (or a parent) tried to re-execute and execv failed: what was set is not
+// what the libraries loaded.
+bool reexec_failed();
+
 // The thread pools' idle waits in effect and who chose them, for the run file's context:
 // "OpenMP OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000 (set by scalebench); OpenBLAS
 // OPENBLAS_THREAD_TIMEOUT=4 (set by scalebench)".

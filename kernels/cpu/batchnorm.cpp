@@ -5,7 +5,9 @@
 // in 16 float lanes (vectorisable, and each lane adds only H·W/16 values), each row's total in
 // double. Synchronised batch norm: a
 // caller-given StatSum adds the per-channel sums over the replicas; the kernel does no
-// communication itself and knows nothing of who the replicas are. No fused activation.
+// communication itself and knows nothing of who the replicas are. Channels are split over the rank's
+// threads (parallel.h): a channel's sums stay in one thread, so the thread count changes no bit. No
+// fused activation.
 #include "kernels/cpu/batchnorm.h"
 
 #include <cmath>
@@ -13,6 +15,8 @@
 #include <vector>
 
 #include "kernels/common/check.h"
+#include "kernels/cpu/parallel.h"
+#include "kernels/cpu/vector_clones.h"
 
 namespace scalebench::cpu {
 namespace {
@@ -23,10 +27,8 @@ void validate(const BatchNormParams& p) {
 
 // Row sums: 16 independent float accumulators the compiler maps onto vector registers (a single
 // double accumulator is a serial chain of scalar adds), one double total per row. Built for
-// AVX-512, AVX2 and the baseline; the loader picks one at start-up (GCC target_clones).
+// AVX-512, AVX2 and the baseline (SB_VECTOR_CLONES); each lane adds in the same order in every version.
 constexpr int kLanes = 16;
-
-#define SB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // Σ x[k]
 SB_VECTOR_CLONES double row_sum(const float* x, int n) {
@@ -100,6 +102,17 @@ void affine(const BatchNormParams& p, const float* x, float* y, int ch, float ce
 
 }  // namespace
 
+// Channels per thread at least, so that each thread has about 32K values.
+std::int64_t channel_grain(const BatchNormParams& p) { return 32768 / (std::int64_t(p.n) * p.hw) + 1; }
+
+// fn(ch) for every channel, the channels split over the rank's threads.
+template <class Fn>
+void for_channels(const BatchNormParams& p, Fn&& fn) {
+  parallel_for(p.c, channel_grain(p), [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t ch = first; ch < last; ++ch) fn(int(ch));
+  });
+}
+
 void batchnorm_forward_train(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
                              float* y, float* save_mean, float* save_invstd, float* running_mean,
                              float* running_var, const StatSum& sum_over_replicas) {
@@ -108,19 +121,20 @@ void batchnorm_forward_train(const BatchNormParams& p, const float* x, const flo
   // channels, so synchronised batch norm adds them over the replicas in one call each. The last
   // entry of the first vector is the value count.
   std::vector<double> sums(std::size_t(p.c) + 1, 0.0), sq(std::size_t(p.c), 0.0);
-  for (int ch = 0; ch < p.c; ++ch)
+  for_channels(p, [&](int ch) {
     for (int i = 0; i < p.n; ++i) sums[std::size_t(ch)] += row_sum(row(p, x, i, ch), p.hw);
+  });
   sums[std::size_t(p.c)] = double(p.n) * p.hw;
   if (sum_over_replicas) sum_over_replicas(sums.data(), sums.size());
   const double count = sums[std::size_t(p.c)];
   // PyTorch refuses this too: the unbiased variance of one value is undefined.
   SB_CHECK(count > 1, "batchnorm: training needs more than one value per channel (n={}, hw={})", p.n, p.hw);
-  for (int ch = 0; ch < p.c; ++ch) {
+  for_channels(p, [&](int ch) {
     const float mean = static_cast<float>(sums[std::size_t(ch)] / count);
     for (int i = 0; i < p.n; ++i) sq[std::size_t(ch)] += row_centred_squares(row(p, x, i, ch), p.hw, mean);
-  }
+  });
   if (sum_over_replicas) sum_over_replicas(sq.data(), sq.size());
-  for (int ch = 0; ch < p.c; ++ch) {
+  for_channels(p, [&](int ch) {
     const double mean = sums[std::size_t(ch)] / count;
     const double var = sq[std::size_t(ch)] / count;  // biased: used to normalise
     const double invstd = 1.0 / std::sqrt(var + p.eps);
@@ -130,16 +144,16 @@ void batchnorm_forward_train(const BatchNormParams& p, const float* x, const flo
     running_mean[ch] = static_cast<float>((1.0 - m) * running_mean[ch] + m * mean);
     running_var[ch] = static_cast<float>((1.0 - m) * running_var[ch] + m * var * count / (count - 1.0));
     affine(p, x, y, ch, static_cast<float>(mean), static_cast<float>(gamma[ch] * invstd), beta[ch]);
-  }
+  });
 }
 
 void batchnorm_forward_eval(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
                             const float* running_mean, const float* running_var, float* y) {
   validate(p);
-  for (int ch = 0; ch < p.c; ++ch) {
+  for_channels(p, [&](int ch) {
     const double scale = gamma[ch] / std::sqrt(double(running_var[ch]) + p.eps);
     affine(p, x, y, ch, running_mean[ch], static_cast<float>(scale), beta[ch]);
-  }
+  });
 }
 
 void batchnorm_backward(const BatchNormParams& p, const float* x, const float* dy, const float* gamma,
@@ -150,18 +164,18 @@ void batchnorm_backward(const BatchNormParams& p, const float* x, const float* d
   // dbeta (the strategy averages those like every gradient); dx needs the global batch's sums.
   const std::size_t c = std::size_t(p.c);
   std::vector<double> sums(2 * c + 1, 0.0);
-  for (int ch = 0; ch < p.c; ++ch) {
+  for_channels(p, [&](int ch) {
     double sum_dy = 0.0, sum_dy_xc = 0.0;
     for (int i = 0; i < p.n; ++i) row_grad_sums(row(p, x, i, ch), row(p, dy, i, ch), p.hw, save_mean[ch], sum_dy, sum_dy_xc);
     dbeta[ch] = static_cast<float>(sum_dy);
     dgamma[ch] = static_cast<float>(sum_dy_xc * save_invstd[ch]);
     sums[std::size_t(ch)] = sum_dy;
     sums[c + std::size_t(ch)] = sum_dy_xc;
-  }
+  });
   sums[2 * c] = double(p.n) * p.hw;
   if (sum_over_replicas) sum_over_replicas(sums.data(), sums.size());
   const double count = sums[2 * c];
-  for (int ch = 0; ch < p.c; ++ch) {
+  for_channels(p, [&](int ch) {
     const double mean = save_mean[ch], invstd = save_invstd[ch];
     const double sum_dy = sums[std::size_t(ch)], sum_dy_xc = sums[c + std::size_t(ch)];
     // dx = γ·invstd·(dy − mean(dy) − x̂·mean(dy·x̂)) with x̂ = (x − mean)·invstd, folded into
@@ -172,7 +186,7 @@ void batchnorm_backward(const BatchNormParams& p, const float* x, const float* d
     const float af = static_cast<float>(a), bf = static_cast<float>(b), cf = static_cast<float>(c0);
     const float mf = static_cast<float>(mean);
     for (int i = 0; i < p.n; ++i) row_dx(row(p, x, i, ch), row(p, dy, i, ch), row(p, dx, i, ch), p.hw, af, bf, cf, mf);
-  }
+  });
 }
 
 }  // namespace scalebench::cpu

@@ -3,17 +3,15 @@
 // check. Not here: device arrays (ComputeDevice::first_nonfinite scans those where they live).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 #include "kernels/common/device.h"
 
 namespace scalebench::cpu {
 
-inline NonFinite first_nonfinite(const float* x, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(x[i])) return {i, x[i]};
-  return {};
-}
+// Scans blocks with a branch-free test of the exponent bits (all ones: inf or NaN) that vectorises,
+// and looks for the exact index only inside a block that has one; a loop that returns at the first
+// hit cannot vectorise, and the gradient scan runs every step over every parameter.
+NonFinite first_nonfinite(const float* x, std::int64_t n);
 
 }  // namespace scalebench::cpu

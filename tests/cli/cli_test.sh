@@ -304,7 +304,7 @@ PY
     taskset -c 0 "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 \
       --batch 4 --max-steps 2 -o "$tmp/r6" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train under taskset"; }
     got=$(context_of "$tmp/r6" thread_budget); echo "ok: taskset -c 0: $got"
-    [[ "$got" == "1 thread per rank for OpenBLAS and oneDNN; this process may use 1 CPU (0);"* ]] \
+    [[ "$got" == "1 thread per rank for OpenBLAS, oneDNN and the memory-bound layers; this process may use 1 CPU (0);"* ]] \
       || fail "the budget ignored the affinity mask: '$got'"
     ;;
   *) fail "unknown case $case_name" ;;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -80,6 +81,29 @@ TEST(Relu, ForwardBackwardByHand) {
   EXPECT_EQ(dx, (std::vector<float>{0, 0, 0, 4, 5}));
   relu_forward(5, x.data(), x.data());  // in place
   EXPECT_EQ(x, y);
+}
+
+// The vectorised loops against the scalar rule on a length that is no multiple of any vector width,
+// including NaN inputs and the in-place backward (dy == dx) the layers may use.
+TEST(Relu, LongArraysMatchTheScalarRule) {
+  const std::int64_t n = 1000 + 13;
+  auto x = random_vec(std::size_t(n), 7);
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[4] = 0.0f;
+  x[5] = -0.0f;
+  std::vector<float> y(static_cast<std::size_t>(n)), dx(static_cast<std::size_t>(n));
+  relu_forward(n, x.data(), y.data());
+  const auto dy = random_vec(std::size_t(n), 8);
+  relu_backward(n, y.data(), dy.data(), dx.data());
+  auto dy_in_place = dy;
+  relu_backward(n, y.data(), dy_in_place.data(), dy_in_place.data());
+  for (std::size_t i = 0; i < std::size_t(n); ++i) {
+    const float want_y = x[i] > 0.0f ? x[i] : 0.0f;
+    ASSERT_EQ(y[i], want_y) << i;
+    const float want_dx = want_y > 0.0f ? dy[i] : 0.0f;
+    ASSERT_EQ(dx[i], want_dx) << i;
+    ASSERT_EQ(dy_in_place[i], want_dx) << i;
+  }
 }
 
 TEST(Relu, GradCheck) {

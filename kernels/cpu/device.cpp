@@ -12,10 +12,13 @@
 #include "kernels/cpu/lamb.h"
 #include "kernels/cpu/lars.h"
 #include "kernels/cpu/optimizers.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/cpu/softmax_xent.h"
 
 namespace scalebench::cpu {
 namespace {
+
+constexpr std::int64_t kElementGrain = 32768;  // values per thread at least (parallel.h)
 
 using Clock = std::chrono::steady_clock;
 
@@ -52,15 +55,21 @@ class CpuDevice final : public ComputeDevice {
   }
 
   void fill(float* x, std::int64_t n, float v) override { std::fill_n(x, n, v); }
+  // Element ranges over the rank's threads (parallel.h): the fan-out gradient sums and the gradient
+  // accumulation touch whole activations and the parameter arena.
   void scale(float* x, std::int64_t n, float s) override {
-    for (std::int64_t i = 0; i < n; ++i) x[i] *= s;
+    parallel_for(n, kElementGrain, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) x[i] *= s;
+    });
   }
   void axpy(std::int64_t n, float a, const float* x, float* y) override {
-    if (a == 1.0f) {
-      for (std::int64_t i = 0; i < n; ++i) y[i] += x[i];
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) y[i] += a * x[i];
-    }
+    parallel_for(n, kElementGrain, [&](std::int64_t b, std::int64_t e) {
+      if (a == 1.0f) {
+        for (std::int64_t i = b; i < e; ++i) y[i] += x[i];
+      } else {
+        for (std::int64_t i = b; i < e; ++i) y[i] += a * x[i];
+      }
+    });
   }
   void add(Tensor& dst, const Tensor& src) override {
     SB_CHECK(dst.numel() == src.numel(), "add: {} and {} elements", dst.numel(), src.numel());

@@ -1,6 +1,6 @@
 // test_thread_count.cpp — the memory-bound layers split over the rank's threads (kernels/cpu/
 // parallel.h) give the same bits at 1, 2 and 3 threads: ReLU, 2x2 max pooling, batch norm (train,
-// eval, backward) and the SGD and AdamW steps, on sizes large enough to be split. Skipped where
+// eval, backward), the U-Net's skip join, the CPU device's scale/axpy and the SGD and AdamW steps, on sizes large enough to be split. Skipped where
 // kernels/cpu was built without OpenMP (every count then runs the same serial loop).
 #include <gtest/gtest.h>
 
@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "kernels/cpu/batchnorm.h"
+#include "kernels/common/device.h"
 #include "kernels/cpu/blas_threads.h"
+#include "kernels/cpu/concat_crop.h"
 #include "kernels/cpu/maxpool2x2.h"
 #include "kernels/cpu/optimizers.h"
 #include "kernels/cpu/parallel.h"
@@ -72,6 +74,25 @@ TEST(ThreadCount, BatchNormIsUnchanged) {
     batchnorm_backward(p, x.data(), dy.data(), gamma.data(), mean.data(), invstd.data(), dx.data(), dg.data(),
                        db.data());
     return std::vector<std::vector<float>>{y, ye, dx, mean, invstd, rm, rv, dg, db};
+  });
+}
+
+TEST(ThreadCount, SkipJoinAndDeviceSumsAreUnchanged) {
+  ConcatCropParams p;
+  p.n = 6, p.c_skip = 4, p.h_skip = 66, p.w_skip = 70, p.c_up = 4, p.h = 64, p.w = 64;  // cropped
+  const auto skip = random_vec(std::size_t(p.n) * p.c_skip * p.h_skip * p.w_skip, 41);
+  const auto up = random_vec(std::size_t(p.n) * p.c_up * p.h * p.w, 42);
+  const auto dout = random_vec(std::size_t(p.n) * (p.c_skip + p.c_up) * p.h * p.w, 43);
+  auto dev = make_cpu_device();
+  expect_same_at_every_thread_count([&] {
+    std::vector<float> out(dout.size()), dskip(skip.size(), 7.0f), dup(up.size());
+    concat_crop_forward(p, skip.data(), up.data(), out.data());
+    concat_crop_backward(p, dout.data(), dskip.data(), dup.data());
+    auto y = dout;
+    dev->axpy(std::int64_t(y.size()), 1.0f, out.data(), y.data());
+    dev->axpy(std::int64_t(y.size()), -0.3f, out.data(), y.data());
+    dev->scale(y.data(), std::int64_t(y.size()), 0.7f);
+    return std::vector<std::vector<float>>{out, dskip, dup, y};
   });
 }
 

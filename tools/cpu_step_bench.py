@@ -8,7 +8,8 @@
     the ratio ours / PyTorch (median of the per-round ratios, and its range).
   steady: RUNS consecutive runs of ours per configuration, 1 and 2 threads alternating, and prints
     the median, range and coefficient of variation of each, and in how many of the 1/2-thread pairs
-    2 threads were slower than 1.
+    2 threads were slower than 1; with --torch PyTorch's step is timed between ours the same way,
+    so the machine's own run-to-run spread stands beside ours.
 
 What each side times: ours is the second epoch's training images/s as `scalebench train` prints it
 (--max-steps STEPS per epoch; the first epoch is the warm-up; data loading by its prefetch thread
@@ -17,7 +18,7 @@ reused (no data loading). It prints figures and asserts nothing; PyTorch (Debian
 run with /usr/bin/python3) is needed here only, never by the build or `make test`.
 
   tools/cpu_step_bench.py compare [--rounds 5] [--steps 8] [--binary build/scalebench]
-  tools/cpu_step_bench.py steady [--runs 20] [--only unet]
+  tools/cpu_step_bench.py steady [--runs 20] [--only unet] [--torch]
 """
 import argparse
 import json
@@ -146,16 +147,22 @@ def steady(a, binary, tmp):
         if c1["threads"] != 1:
             continue
         c2 = dict(c1, threads=2)
-        v1, v2 = [], []
+        v1, v2, t1, t2 = [], [], [], []
         for _ in range(a.runs):
             v1.append(ours(binary, data[c1["name"]], c1, a.steps, a.extra))
             v2.append(ours(binary, data[c2["name"]], c2, a.steps, a.extra))
-        slower = sum(1 for x, y in zip(v1, v2) if y < x)
-        for c, v in ((c1, v1), (c2, v2)):
-            cv = statistics.stdev(v) / statistics.mean(v) * 100
-            print(f"{label(c):<44} {len(v)} runs: median {spread(v)} images/s, CV {cv:.1f}%", flush=True)
-        print(f"{'':<44} 2 threads slower than 1 in {slower} of {a.runs} consecutive pairs; medians 2t/1t "
-              f"{statistics.median(v2) / statistics.median(v1):.2f}", flush=True)
+            if a.torch:  # the same machine's floor: PyTorch's step timed between ours
+                t1.append(torch_side(c1, a.steps, tmp)[0])
+                t2.append(torch_side(c2, a.steps, tmp)[0])
+        sides = [("ours", v1, v2)] + ([("torch", t1, t2)] if a.torch else [])
+        for side, w1, w2 in sides:
+            slower = sum(1 for x, y in zip(w1, w2) if y < x)
+            for c, v in ((c1, w1), (c2, w2)):
+                cv = statistics.stdev(v) / statistics.mean(v) * 100
+                print(f"{side + ' ' + label(c):<50} {len(v)} runs: median {spread(v)} images/s, CV {cv:.1f}%",
+                      flush=True)
+            print(f"{'':<50} 2 threads slower than 1 in {slower} of {a.runs} consecutive pairs; medians 2t/1t "
+                  f"{statistics.median(w2) / statistics.median(w1):.2f}", flush=True)
 
 
 def main():
@@ -166,6 +173,8 @@ def main():
     p.add_argument("--runs", type=int, default=20, help="steady: consecutive runs per configuration")
     p.add_argument("--steps", type=int, default=8, help="timed steps per run")
     p.add_argument("--only", choices=[m[0] for m in MODELS], help="one model only")
+    p.add_argument("--torch", action="store_true",
+                   help="steady: time PyTorch's step too, between ours, for the machine's own run-to-run spread")
     p.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                    help="further `scalebench train` options for our side, e.g. --extra --cpu-kernels blas")
     a = p.parse_args()

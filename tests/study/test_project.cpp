@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "harness/study/analysis/study_file.h"
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/project_cli.h"
 #include "harness/study/project/projection.h"
@@ -465,6 +466,24 @@ TEST(ProjectTrace, ProvenanceRoundTripsWithItsTypes) {
   { trace::Trace(r1, 1).write(); }
   trace::merge({r1, d.path() + "/t.json"}, d.path() + "/m.json");
   EXPECT_EQ(trace::read_trace_file(d.path() + "/m.json", "test").provenance.context, p.context);
+  // a provenance line that is not an object of strings and numbers: one line naming file and line
+  {
+    std::ifstream in(d.path() + "/t.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    const std::string batch = "\"batch\": 8";
+    s.replace(s.find(batch), batch.size(), "\"batch\": [8]");
+    std::ofstream(d.path() + "/bad.json") << s;
+  }
+  try {
+    trace::read_trace_file(d.path() + "/bad.json", "test");
+    FAIL() << "a malformed config line must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json line "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("otherData.config is not an object of strings and numbers"), std::string::npos)
+        << e.what();
+  }
   // the steps' compute for the band and the stragglers: 40 and 42 ms (forward 11/12, backward 30)
   const MeasuredStep m = read_trace(d.path() + "/t.json");
   ASSERT_EQ(m.step_compute_s.size(), 2u);
@@ -529,6 +548,32 @@ TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
   EXPECT_TRUE(has(t, "# warning: ")) << t;
   EXPECT_TRUE(has(t, "records no batch: --batch 8 is taken unchecked")) << t;
   EXPECT_TRUE(has(t, "the trace records no provenance")) << t;
+}
+
+TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {
+  sbtest::TempDir d;
+  ProjectCli o;
+  o.trace = write_trace(d.path() + "/n1.json", unet_batch(8, 1));
+  o.network = "1gbe";
+  o.max_devices = 2;
+  o.output = d.path() + "/p.h5";
+  std::ostringstream out;
+  ASSERT_EQ(run_project(o, out), 0);
+  const study::StudyFile f = study::read_study_file(o.output);
+  EXPECT_EQ(f.attrs.str("measured_run_id"), "abc123");
+  EXPECT_EQ(f.attrs.str("stragglers"), "on");
+  EXPECT_NE(f.attrs.str("network_note").find("calibrate with --commbench"), std::string::npos);
+  EXPECT_EQ(f.attrs.str("warnings"), "");
+  EXPECT_EQ(f.attrs.str("study"), "projection unet:depth=3,base=16");
+  ASSERT_GT(f.runs.rows(), 0u);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) {
+    EXPECT_EQ(f.runs.str("hostnames", r), "node\"7");
+    EXPECT_EQ(f.runs.str("model", r), "unet:depth=3,base=16");
+    EXPECT_EQ(f.runs.integer("batch", r) * f.runs.integer("world_size", r), f.runs.integer("global_batch", r));
+    EXPECT_LE(f.runs.num("efficiency_band_lo", r), f.runs.num("efficiency", r));
+    EXPECT_GE(f.runs.num("efficiency_band_hi", r), f.runs.num("efficiency", r));
+    EXPECT_GE(f.runs.num("straggler_factor", r), 1.0);
+  }
 }
 
 TEST(ProjectInputs, RowsCarryTheTracesContext) {

@@ -3,7 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <ostream>
+#include <variant>
+#include <vector>
 
 #include <fmt/ranges.h>
 

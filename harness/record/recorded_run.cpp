@@ -6,9 +6,23 @@
 #include "harness/record/context.h"
 #include "harness/record/recorder.h"
 #include "harness/train/preemption.h"
+#include "harness/train/trace.h"
 #include "harness/train/trainer.h"
 
 namespace scalebench::record {
+namespace {
+
+// What a --trace file records beside its spans: the run file's /config and /context, from the
+// same two functions (trace.h, Provenance), on every rank (each writes its own trace file).
+trace::Provenance trace_provenance(const RunConfig& rc, const std::vector<std::string>& argv) {
+  trace::Provenance p;
+  if (rc.train.trace.empty()) return p;
+  p.config = config_attrs(rc).items();
+  p.context = capture_context(argv).items();
+  return p;
+}
+
+}  // namespace
 
 int run_recorded(RunConfig rc, const std::string& output, const std::vector<std::string>& argv, std::ostream& out) {
   install_preemption_handler();  // at once: a USR1 during start-up must not kill the run
@@ -33,10 +47,11 @@ int run_recorded(RunConfig rc, const std::string& output, const std::vector<std:
              "--checkpoint-every needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
   SB_REQUIRE(rc.train.checkpoint_minutes == 0 || !rc.train.checkpoint_dir.empty(),
              "--checkpoint-minutes needs a checkpoint folder: -o (runs folder) or --checkpoint-dir");
+  const trace::Provenance provenance = trace_provenance(rc, argv);
   if (output.empty() || launcher_rank() > 0) {
     if (output.empty() && launcher_rank() <= 0)
       out << "train: no -o: nothing is recorded (give -o results/<study>/runs/ to write a run file)" << std::endl;
-    const auto r = train(rc.train, out);
+    const auto r = train(rc.train, out, nullptr, &provenance);
     if (r.preempted && launcher_rank() <= 0) {
       out << "preempted: " << describe_preemption(r) << "; no run file (no -o)" << std::endl;
       return kExitPreempted;
@@ -47,7 +62,7 @@ int run_recorded(RunConfig rc, const std::string& output, const std::vector<std:
   Recorder recorder(rc, output, argv);
   TrainResult result;
   try {
-    result = train(rc.train, out, &recorder);
+    result = train(rc.train, out, &recorder, &provenance);
     if (!result.preempted) drop_checkpoints();
     result.preempted ? recorder.preempt(result) : recorder.finish(result);
   } catch (const std::exception& e) {

@@ -51,12 +51,13 @@ void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int worker
              n_train, n_val, workers, cfg.batch, cfg.accumulate > 1 ? fmt::format(" x {}", cfg.accumulate) : "");
 }
 
-RankState::RankState(const TrainConfig& c, comm::Communicator* comm)
+RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace::Provenance* provenance)
     : cfg(c),
       rank(comm ? comm->rank() : 0),
       trace(c.trace.empty() ? nullptr
                             : std::make_unique<trace::Trace>(
-                                  trace::trace_path_for_rank(c.trace, rank, comm ? comm->size() : 1), rank)),
+                                  trace::trace_path_for_rank(c.trace, rank, comm ? comm->size() : 1), rank,
+                                  provenance ? *provenance : trace::Provenance{})),
       ds(c.data),
       info(ds.info()),
       n_val(held_out_samples(c, info.n)),

@@ -29,7 +29,8 @@ void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int worker
 struct RankState {
   // Throws scalebench::Error naming the option or file when the data cannot train this model with
   // this many workers (fewer samples than one global batch, say).
-  RankState(const TrainConfig& cfg, comm::Communicator* comm);
+  // `provenance` (null: none) goes into the --trace file (trace.h).
+  RankState(const TrainConfig& cfg, comm::Communicator* comm, const trace::Provenance* provenance = nullptr);
 
   bool is_server() const { return worker < 0; }    // a parameter-server rank serves instead of training
   bool reports() const { return rank == 0; }       // logs, evaluates, observes

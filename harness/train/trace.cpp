@@ -3,6 +3,7 @@
 #include "harness/train/trace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,31 @@ std::string rank_events(int rank, const std::vector<Span>& spans) {
   return o;
 }
 
+// A provenance value as trace.h's Provenance says: a double always with '.' or an exponent (so it
+// reads back as a double), a non-finite one as a string (JSON has no NaN).
+std::string json_value(const FieldValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) {
+    if (!std::isfinite(*d)) return json_string(std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf");
+    std::string t = fmt::format("{}", *d);
+    if (t.find_first_of(".eE") == std::string::npos) t += ".0";
+    return t;
+  }
+  return json_string(std::get<std::string>(v));
+}
+
+std::string json_object(const Provenance::Items& items) {
+  std::string o = "{";
+  for (const auto& [k, v] : items) o += (o.size() > 1 ? ", " : "") + json_string(k) + ": " + json_value(v);
+  return o + "}";
+}
+
+// otherData's members after the rank (or ranks): a line each for config and context, or nothing.
+std::string provenance_members(const Provenance& p) {
+  if (p.empty()) return "";
+  return ",\n\"config\": " + json_object(p.config) + ",\n\"context\": " + json_object(p.context);
+}
+
 std::string document(const std::string& events, std::string_view other_data) {
   return "{\"traceEvents\": [\n" + events + "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {" +
          std::string(other_data) + "}}\n";
@@ -93,7 +119,14 @@ std::string_view subject_of(SpanCat c, std::string_view name) {
   return name;
 }
 
-Trace::Trace(std::string path, int rank) : path_(std::move(path)), rank_(rank) {}
+const FieldValue* Provenance::find(const Items& items, std::string_view key) {
+  for (const auto& [k, v] : items)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+Trace::Trace(std::string path, int rank, Provenance provenance)
+    : path_(std::move(path)), rank_(rank), provenance_(std::move(provenance)) {}
 
 void Trace::add(SpanCat cat, std::string_view subject, Clock::time_point t0, Clock::time_point t1, int tid,
                 std::string args) {
@@ -110,7 +143,9 @@ std::vector<Span> Trace::spans() const {
 }
 
 void Trace::write() const {
-  write_atomically(path_, document(rank_events(rank_, spans()), fmt::format("\"rank\": {}", rank_)), "--trace");
+  write_atomically(path_,
+                   document(rank_events(rank_, spans()), fmt::format("\"rank\": {}", rank_) + provenance_members(provenance_)),
+                   "--trace");
 }
 
 BucketObserver bucket_observer(Trace* trace) {
@@ -129,16 +164,19 @@ std::string trace_path_for_rank(const std::string& file, int rank, int ranks) {
 
 void merge(const std::vector<std::string>& inputs, const std::string& output) {
   SB_REQUIRE(!inputs.empty(), "trace merge: no input files");
-  std::map<int, std::vector<Span>> by_rank;
+  std::map<int, TraceFile> by_rank;
   for (const auto& in : inputs) {
     TraceFile t = read_trace_file(in, "trace merge");
     SB_REQUIRE(t.rank >= 0, "trace merge: {} has no otherData.rank (not written by train --trace, or cut short)", in);
     SB_REQUIRE(!by_rank.count(t.rank), "trace merge: rank {} given twice ({})", t.rank, in);
-    by_rank[t.rank] = std::move(t.spans);
+    by_rank[t.rank] = std::move(t);
   }
   std::string events;
-  for (const auto& [rank, spans] : by_rank) events += (events.empty() ? "" : ",\n") + rank_events(rank, spans);
-  write_atomically(output, document(events, fmt::format("\"ranks\": {}", by_rank.size())), "trace merge");
+  for (const auto& [rank, t] : by_rank) events += (events.empty() ? "" : ",\n") + rank_events(rank, t.spans);
+  write_atomically(output,
+                   document(events, fmt::format("\"ranks\": {}", by_rank.size()) +
+                                        provenance_members(by_rank.begin()->second.provenance)),
+                   "trace merge");
 }
 
 }  // namespace scalebench::trace

@@ -5,6 +5,9 @@
 // kPhaseNames, span_name) that docs/trace.md's table describes. Thread-safe: the training thread
 // and a strategy's communication thread add spans to the same Trace. Times are microseconds of
 // steady_clock (CLOCK_MONOTONIC, one axis for every rank of one host, emulated nodes included).
+// Beside the spans, a file carries the run's provenance (Provenance: the run file's /config and
+// /context as the recording caller captured them), so that `project` can check its inputs and name
+// the hosts and commit it measured.
 // It records what it is given; it does not time anything itself, and it writes nothing until write().
 #pragma once
 
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "harness/strategy/bucketer.h"
+#include "harness/train/field.h"
 
 namespace scalebench::trace {
 
@@ -56,30 +60,49 @@ struct Span {
   std::optional<std::pair<std::int64_t, std::int64_t>> elements() const;
 };
 
+// What the run was and what it ran on, as its run file records them: `config` the /config
+// attributes (record::config_attrs: every option — batch, accumulate, model, threads, backend … —
+// and the run id), `context` the /context ones (record::capture_context: hostnames, git_sha,
+// cpu_model …). The caller that records runs (record::run_recorded) fills both from those
+// functions, so this file never lists the fields itself. Written as otherData.config and
+// otherData.context, one line each (numbers as JSON numbers — a double always with a '.' or an
+// exponent, a non-finite one as the string "nan"/"inf"/"-inf" — text as JSON strings). Empty in a
+// run that was started without one (train() called directly, as tests do) and in traces written
+// before scalebench recorded it; readers then find no key.
+struct Provenance {
+  using Items = std::vector<std::pair<std::string, FieldValue>>;
+  Items config, context;
+  bool empty() const { return config.empty() && context.empty(); }
+  // The value of `key` in `items`, or null.
+  static const FieldValue* find(const Items& items, std::string_view key);
+};
+
 class Trace {
  public:
-  Trace(std::string path, int rank);
+  Trace(std::string path, int rank, Provenance provenance = {});
   void add(SpanCat cat, std::string_view subject, Clock::time_point t0, Clock::time_point t1, int tid = kTrainRow,
            std::string args = {});
-  // Writes the JSON object {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {"rank": r}}
-  // atomically (a temporary file renamed); throws scalebench::Error naming the file.
+  // Writes the JSON object {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {"rank": r,
+  // "config": {...}, "context": {...}}} (no config/context when the provenance is empty) atomically (a temporary file renamed); throws scalebench::Error naming the file.
   void write() const;
   std::vector<Span> spans() const;
 
  private:
   std::string path_;
   int rank_;
+  Provenance provenance_;
   mutable std::mutex mu_;
   std::vector<Span> spans_;
 };
 
-// One rank file as read back: its spans in file order and otherData.rank (-1 when the file has none,
-// e.g. a synthetic trace from tools/synthetic_trace.py). Reads exactly the layout write() produces
+// One rank file as read back: its spans in file order, otherData.rank (-1 when the file has none,
+// e.g. a merged file) and its provenance (empty when the file has none). Reads exactly the layout write() produces
 // (one event per line), not JSON from other tools. Throws naming `who` ("trace merge", "--trace"),
 // the file and, for a malformed event, its line.
 struct TraceFile {
   int rank = -1;
   std::vector<Span> spans;
+  Provenance provenance;
 };
 TraceFile read_trace_file(const std::string& path, std::string_view who);
 
@@ -92,7 +115,7 @@ BucketObserver bucket_observer(Trace* trace);
 std::string trace_path_for_rank(const std::string& file, int rank, int ranks);
 
 // `scalebench trace merge`: one timeline from rank files — each file's events under pid = its rank
-// (otherData.rank), with process names "rank r". Throws naming a file that is missing, not JSON of
+// (otherData.rank), with process names "rank r", and the lowest rank's provenance. Throws naming a file that is missing, not JSON of
 // this shape, or a rank given twice.
 void merge(const std::vector<std::string>& inputs, const std::string& output);
 

@@ -1,8 +1,10 @@
 // trace_read.cpp — read_trace_file: a `train --trace` rank file (or a merged one) back into spans,
 // the one reader behind `trace merge` and `scalebench project` (see trace.h). It reads the exact
 // one-event-per-line layout trace.cpp writes — header, metadata ("M") and complete ("X") events,
-// footer — and refuses anything else with the file and line, rather than guessing at other JSON.
+// footer with otherData (the rank, and the provenance's config and context lines) — and refuses
+// anything else with the file and line, rather than guessing at other JSON.
 #include <charconv>
+#include <cmath>
 #include <fstream>
 
 #include "harness/train/trace.h"
@@ -51,6 +53,29 @@ struct Cursor {
     s.remove_prefix(std::size_t(r.ptr - s.data()));
     return v;
   }
+  // A flat JSON object of strings and numbers as trace.cpp's json_object writes it: a number with
+  // '.' or an exponent is a double, other numbers integers, strings strings.
+  Provenance::Items object() {
+    Provenance::Items items;
+    if (!lit("{")) return items;
+    if (ok && !s.empty() && s.front() == '}') return lit("}"), items;
+    for (bool more = true; ok && more;) {
+      std::string key = str();
+      lit(": ");
+      if (!ok || s.empty()) return ok = false, items;
+      if (s.front() == '"') {
+        items.emplace_back(std::move(key), str());
+      } else {
+        const std::string_view token = s.substr(0, s.find_first_of(",}"));
+        if (token.find_first_of(".eE") == std::string_view::npos) items.emplace_back(std::move(key), num<std::int64_t>());
+        else items.emplace_back(std::move(key), num<double>());
+      }
+      more = ok && !s.empty() && s.front() == ',';
+      if (more) lit(", ");
+    }
+    lit("}");
+    return items;
+  }
   std::string_view until_end(std::string_view tail) {  // the rest before `tail` (and an optional ',')
     if (!s.empty() && s.back() == ',') s.remove_suffix(1);
     if (!ok || s.size() < tail.size() || s.substr(s.size() - tail.size()) != tail) return ok = false, std::string_view{};
@@ -91,7 +116,15 @@ TraceFile read_trace_file(const std::string& path, std::string_view who) {
         const int rank = c.num<int>();
         SB_REQUIRE(c.ok && rank >= 0, "{}: {} line {}: otherData.rank is not a rank", who, path, n);
         t.rank = rank;
+        continue;
       }
+      for (auto [name, items] : {std::pair{"config", &t.provenance.config}, {"context", &t.provenance.context}})
+        if (const std::string key = fmt::format("\"{}\": ", name); line.rfind(key, 0) == 0) {
+          Cursor c{line};
+          c.lit(key);
+          *items = c.object();
+          SB_REQUIRE(c.ok, "{}: {} line {}: otherData.{} is not an object of strings and numbers", who, path, n, name);
+        }
       continue;  // "displayTimeUnit", a merged file's "ranks", the closing brace
     }
     if (line == "],") {

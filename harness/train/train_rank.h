@@ -1,4 +1,5 @@
-// train_rank.h — the per-rank training loop (one call per rank; comm null for single).
+// train_rank.h — the per-rank training loop (one call per rank; comm null for single; provenance
+// null or what its --trace file records beside the spans, trace.h).
 #pragma once
 
 #include <iosfwd>
@@ -8,6 +9,7 @@
 
 namespace scalebench {
 
-TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::ostream& log, TrainObserver* observer);
+TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::ostream& log, TrainObserver* observer,
+                       const trace::Provenance* provenance = nullptr);
 
 }  // namespace scalebench

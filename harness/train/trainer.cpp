@@ -41,7 +41,7 @@ std::string describe_preemption(const TrainResult& r) {
                      r.preempted_step == r.epoch_steps ? " (epoch complete)" : "");
 }
 
-TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer) {
+TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer, const trace::Provenance* provenance) {
   install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();
   cfg.require_this_build();
@@ -56,7 +56,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     require_one_global_batch(cfg, data::Dataset(cfg.data).info().n, cfg.devices);
     TrainResult first;
     auto rank_main = [&](comm::Communicator& c) {
-      TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr);
+      TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr, provenance);
       if (c.rank() == 0) first = std::move(r);
     };
     if (cuda) {
@@ -75,13 +75,13 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     const bool lead = world->rank() == 0;
     std::unique_ptr<comm::Communicator> nccl;  // cuda: the id goes over MPI, the gradients over NCCL
     if (cuda) nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
-    return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr);
+    return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr, provenance);
   }
   check_slurm_single_process();
   const int launched = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));
   SB_REQUIRE(launched <= 1, "--strategy single runs one process, but this job was launched with {} ranks", launched);
   cpu::set_blas_threads(blas_threads_for(cfg, 1));
-  return train_rank(cfg, nullptr, log, observer);
+  return train_rank(cfg, nullptr, log, observer, provenance);
 }
 
 }  // namespace scalebench

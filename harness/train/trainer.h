@@ -16,6 +16,7 @@
 #include "harness/train/train_config.h"
 
 namespace scalebench {
+namespace trace { struct Provenance; }
 
 struct EpochResult {
   int epoch = 0;                  // 1-based
@@ -106,7 +107,9 @@ class TrainObserver {
 };
 
 // Returns rank 0's result on rank 0; other ranks return theirs with empty epochs. The observer and
-// the log are used by rank 0 only.
-TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer = nullptr);
+// the log are used by rank 0 only. `provenance` (trace.h; null: none) goes into every rank's
+// --trace file.
+TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer = nullptr,
+                  const trace::Provenance* provenance = nullptr);
 
 }  // namespace scalebench

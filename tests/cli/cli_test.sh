@@ -232,18 +232,22 @@ PY
     ;;
   project_end_to_end)
     # A real N = 1 run's trace -> `project` -> a study file that report, compare and the projection
-    # plot read (docs/projection.md). Every strategy, weak and strong, N = 1, 2, 4.
+    # plot read (docs/projection.md). Every strategy, weak and strong, N = 1, 2, 4. The batch and
+    # model come from the trace (a contradicting --batch is refused), and so do the report's hosts
+    # and commit.
     small_seg
     "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --batch 4 --epochs 1 --max-steps 4 \
       --trace "$tmp/n1.json" -o "$tmp/runs" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train --trace"; }
-    "$sb" project --trace "$tmp/n1.json" --batch 4 --network 1gbe --max-devices 4 --model unet-small \
+    "$sb" project --trace "$tmp/n1.json" --network 1gbe --max-devices 4 \
       -o "$tmp/p.h5" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "project"; }
     grep -q "project: 24 predictions -> $tmp/p.h5" "$tmp/out" || { cat "$tmp/out"; fail "project did not write 24 rows"; }
     for s in ring hierarchical multiworker ps-sync; do  # multiworker: the library's own allreduce ("native")
       grep -Eq "^ *$s +weak +4 " "$tmp/out" || { cat "$tmp/out"; fail "no $s weak N = 4 row"; }
     done
     "$sb" report "$tmp/p.h5" >"$tmp/rep" 2>&1 || { cat "$tmp/rep"; fail "report of a projection"; }
-    grep -Eq "^== unet-small - ring - .*\(weak scaling\)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report lacks the ring weak table"; }
+    grep -Eq "^== unet:depth=2,base=4 - ring - .*\(weak scaling\)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report lacks the ring weak table"; }
+    grep -Eq "^  hosts +$(hostname)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection lacks the traced run's host"; }
+    grep -Eq "^  commit +[0-9a-f]{40}|^  commit +unknown" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection lacks the commit"; }
     # The same predictions on both sides: every value equal, so "ok" (exit 0) though one row a point.
     "$sb" compare "$tmp/p.h5" "$tmp/p.h5" >"$tmp/cmp" 2>&1 || { cat "$tmp/cmp"; fail "compare of a projection with itself"; }
     grep -q "24 points matched: 0 regressions" "$tmp/cmp" || { cat "$tmp/cmp"; fail "compare did not match 24 points"; }
@@ -251,6 +255,7 @@ PY
       || { cat "$tmp/plot"; fail "plots/projection.py"; }
     [ -s "$tmp/figs/projection.png" ] || fail "no projection.png"
     expect_error "--network: 5gbe not in" "$sb" project --trace "$tmp/n1.json" --batch 4 --network 5gbe
+    expect_error "--batch 8 contradicts --trace $tmp/n1.json, whose run trained 4 images" "$sb" project --trace "$tmp/n1.json" --batch 8 --network 1gbe
     echo "ok: train --trace -> project -> report, compare, projection.png"
     ;;
   cpu_runtime)

@@ -1,14 +1,19 @@
 // test_project.cpp — `scalebench project`'s model on hand-computed cases: the alpha-beta allreduce
 // costs per strategy, the bucket formation and overlap simulation, strong and weak scaling,
 // compression, the commbench fit recovering known parameters, reading a trace written by the
-// Trace class, and bad inputs failing with one line naming the file.
+// Trace class (its provenance included), the straggler term against distributions whose expected
+// maximum is known in closed form, the band by hand, the inputs checked against the trace's
+// provenance, and bad inputs failing with one line naming the file. All run in well under a second.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <tuple>
 
+#include "harness/study/analysis/study_file.h"
 #include "harness/study/project/netmodel.h"
+#include "harness/study/project/project_cli.h"
 #include "harness/study/project/projection.h"
 #include "harness/train/trace.h"
 #include "kernels/common/check.h"
@@ -160,6 +165,7 @@ TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {
   EXPECT_NEAR(ab.bytes_per_s, 1e8, 1e3);
   EXPECT_EQ(ab.cpu_per_msg_s, 0.0);  // a file without cpu_us: no CPU costs
   EXPECT_EQ(ab.cpu_per_byte_s, 0.0);
+  EXPECT_NEAR(ab.fit_residual, 0.0, 1e-5);  // the rows lie on the line (time_us rounded to 1 ns)
   try {
     fit_commbench(path, "native");
     FAIL() << "one size must not fit";
@@ -277,6 +283,310 @@ TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("x.json is not a trace written by train --trace"), std::string::npos) << e.what();
+  }
+}
+
+
+// ---- stragglers ------------------------------------------------------------------------------------
+
+TEST(ProjectStragglers, ExpectedMaxOfASmallSampleByHand) {
+  // {1, 2}: the max of n draws is 1 only when every draw is 1, probability (1/2)^n
+  EXPECT_DOUBLE_EQ(expected_max({2.0, 1.0}, 1), 1.5);
+  EXPECT_DOUBLE_EQ(expected_max({2.0, 1.0}, 2), 1 * 0.25 + 2 * 0.75);
+  EXPECT_DOUBLE_EQ(expected_max({2.0, 1.0}, 3), 1 * 0.125 + 2 * 0.875);
+  EXPECT_DOUBLE_EQ(expected_max({3.0, 3.0, 3.0}, 64), 3.0);
+  EXPECT_THROW(expected_max({}, 2), Error);
+}
+
+// K samples at the quantiles (i - 1/2)/K of a distribution: their empirical expected maximum tends
+// to the distribution's (checked beforehand: K = 100 000 is within 5e-5 relative for the exponential
+// at N <= 64, within 2e-9 absolute for the uniform).
+std::vector<double> quantiles(int k, double (*inverse_cdf)(double)) {
+  std::vector<double> v;
+  for (int i = 1; i <= k; ++i) v.push_back(inverse_cdf((i - 0.5) / k));
+  return v;
+}
+
+TEST(ProjectStragglers, ExpectedMaxMatchesTheClosedForms) {
+  constexpr int k = 100000;
+  // exponential with mean 0.05 s: E[max of N] = mean x H_N
+  const auto exp = quantiles(k, [](double u) { return -0.05 * std::log(1 - u); });
+  // uniform on [0.04, 0.06] s: E[max of N] = a + (b - a) N / (N + 1)
+  const auto uni = quantiles(k, [](double u) { return 0.04 + 0.02 * u; });
+  for (int n : {2, 4, 8, 64}) {
+    double h = 0;
+    for (int j = 1; j <= n; ++j) h += 1.0 / j;
+    EXPECT_NEAR(expected_max(exp, n) / (0.05 * h), 1.0, 1e-4) << n;
+    EXPECT_NEAR(expected_max(uni, n), 0.04 + 0.02 * n / (n + 1.0), 1e-8) << n;
+  }
+  // the straggler factor is that over the mean
+  MeasuredStep m;
+  m.step_compute_s = uni;
+  EXPECT_NEAR(straggler_factor(m, 8), (0.04 + 0.02 * 8 / 9.0) / 0.05, 1e-7);
+  EXPECT_DOUBLE_EQ(straggler_factor(m, 1), 1.0);
+  EXPECT_DOUBLE_EQ(straggler_factor(MeasuredStep{}, 8), 1.0);  // no samples: no spread known
+}
+
+// three_layers() whose two traced steps computed 60 and 70 ms (mean 65, as its phases sum to)
+MeasuredStep spread_steps() {
+  MeasuredStep m = three_layers();
+  m.step_compute_s = {0.060, 0.070};
+  return m;
+}
+
+TEST(ProjectStragglers, SynchronousStepsComputeAtTheSlowestRanksPace) {
+  const MeasuredStep m = spread_steps();
+  // E[max of 2] = 60/4 + 70 x 3/4 = 67.5 ms: factor 67.5 / 65
+  const double g = 67.5 / 65;
+  EXPECT_NEAR(straggler_factor(m, 2), g, 1e-12);
+  const Network n = net(0, 1e8);
+  const ProjectOptions on{.batch = 8, .bucket_mb = 4.0};
+  ProjectOptions off = on;
+  off.stragglers = false;
+  // 2 ranks, 8 MB buckets of 80 ms (ProjectStep.BucketsAndOverlapByHand) with every compute phase
+  // x g: bucket 0 ready at 30g, the last ends at 30g + 160; step 20g + (30g + 160) + 5g
+  const Prediction p = predict(m, n, on, {StrategyKind::ring, 2});
+  EXPECT_NEAR(p.straggler, g, 1e-12);
+  EXPECT_NEAR(p.step_s, 0.055 * g + 0.160, 1e-12);
+  EXPECT_NEAR(predict(m, n, off, {StrategyKind::ring, 2}).step_s, 0.215, 1e-12);  // without: as before
+  EXPECT_NEAR(predict(m, n, on, {StrategyKind::ring, 1}).step_s, 0.065, 1e-12);   // N = 1 waits for no one
+  // the synchronous parameter server waits too; the asynchronous one and single do not
+  EXPECT_NEAR(predict(m, n, on, {StrategyKind::ps_sync, 2}).straggler, g, 1e-12);
+  EXPECT_TRUE(synchronous(StrategyKind::multiworker));
+  EXPECT_TRUE(synchronous(StrategyKind::hierarchical));
+  EXPECT_FALSE(synchronous(StrategyKind::ps_async));
+  EXPECT_FALSE(synchronous(StrategyKind::single));
+}
+
+// ---- the band --------------------------------------------------------------------------------------
+
+TEST(ProjectBand, ComputeSpreadAndFitResidualByHand) {
+  const MeasuredStep m = spread_steps();
+  // steps 60 and 70 ms: sd 7.071 ms, standard error 5 ms, relative 5/65; the band's compute factor
+  // 1 -/+ 2 x 5/65
+  EXPECT_NEAR(compute_rel_se(m), 5.0 / 65, 1e-12);
+  const double c = 10.0 / 65;
+  Network n = net(0, 1e8);
+  n.inter.fit_residual = 0.1;
+  ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 2};
+  o.stragglers = false;
+  // ring, 2 ranks (above): step = 55 ms x compute + 160 ms x communication
+  const Band b = band(m, n, o, {StrategyKind::ring, 2});
+  EXPECT_NEAR(b.step_lo, 0.055 * (1 - c) + 0.160 * 0.9, 1e-12);
+  EXPECT_NEAR(b.step_hi, 0.055 * (1 + c) + 0.160 * 1.1, 1e-12);
+  // N = 1: 65 ms x compute; efficiency's band pairs N = 2's slow end with N = 1's fast one
+  std::ostringstream table;
+  const record::Table t = project_all(m, n, o, "toy", true, false, table);
+  bool found = false;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (t.str("point_id", r) != "project-toy-weak-ring-n2") continue;
+    found = true;
+    EXPECT_NEAR(t.num("efficiency", r), 0.065 / 0.215, 1e-12);
+    EXPECT_NEAR(t.num("efficiency_band_lo", r), 0.065 * (1 - c) / b.step_hi, 1e-12);
+    EXPECT_NEAR(t.num("efficiency_band_hi", r), 0.065 * (1 + c) / b.step_lo, 1e-12);
+    EXPECT_NEAR(t.num("step_time_s_band_hi", r), b.step_hi, 1e-12);
+    EXPECT_NEAR(t.num("images_per_s_band_lo", r), 16 / b.step_hi, 1e-9);
+    EXPECT_DOUBLE_EQ(t.num("straggler_factor", r), 1.0);
+  }
+  EXPECT_TRUE(found) << table.str();
+  // no spread and no residual: the band is the point
+  const Band point = band(three_layers(), net(0, 1e8), o, {StrategyKind::ring, 2});
+  EXPECT_DOUBLE_EQ(point.step_lo, 0.215);
+  EXPECT_DOUBLE_EQ(point.step_hi, 0.215);
+}
+
+TEST(ProjectBand, CommbenchFitReportsItsResidual) {
+  sbtest::TempDir d;
+  const std::string path = d.path() + "/cb.json";
+  {
+    // 2 ranks, alpha 0, 100 MB/s, the middle two rows 10 % off the line in opposite directions
+    std::ofstream f(path);
+    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
+    const double off[] = {1.0, 1.1, 0.9, 1.0};
+    for (int k = 0; k < 4; ++k) {
+      const double bytes = double(1 << (16 + k)), t_us = bytes / 1e8 * 1e6 * off[k];
+      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.6f}, \"algbw_GBps\": 0}}{}\n",
+                       bytes, bytes / 4, t_us, k < 3 ? "," : "");
+    }
+    f << "  ]\n}\n";
+  }
+  const AlphaBeta ab = fit_commbench(path, "ring");
+  // each inner row against the line between its neighbours (times in units of the first row's):
+  // 128K: between 1 (64K) and 3.6 (256K) at a third of the way, 1.8667, measured 2.2: +0.15152;
+  // 256K: between 2.2 (128K) and 8 (512K), 4.1333, measured 3.6: -0.14815; RMS 0.14984 (an exact
+  // line gives 0: ProjectNet.CommbenchFitRecoversAlphaBeta)
+  const double plus = (2.2 - (1 + 2.6 / 3)) / 2.2, minus = (3.6 - (2.2 + 5.8 / 3)) / 3.6;
+  EXPECT_NEAR(ab.fit_residual, std::sqrt((plus * plus + minus * minus) / 2), 1e-6);
+  EXPECT_NEAR(ab.fit_residual, 0.14984, 1e-5);
+  EXPECT_FALSE(ab.nameplate);
+  EXPECT_TRUE(profile("10gbe").nameplate);
+  EXPECT_EQ(profile("10gbe").fit_residual, 0.0);
+}
+
+// ---- the trace's provenance and the inputs checked against it ----------------------------------------
+
+// A 3-step trace like ProjectTrace.ReadsWhatTrainWritesAndSkipsTheFirstStep's, with `prov`.
+std::string write_trace(const std::string& path, trace::Provenance prov) {
+  trace::Trace tr(path, 0, std::move(prov));
+  const auto t0 = trace::Clock::now();
+  const auto ms = [](double v) { return std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double, std::milli>(v)); };
+  for (int s = 0; s < 3; ++s) {
+    const auto at = t0 + ms(100.0 * s);
+    using trace::SpanCat;
+    tr.add(SpanCat::step, std::to_string(s + 1), at, at + ms(50));
+    tr.add(SpanCat::phase, "forward", at, at + ms(10 + s));
+    tr.add(SpanCat::phase, "backward", at + ms(10 + s), at + ms(40 + s));
+    tr.add(SpanCat::layer, "head", at + ms(10 + s), at + ms(40 + s), trace::kTrainRow, "\"begin\": 0, \"end\": 300");
+  }
+  tr.write();
+  return path;
+}
+
+trace::Provenance unet_batch(std::int64_t batch, std::int64_t accumulate) {
+  trace::Provenance p;
+  p.config = {{"model", std::string("unet:depth=3,base=16")}, {"batch", batch}, {"accumulate", accumulate},
+              {"lr", 0.05}, {"warmup_epochs", 0.0}, {"run_id", std::string("abc123")}};
+  p.context = {{"hostnames", std::string("node\"7")}, {"git_sha", std::string("0123abcd")}, {"cpu_threads", std::int64_t(2)},
+               {"environment", std::string("A=1\nB=2\n")}};
+  return p;
+}
+
+TEST(ProjectTrace, ProvenanceRoundTripsWithItsTypes) {
+  sbtest::TempDir d;
+  const trace::Provenance p = unet_batch(8, 1);
+  const trace::TraceFile f = trace::read_trace_file(write_trace(d.path() + "/t.json", p), "test");
+  EXPECT_EQ(f.rank, 0);
+  EXPECT_EQ(f.provenance.config, p.config);  // 0.0 stays a double, 8 an integer
+  EXPECT_EQ(f.provenance.context, p.context);
+  // a trace without provenance (older scalebench, or a run without the recording caller)
+  const trace::TraceFile old = trace::read_trace_file(write_trace(d.path() + "/old.json", {}), "test");
+  EXPECT_TRUE(old.provenance.empty());
+  // merge keeps the lowest rank's
+  const std::string r1 = d.path() + "/t.rank1.json";
+  { trace::Trace(r1, 1).write(); }
+  trace::merge({r1, d.path() + "/t.json"}, d.path() + "/m.json");
+  EXPECT_EQ(trace::read_trace_file(d.path() + "/m.json", "test").provenance.context, p.context);
+  // a provenance line that is not an object of strings and numbers: one line naming file and line
+  {
+    std::ifstream in(d.path() + "/t.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    const std::string batch = "\"batch\": 8";
+    s.replace(s.find(batch), batch.size(), "\"batch\": [8]");
+    std::ofstream(d.path() + "/bad.json") << s;
+  }
+  try {
+    trace::read_trace_file(d.path() + "/bad.json", "test");
+    FAIL() << "a malformed config line must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json line "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("otherData.config is not an object of strings and numbers"), std::string::npos)
+        << e.what();
+  }
+  // the steps' compute for the band and the stragglers: 40 and 42 ms (forward 11/12, backward 30)
+  const MeasuredStep m = read_trace(d.path() + "/t.json");
+  ASSERT_EQ(m.step_compute_s.size(), 2u);
+  EXPECT_NEAR(m.step_compute_s[0], 0.041, 1e-6);
+  EXPECT_NEAR(m.step_compute_s[1], 0.042, 1e-6);
+}
+
+// run_project on a trace with `prov`; the table, or the error's text.
+std::string project_with(const trace::Provenance& prov, ProjectCli o) {
+  sbtest::TempDir d;
+  o.trace = write_trace(d.path() + "/n1.json", prov);
+  o.network = o.network.empty() && o.commbench.empty() ? "1gbe" : o.network;
+  o.max_devices = 2;
+  std::ostringstream out;
+  try {
+    run_project(o, out);
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+  return out.str();
+}
+
+TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
+  const auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  ProjectCli o;
+  // the trace's batch and model by default, its provenance in the header
+  std::string t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "batch 8 per device")) << t;
+  EXPECT_TRUE(has(t, "abc123 (unet:depth=3,base=16, threads -, backend -) on node\"7, commit 0123abcd")) << t;
+  // a named profile is all it has: said, with the way out
+  EXPECT_TRUE(has(t, "profile 1gbe is a nameplate rate")) << t;
+  EXPECT_TRUE(has(t, "calibrate with --commbench")) << t;
+  // --batch that contradicts it: one line naming both
+  o.batch = 32;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "error: project: --batch 32 contradicts --trace")) << t;
+  EXPECT_TRUE(has(t, "n1.json, whose run trained 8 images per device per step")) << t;
+  EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+  // accumulated micro-batches: a step's images are batch x accumulate
+  o.batch = 8;
+  t = project_with(unet_batch(8, 4), o);
+  EXPECT_TRUE(has(t, "trained 32 (--batch 8 x --accumulate 4) images per device per step")) << t;
+  o.batch = 32;
+  EXPECT_TRUE(has(project_with(unet_batch(8, 4), o), "batch 32 per device"));
+  // the model: the same spec in another order is the same model; another is refused
+  o.batch = 0;
+  o.model = "unet:base=16,depth=3";
+  EXPECT_TRUE(has(project_with(unet_batch(8, 1), o), "batch 8 per device"));
+  o.model = "vgg16";
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "error: project: --model vgg16 contradicts --trace")) << t;
+  EXPECT_TRUE(has(t, "whose run trained unet:depth=3,base=16")) << t;
+  // an older trace: --batch needed, then taken with a warning
+  o.model.clear();
+  t = project_with({}, o);
+  EXPECT_TRUE(has(t, "error: project: --trace")) << t;
+  EXPECT_TRUE(has(t, "records no batch")) << t;
+  o.batch = 8;
+  t = project_with({}, o);
+  EXPECT_TRUE(has(t, "# warning: ")) << t;
+  EXPECT_TRUE(has(t, "records no batch: --batch 8 is taken unchecked")) << t;
+  EXPECT_TRUE(has(t, "the trace records no provenance")) << t;
+}
+
+TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {
+  sbtest::TempDir d;
+  ProjectCli o;
+  o.trace = write_trace(d.path() + "/n1.json", unet_batch(8, 1));
+  o.network = "1gbe";
+  o.max_devices = 2;
+  o.output = d.path() + "/p.h5";
+  std::ostringstream out;
+  ASSERT_EQ(run_project(o, out), 0);
+  const study::StudyFile f = study::read_study_file(o.output);
+  EXPECT_EQ(f.attrs.str("measured_run_id"), "abc123");
+  EXPECT_EQ(f.attrs.str("stragglers"), "on");
+  EXPECT_NE(f.attrs.str("network_note").find("calibrate with --commbench"), std::string::npos);
+  EXPECT_EQ(f.attrs.str("warnings"), "");
+  EXPECT_EQ(f.attrs.str("study"), "projection unet:depth=3,base=16");
+  ASSERT_GT(f.runs.rows(), 0u);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) {
+    EXPECT_EQ(f.runs.str("hostnames", r), "node\"7");
+    EXPECT_EQ(f.runs.str("model", r), "unet:depth=3,base=16");
+    EXPECT_EQ(f.runs.integer("batch", r) * f.runs.integer("world_size", r), f.runs.integer("global_batch", r));
+    EXPECT_LE(f.runs.num("efficiency_band_lo", r), f.runs.num("efficiency", r));
+    EXPECT_GE(f.runs.num("efficiency_band_hi", r), f.runs.num("efficiency", r));
+    EXPECT_GE(f.runs.num("straggler_factor", r), 1.0);
+  }
+}
+
+TEST(ProjectInputs, RowsCarryTheTracesContext) {
+  MeasuredStep m = three_layers();
+  m.provenance = unet_batch(8, 1);
+  std::ostringstream table;
+  const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 2};
+  const record::Table t = project_all(m, net(0, 1e8), o, "toy", true, false, table);
+  ASSERT_GT(t.rows(), 0u);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    EXPECT_EQ(t.str("hostnames", r), "node\"7");
+    EXPECT_EQ(t.str("git_sha", r), "0123abcd");
+    EXPECT_EQ(t.str("cpu_threads", r), "2");  // a string column, as collect writes it
   }
 }
 

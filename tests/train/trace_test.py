@@ -5,10 +5,12 @@ file loads as JSON; that spans nest (each phase inside its step, phases end to e
 backward inside the step's backward phase, each node's forward inside the forward phase, end to end
 and the same nodes every step, each bucket allreduce inside its step, the buckets of a
 step tiling the whole gradient arena); that rank 0's per-phase sums equal the run file's /steps
-columns (read with h5dump); one evaluation span per epoch on rank 0; and that merge keeps every
-event under pid = rank and refuses a rank given twice and a file that is not a trace, each with one
-line. Uses only the standard library and h5dump (hdf5-tools)."""
-import json, os, re, shutil, subprocess, sys, tempfile
+columns (read with h5dump); one evaluation span per epoch on rank 0; that every rank's otherData
+carries the run file's /config and /context (its run id is the run file's name, its batch, model
+and strategy the command's, its host this host's); and that merge keeps every event under pid =
+rank, and rank 0's provenance, and refuses a rank given twice and a file that is not a trace, each
+with one line. Uses only the standard library and h5dump (hdf5-tools)."""
+import json, os, re, shutil, socket, subprocess, sys, tempfile
 
 sb = sys.argv[1]
 tmp = tempfile.mkdtemp(prefix="sbtrace")
@@ -89,11 +91,21 @@ try:
         print(f"  {phase:>9}: trace {traced:.6f} s = run file {col} {recorded:.6f} s")
     evals = [e for e in ev0 if e["cat"] == "evaluation"]
     assert len(evals) == 2, f"{len(evals)} evaluation spans on rank 0, expected 2"
+    # provenance: the run file's /config and /context on every rank
+    for rank, tr in enumerate(traces):
+        cfg, ctx = tr["otherData"]["config"], tr["otherData"]["context"]
+        assert cfg["run_id"] + ".h5" == run_file[0], f"rank {rank}: run_id {cfg['run_id']}, run file {run_file[0]}"
+        assert (cfg["batch"], cfg["model"], cfg["strategy"]) == (4, "unet:depth=2,base=4", "ring"), f"rank {rank}: {cfg}"
+        assert ctx["hostnames"] == socket.gethostname() and ctx["git_sha"], f"rank {rank}: context {ctx}"
+    print(f"  provenance: run {traces[0]['otherData']['config']['run_id']} on {traces[0]['otherData']['context']['hostnames']}"
+          f", {len(traces[0]['otherData']['config'])} config and {len(traces[0]['otherData']['context'])} context keys")
     # merge
     merged = f"{tmp}/merged.json"
     run(sb, "trace", "merge", *files, "-o", merged)
-    m = json.load(open(merged))["traceEvents"]
+    mf = json.load(open(merged))
+    m = mf["traceEvents"]
     assert len(m) == sum(len(t["traceEvents"]) for t in traces) and {e["pid"] for e in m} == {0, 1}, "merge lost events"
+    assert mf["otherData"]["config"] == traces[0]["otherData"]["config"], "merge lost rank 0's provenance"
     for bad_args, expect in [((files[0], files[0]), "rank 0 given twice"), ((data,), "not a trace written by train --trace")]:
         p = run(sb, "trace", "merge", *bad_args, "-o", f"{tmp}/bad.json", ok=False)
         err = p.stderr.strip().splitlines()

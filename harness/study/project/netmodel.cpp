@@ -2,6 +2,7 @@
 #include "harness/study/project/netmodel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 #include <vector>
 
@@ -40,6 +41,21 @@ double on_curve(const std::vector<LinkSample>& s, double x, double LinkSample::*
   const auto hi = std::upper_bound(s.begin(), s.end(), x, [](double v, const LinkSample& p) { return v < p.bytes; });
   const LinkSample &b = *hi, &a = *(hi - 1);
   return a.*y + (b.*y - a.*y) * (x - a.bytes) / (b.bytes - a.bytes);
+}
+
+// How far the curve through the samples misses a size it was not given: each inner sample's time
+// against the straight line between its two neighbours, relative, RMS over them (0 with fewer than
+// three samples: nothing to leave out).
+double leave_one_out_residual(const std::vector<LinkSample>& s) {
+  double squares = 0;
+  std::size_t k = 0;
+  for (std::size_t i = 1; i + 1 < s.size(); ++i) {
+    const LinkSample &a = s[i - 1], &b = s[i + 1];
+    const double between = a.time_s + (b.time_s - a.time_s) * (s[i].bytes - a.bytes) / (b.bytes - a.bytes);
+    if (s[i].time_s <= 0) continue;
+    squares += (s[i].time_s - between) * (s[i].time_s - between) / (s[i].time_s * s[i].time_s), ++k;
+  }
+  return k ? std::sqrt(squares / double(k)) : 0.0;
 }
 
 // allreduce cost of `kind` (time or CPU); see allreduce_time.
@@ -90,7 +106,12 @@ std::vector<std::string> profile_names() {
 AlphaBeta profile(const std::string& name) {
   // α is the profile's one-way latency: each ring step's message crosses one hop.
   for (const auto& p : kProfiles)
-    if (name == p.name) return {p.alpha_us * 1e-6, p.mbit * 1e6 / 8, "profile " + name};
+    if (name == p.name) {
+      AlphaBeta ab;
+      ab.alpha_s = p.alpha_us * 1e-6, ab.bytes_per_s = p.mbit * 1e6 / 8, ab.source = "profile " + name;
+      ab.nameplate = true;
+      return ab;
+    }
   SB_REQUIRE(false, "--network '{}': unknown profile (known: {})", name, fmt::join(profile_names(), ", "));
   return {};
 }
@@ -133,6 +154,7 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
     SB_REQUIRE(samples[i].bytes > samples[i - 1].bytes, "--commbench {}: size {} of algorithm {} appears twice", path,
                samples[i].bytes * n, algo);
   ab.samples = std::move(samples);
+  ab.fit_residual = leave_one_out_residual(ab.samples);
   return ab;
 }
 

@@ -31,6 +31,13 @@ struct AlphaBeta {
   // 1 MiB, 0.009 at 4 MiB), and a least-squares line through it misprices the sizes a bucket has.
   // Empty (profiles, --alpha-us/--gbps): the line alone.
   std::vector<LinkSample> samples;
+  // How far the curve through the rows misses a size it was not given: each inner row's time
+  // against the straight line between its two neighbours, (measured - between) / measured, RMS over
+  // the inner rows (commbench fits of 3+ sizes; 0 otherwise: profiles and given numbers have no
+  // rows). The band's share of the link (projection.h, band()).
+  double fit_residual = 0;
+  // A named profile: a nameplate rate and a stated latency, nothing measured (project says so).
+  bool nameplate = false;
   double message_time(double bytes) const;  // one message over this link
   double message_cpu(double bytes) const;   // the CPU it costs a rank
 };
@@ -49,8 +56,9 @@ std::vector<std::string> profile_names();  // in networks.def's order
 // The link from the rows of one algorithm in a commbench --json file (n = its ranks; a call of m
 // bytes is 2(n-1) messages of m/n): the rows as samples, and a least-squares line through them,
 // time = 2(n-1) alpha + 2(n-1)/n * bytes / bandwidth (and cpu_us in the same form where every row
-// has it; negative coefficients clamp to 0). Throws naming the file when it has fewer than two
-// sizes of that algorithm, n < 2, or the fit gives no positive bandwidth.
+// has it; negative coefficients clamp to 0), and the curve's leave-one-out residual (fit_residual).
+// Throws naming the file when it has fewer than two sizes of that algorithm, n < 2, or the fit
+// gives no positive bandwidth.
 AlphaBeta fit_commbench(const std::string& json_path, const std::string& algo);
 
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:

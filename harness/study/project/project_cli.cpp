@@ -3,7 +3,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <ostream>
+#include <variant>
+#include <vector>
 
 #include <fmt/ranges.h>
 
@@ -12,13 +15,15 @@
 #include "harness/study/analysis/study_file.h"
 #include "harness/study/project/projection.h"
 #include "kernels/common/check.h"
+#include "models/spec.h"
 
 namespace scalebench::project {
 
 CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   auto* c = app.add_subcommand("project", "Predict step time, images/s and scaling efficiency at N = 1 … 1024 from a measured run's trace and a network model");
   c->add_option("--trace", o.trace, "Rank 0's train --trace file of the measured run (N = 1)")->required();
-  c->add_option("--batch", o.batch, "Per-device batch of the measured run")->required()->check(CLI::Range(1, 1 << 20));
+  c->add_option("--batch", o.batch, "Per-device batch of the measured run (default: the trace's; refused when it differs)")
+      ->check(CLI::Range(1, 1 << 20));
   c->add_option("--bucket-mb", o.bucket_mb, "Gradient bucket size (MB) to project with")->capture_default_str()->check(CLI::Range(0.0001, 1e6));
   c->add_option("--global-batch", o.global_batch, "Strong scaling: the fixed global batch (default: --batch)")->check(CLI::Range(1, 1 << 30));
   c->add_option("--max-devices", o.max_devices, "Largest N (powers of 2 from 1)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
@@ -34,15 +39,77 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_option("--intra-alpha-us", o.intra_alpha_us, "Latency between ranks of one node (us)")->capture_default_str()->check(CLI::Range(0.0, 1e7));
   c->add_option("--intra-gbps", o.intra_gbps, "Bandwidth between ranks of one node (GB/s)")->capture_default_str()->check(CLI::Range(1e-6, 1e6));
   c->add_flag("--no-overlap", o.no_overlap, "Predict without overlap of allreduce and backward");
+  c->add_flag("--no-stragglers", o.no_stragglers,
+              "Every rank computes the traced mean (default: a synchronous step waits for the slowest of N, "
+              "from the traced steps' spread)");
   c->add_flag("--comm-cpu-shared", o.comm_cpu_shared,
               "The exchange's CPU (commbench's cpu_us, from --commbench) slows backward while they overlap: "
               "CPU training with a thread per core, or one-core emulated nodes");
   c->add_option("--compression", o.compression, "Wire type of ring and hierarchical: none | bf16 (16-bit)")
       ->check(CLI::IsMember({"none", "bf16"}))->capture_default_str();
-  c->add_option("--model", o.model, "Model name for the rows (the study file's model column)")->capture_default_str();
+  c->add_option("--model", o.model, "Model for the rows (the study file's model column; default: the trace's, else "
+                                    "\"model\"; refused when it differs from the trace's)");
   c->add_option("-o,--output", o.output, "Write the predictions as a study file (HDF5, study schema)");
   return c;
 }
+
+namespace {
+
+// Two model specs name the same model: the same family and options in any order ("unet:base=16,depth=3"
+// is "unet:depth=3,base=16"); defaults are not filled in (that needs the data's shape), and text that
+// is no spec compares as text.
+bool same_model(const std::string& a, const std::string& b) {
+  try {
+    const ModelSpec x = parse_model_spec(a), y = parse_model_spec(b);
+    return x.family == y.family && x.options == y.options;
+  } catch (const Error&) {
+    return a == b;
+  }
+}
+
+// The batch and model to project with: the trace's, checked against --batch and --model. The
+// per-device images of a step are batch x accumulate (the trace's phases are sums over the
+// accumulated micro-batches). `warnings` gets a line for each input the trace cannot check.
+std::pair<int, std::string> checked_inputs(const ProjectCli& o, const MeasuredStep& m, std::vector<std::string>& warnings) {
+  using trace::Provenance;
+  const Provenance::Items& config = m.provenance.config;
+  const auto integer = [&](std::string_view key) -> std::optional<std::int64_t> {
+    const auto* v = Provenance::find(config, key);
+    if (const auto* i = v ? std::get_if<std::int64_t>(v) : nullptr) return *i;
+    return std::nullopt;
+  };
+  const auto batch = integer("batch"), accumulate = integer("accumulate");
+  int projected_batch = o.batch;
+  if (batch) {
+    const std::int64_t per_step = *batch * accumulate.value_or(1);
+    const std::string what = accumulate.value_or(1) > 1 ? fmt::format("{} (--batch {} x --accumulate {})", per_step, *batch,
+                                                                      *accumulate)
+                                                        : fmt::format("{}", per_step);
+    SB_REQUIRE(o.batch == 0 || o.batch == per_step,
+               "project: --batch {} contradicts --trace {}, whose run trained {} images per device per step; leave "
+               "--batch out to take the trace's", o.batch, o.trace, what);
+    projected_batch = int(per_step);
+  } else {
+    SB_REQUIRE(o.batch > 0, "project: --trace {} records no batch (a trace from before scalebench recorded it): give "
+                            "--batch, the per-device batch of its run", o.trace);
+    warnings.push_back(fmt::format("{} records no batch: --batch {} is taken unchecked", o.trace, o.batch));
+  }
+  const auto* traced = Provenance::find(config, "model");
+  const auto* traced_model = traced ? std::get_if<std::string>(traced) : nullptr;
+  std::string model = o.model;
+  if (traced_model) {
+    SB_REQUIRE(o.model.empty() || same_model(o.model, *traced_model),
+               "project: --model {} contradicts --trace {}, whose run trained {}; leave --model out to take the trace's",
+               o.model, o.trace, *traced_model);
+    if (model.empty()) model = *traced_model;
+  } else {
+    if (!o.model.empty()) warnings.push_back(fmt::format("{} records no model: --model {} is taken unchecked", o.trace, o.model));
+    if (model.empty()) model = "model";
+  }
+  return {projected_batch, model};
+}
+
+}  // namespace
 
 int run_project(const ProjectCli& o, std::ostream& out) {
   const int sources = !o.network.empty() + !o.commbench.empty() + (o.alpha_us >= 0 || o.gbps > 0);
@@ -60,22 +127,38 @@ int run_project(const ProjectCli& o, std::ostream& out) {
              "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
              "written by this version's commbench --json){}", o.commbench.empty() ? "" : "; " + o.commbench + " has none");
   const MeasuredStep m = read_trace(o.trace);
-  const ProjectOptions po{.batch = o.batch, .global_batch = o.global_batch, .bucket_mb = o.bucket_mb,
-                          .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared};
+  std::vector<std::string> warnings;
+  const auto [batch, model] = checked_inputs(o, m, warnings);
+  for (const auto& w : warnings) out << "# warning: " << w << "\n";
+  const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.bucket_mb,
+                          .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
+                          .stragglers = !o.no_stragglers};
   study::StudyFile sf;
-  sf.runs = project_all(m, net, po, o.model, !o.no_overlap, o.compression == "bf16", out);
+  sf.runs = project_all(m, net, po, model, !o.no_overlap, o.compression == "bf16", out);
   if (!o.output.empty()) {
     sf.attrs.set("schema_version", record::kSchemaVersion);
     sf.attrs.set("kind", "study");
     sf.attrs.set("writer", std::string("scalebench ") + SCALEBENCH_VERSION + " project");
     sf.attrs.set("created_utc", record::utc_now());
-    sf.attrs.set("study", "projection " + o.model);
+    sf.attrs.set("study", "projection " + model);
     sf.attrs.set("runs", std::int64_t(sf.runs.rows()));
     sf.attrs.set("runs_ok", std::int64_t(sf.runs.rows()));
     sf.attrs.set("speedup_definition", "predicted (scalebench project, docs/projection.md): weak efficiency = step(1) / "
                                        "step(N); strong efficiency = step(1) / (N step(N)); speedup = efficiency x N");
     sf.attrs.set("network", net.inter.source);
+    if (net.inter.nameplate)
+      sf.attrs.set("network_note", "a nameplate rate and a stated latency, not a measurement: calibrate with --commbench");
     sf.attrs.set("measured_trace", o.trace);
+    const auto* run_id = trace::Provenance::find(m.provenance.config, "run_id");
+    sf.attrs.set("measured_run_id", run_id && std::holds_alternative<std::string>(*run_id) ? std::get<std::string>(*run_id) : "");
+    sf.attrs.set("stragglers", o.no_stragglers ? "off" : "on");
+    sf.attrs.set("band_definition", "each prediction recomputed with compute x (1 -/+ 2 relative standard errors of the "
+                                    "traced mean step) and communication x (1 -/+ the commbench curve's leave-one-out "
+                                    "residual; 0 without a commbench fit of 3+ sizes); efficiency pairs the N = 1 "
+                                    "step's opposite extreme (docs/projection.md)");
+    std::string w;
+    for (const auto& x : warnings) w += (w.empty() ? "" : "; ") + x;
+    sf.attrs.set("warnings", w);
     study::write_study_file(o.output, sf);
     out << "project: " << sf.runs.rows() << " predictions -> " << o.output << "\n";
   }

@@ -1,5 +1,6 @@
 // project_cli.h — the `scalebench project` subcommand: its options and its run (reads the trace,
-// builds the network model, prints the table, writes the study-schema HDF5 file). The model itself
+// checks --batch and --model against what the trace's run recorded, builds the network model,
+// prints the table, writes the study-schema HDF5 file with the trace's provenance). The model itself
 // is projection.h / netmodel.h; this file only wires options to it.
 #pragma once
 
@@ -11,14 +12,18 @@ namespace CLI { class App; }
 namespace scalebench::project {
 
 struct ProjectCli {
-  std::string trace, model = "model", network, commbench, commbench_algo = "ring", output, compression = "none";
+  std::string trace, model, network, commbench, commbench_algo = "ring", output, compression = "none";
   int batch = 0, global_batch = 0, max_devices = 1024, ranks_per_node = 1;
   double bucket_mb = 4.0, alpha_us = -1, gbps = -1, intra_alpha_us = 2.0, intra_gbps = 5.0;
   bool no_overlap = false;
   bool comm_cpu_shared = false;
+  bool no_stragglers = false;
 };
 
 CLI::App* add_project(CLI::App& app, ProjectCli& o);
+// Throws scalebench::Error (one line) for a --batch or --model that contradicts the trace, a trace
+// without a batch and no --batch, or a bad network source. A trace without provenance (older
+// scalebench) is accepted with a `# warning:` line in the table that --batch and --model are unchecked.
 int run_project(const ProjectCli& o, std::ostream& out);
 
 }  // namespace scalebench::project

@@ -1,11 +1,12 @@
-// projection.cpp — the measured step from a trace, the step simulation, the scenario sweep
-// (see projection.h).
+// projection.cpp — the measured step from a trace, the straggler term, the step simulation, the
+// band, the scenario sweep (see projection.h).
 #include "harness/study/project/projection.h"
 
 #include <algorithm>
 #include <cmath>
 #include <ostream>
 
+#include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/metric_table.h"
 #include "harness/train/trace.h"
 #include "kernels/common/check.h"
@@ -13,7 +14,8 @@
 namespace scalebench::project {
 MeasuredStep read_trace(const std::string& path) {
   using trace::Phase, trace::SpanCat;
-  const std::vector<trace::Span> events = trace::read_trace_file(path, "--trace").spans;
+  trace::TraceFile file = trace::read_trace_file(path, "--trace");
+  const std::vector<trace::Span>& events = file.spans;
   std::vector<trace::Span> steps;
   for (const auto& e : events)
     if (e.cat == SpanCat::step) steps.push_back(e);
@@ -23,21 +25,24 @@ MeasuredStep read_trace(const std::string& path) {
              path, steps.size());
   const auto phase = [](Phase p) { return trace::kPhaseNames[std::size_t(p)]; };
   MeasuredStep m;
+  m.provenance = std::move(file.provenance);
   for (std::size_t k = 1; k < steps.size(); ++k) {
     const trace::Span& s = steps[k];
     const auto in = [&](const trace::Span& e) { return e.ts_us >= s.ts_us - 1e-2 && e.end_us() <= s.end_us() + 1e-2; };
     std::vector<trace::Span> layers;
+    double compute = 0;  // this step's phases but the exchange
     for (const auto& e : events) {
       if (!in(e)) continue;
       const double dur = e.dur_us * 1e-6;
       if (e.cat == SpanCat::phase) {
-        if (e.name == phase(Phase::data)) m.data_s += dur;
-        if (e.name == phase(Phase::forward)) m.fwd_s += dur;
-        if (e.name == phase(Phase::backward)) m.bwd_s += dur;
-        if (e.name == phase(Phase::optimizer)) m.update_s += dur;
+        if (e.name == phase(Phase::data)) m.data_s += dur, compute += dur;
+        if (e.name == phase(Phase::forward)) m.fwd_s += dur, compute += dur;
+        if (e.name == phase(Phase::backward)) m.bwd_s += dur, compute += dur;
+        if (e.name == phase(Phase::optimizer)) m.update_s += dur, compute += dur;
       }
       if (e.cat == SpanCat::layer) layers.push_back(e);
     }
+    m.step_compute_s.push_back(compute);
     std::sort(layers.begin(), layers.end(), by_start);
     if (m.layers.empty()) {
       for (const auto& l : layers) {
@@ -57,6 +62,42 @@ MeasuredStep read_trace(const std::string& path) {
   m.data_s /= k, m.fwd_s /= k, m.bwd_s /= k, m.update_s /= k;
   for (auto& l : m.layers) l.bwd_s /= k, m.params += l.elems;
   return m;
+}
+
+double expected_max(std::vector<double> samples, int n) {
+  SB_REQUIRE(!samples.empty() && n >= 1, "expected_max: {} samples, n = {}", samples.size(), n);
+  std::sort(samples.begin(), samples.end());
+  const double k = double(samples.size());
+  double e = 0, below = 0;  // below: P(max of n <= the previous sample) = ((i-1)/K)^n
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const double upto = std::pow(double(i + 1) / k, n);
+    e += samples[i] * (upto - below);
+    below = upto;
+  }
+  return e;
+}
+
+double straggler_factor(const MeasuredStep& m, int n) {
+  if (n <= 1 || m.step_compute_s.empty()) return 1.0;
+  double mean = 0;
+  for (double x : m.step_compute_s) mean += x;
+  mean /= double(m.step_compute_s.size());
+  return mean > 0 ? expected_max(m.step_compute_s, n) / mean : 1.0;
+}
+
+bool synchronous(StrategyKind kind) {
+  const StrategyTraits& t = traits(kind);
+  return t.exchange == Exchange::allreduce || (t.exchange == Exchange::server && !t.staleness);
+}
+
+double compute_rel_se(const MeasuredStep& m) {
+  const std::size_t k = m.step_compute_s.size();
+  if (k < 2) return 0.0;
+  double mean = 0, ss = 0;
+  for (double x : m.step_compute_s) mean += x;
+  mean /= double(k);
+  for (double x : m.step_compute_s) ss += (x - mean) * (x - mean);
+  return mean > 0 ? std::sqrt(ss / double(k - 1)) / std::sqrt(double(k)) / mean : 0.0;
 }
 
 std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, double bwd_scale, std::int64_t bucket_elems) {
@@ -112,19 +153,23 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   Prediction p;
   const double global = o.global_batch > 0 ? o.global_batch : o.batch;
   p.device_batch = s.strong ? global / s.n : o.batch;
-  const double scale = p.device_batch / o.batch;  // compute per device, linear in its batch
+  p.straggler = o.stragglers && synchronous(s.strategy) ? straggler_factor(m, s.n) : 1.0;
+  // the slowest rank's compute (all phases but the exchange), per device linear in its batch but
+  // the optimizer's, which does not shrink with it
+  const double pace = p.straggler * o.compute_scale;
+  const double scale = p.device_batch / o.batch * pace;
   const double bwd = m.bwd_s * scale;
   double bwd_wall = bwd;  // backward's wall time: longer where the exchange takes CPU from it
   const double wire = s.compressed ? 2.0 : 4.0;
   if (s.strategy == StrategyKind::ps_sync) {
-    p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) : 0.0;
+    p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) * o.comm_scale : 0.0;
     p.buckets = 1;
   } else {
     auto buckets = buckets_of(m, scale, std::int64_t(o.bucket_mb * (1 << 20) / 4));
     p.buckets = int(buckets.size());
     std::vector<double> times, cpus;
     for (const auto& [ready, elems] : buckets) {
-      times.push_back(allreduce_time(s.strategy, s.n, double(elems) * wire, net));
+      times.push_back(allreduce_time(s.strategy, s.n, double(elems) * wire, net) * o.comm_scale);
       cpus.push_back(o.comm_cpu_shared && s.overlap ? allreduce_cpu(s.strategy, s.n, double(elems) * wire, net) : 0.0);
       p.comm_s += times.back();
     }
@@ -134,9 +179,17 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
     bwd_wall = bwd_end;
     p.exposed_s = std::max(0.0, last_end - bwd_wall);
   }
-  p.step_s = (m.data_s + m.fwd_s) * scale + bwd_wall + p.exposed_s + m.update_s;
+  p.step_s = (m.data_s + m.fwd_s) * scale + bwd_wall + p.exposed_s + m.update_s * pace;
   p.images_per_s = s.n * p.device_batch / p.step_s;
   return p;
+}
+
+Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
+  const double c = 2.0 * compute_rel_se(m), r = net.inter.fit_residual;
+  ProjectOptions lo = o, hi = o;
+  lo.compute_scale = o.compute_scale * std::max(0.0, 1.0 - c), lo.comm_scale = o.comm_scale * std::max(0.0, 1.0 - r);
+  hi.compute_scale = o.compute_scale * (1.0 + c), hi.comm_scale = o.comm_scale * (1.0 + r);
+  return {predict(m, net, lo, s).step_s, predict(m, net, hi, s).step_s};
 }
 
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
@@ -144,10 +197,28 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
   record::Table t;
   const StrategyKind kinds[] = {StrategyKind::ring, StrategyKind::hierarchical, StrategyKind::multiworker,
                                 StrategyKind::ps_sync};
+  record::Attrs context, config;  // the trace's provenance, read as collect reads a run file's
+  for (const auto& [k, v] : m.provenance.context) context.set(k, v);
+  for (const auto& [k, v] : m.provenance.config) config.set(k, v);
+  double mean = 0;
+  for (double x : m.step_compute_s) mean += x;
+  mean = m.step_compute_s.empty() ? 0.0 : mean / double(m.step_compute_s.size());
+  const double se = compute_rel_se(m), r = net.inter.fit_residual;
   out << fmt::format("# measured: {} steps averaged; data {:.2f} ms  forward {:.2f} ms  backward {:.2f} ms ({} layers)  "
                      "optimizer {:.2f} ms  gradient {:.2f} MB; batch {} per device, bucket {} MB\n",
                      m.steps, m.data_s * 1e3, m.fwd_s * 1e3, m.bwd_s * 1e3, m.layers.size(), m.update_s * 1e3,
                      m.params * 4e-6, o.batch, o.bucket_mb);
+  if (m.provenance.empty())
+    out << "# measured run: the trace records no provenance (written before scalebench recorded it): hosts and commit "
+           "unknown\n";
+  else if (m.provenance.context.empty())  // tools/synthetic_trace.py: options, but nothing ran
+    out << fmt::format("# measured run: {}: the trace records options but no host or commit (a described step, "
+                       "tools/synthetic_trace.py)\n", config.str("model", "-"));
+  else
+    out << fmt::format("# measured run: {} ({}, threads {}, backend {}) on {}, commit {}{}\n", config.str("run_id", "-"),
+                       config.str("model", "-"), config.str("threads", "-"), config.str("backend", "-"),
+                       context.str("hostnames", "-"), context.str("git_sha", "-"),
+                       context.str("git_dirty") == "true" ? " (uncommitted changes)" : "");
   const auto& samples = net.inter.samples;
   out << fmt::format("# network: inter-node alpha {:.1f} us, {:.3f} GB/s ({}){}; intra-node alpha {:.1f} us, {:.3f} GB/s; "
                      "{} ranks per node\n",
@@ -156,58 +227,90 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                                         : fmt::format(", the measured curve for messages of {:.0f} to {:.0f} bytes",
                                                       samples.front().bytes, samples.back().bytes),
                      net.intra.alpha_s * 1e6, net.intra.bytes_per_s * 1e-9, net.ranks_per_node);
+  if (net.inter.nameplate)
+    out << fmt::format("# network: {} is a nameplate rate and a stated latency, all this projection has of the link: "
+                       "calibrate with --commbench FILE (commbench --json over the real link)\n",
+                       net.inter.source);
   out << fmt::format("# overlap {}  compression {} (ring and hierarchical; ps-sync never overlaps)\n",
                      show_overlap ? "on" : "off", show_compressed ? "16-bit" : "none");
   if (o.comm_cpu_shared)
     out << fmt::format("# exchange CPU: {:.1f} us per message, {:.2f} ms per MB on the wire (inter-node), taken from "
                        "backward while overlapped\n",
                        net.inter.cpu_per_msg_s * 1e6, net.inter.cpu_per_byte_s * 1e9);
-  out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10}\n", "strategy", "scaling", "N",
-                     "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency");
+  if (!o.stragglers)
+    out << "# stragglers: off (--no-stragglers): every rank computes the traced mean\n";
+  else
+    out << fmt::format("# stragglers: on: a synchronous step computes at the pace of the slowest of N ranks, each an "
+                       "independent draw from the {} traced steps (compute {:.2f} ms mean): x{:.3f} at N = 2, x{:.3f} at "
+                       "N = {}\n",
+                       m.step_compute_s.size(), mean * 1e3, straggler_factor(m, 2), straggler_factor(m, o.max_devices),
+                       o.max_devices);
+  out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean), communication x(1 -/+ {:.4f}) "
+                     "({}); efficiency pairs N = 1's opposite extreme\n",
+                     2 * se, r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"
+                                                             : "the calibration curve's leave-one-out residual");
+  out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10} {:>16} {:>7}\n", "strategy", "scaling", "N",
+                     "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency", "band", "slowest");
   for (const bool strong : {false, true})
-    for (const auto kind : kinds)
-      {
-          const bool comp = show_compressed && (kind == StrategyKind::ring || kind == StrategyKind::hierarchical);
-          const bool overlap = show_overlap && kind != StrategyKind::ps_sync;
-          const int global = o.global_batch > 0 ? o.global_batch : o.batch;
-          const Prediction base = predict(m, net, o, {kind, 1, strong, overlap, comp});
-          for (int n = 1; n <= o.max_devices; n *= 2) {
-            if (strong && global / n < 1) break;
-            const Prediction p = predict(m, net, o, {kind, n, strong, overlap, comp});
-            // DESIGN §5 on the predicted throughputs (weak: step(1)/step(N); strong: step(1)/(N step(N))).
-            const double speedup = study::speedup(p.images_per_s, base.images_per_s);
-            const double efficiency = study::efficiency(speedup, n);
-            record::Attrs row;
-            const std::string name(traits(kind).name);
-            const std::string group = fmt::format("project-{}-{}{}{}", model, strong ? "strong" : "weak",
-                                                  overlap ? "" : "-nooverlap", comp ? "-bf16" : "");
-            row.set("point_id", fmt::format("{}-{}-n{}", group, name, n));
-            row.set("group_id", group);
-            row.set("status", "ok");
-            row.set("model", model);
-            row.set("strategy", name);
-            row.set("world_size", std::int64_t(n));
-            row.set("devices", std::int64_t(n));
-            row.set("scaling", strong ? "strong" : "weak");
-            row.set("batch", std::int64_t(p.device_batch));
-            row.set("global_batch", std::int64_t(p.device_batch * n));
-            row.set("no_overlap", std::int64_t(!overlap));
-            row.set("compression", comp ? "bf16" : "none");
-            row.set("images_per_s", p.images_per_s);
-            row.set("step_time_s", p.step_s);
-            row.set("comm_s", p.comm_s);
-            row.set("exposed_comm_s", p.exposed_s);
-            row.set("exposed_comm_frac", p.exposed_s / p.step_s);
-            row.set("speedup", speedup);
-            row.set("efficiency", efficiency);
-            row.set("buckets", std::int64_t(p.buckets));
-            row.set("source", "projection");
-            t.append(row);
-            out << fmt::format("{:>13} {:>7} {:>6} {:>10.2f} {:>12.1f} {:>11.2f} {:>11.2f} {:>10.3f}\n", name,
-                                 strong ? "strong" : "weak", n, p.step_s * 1e3, p.images_per_s, p.comm_s * 1e3,
-                                 p.exposed_s * 1e3, efficiency);
-          }
-        }
+    for (const auto kind : kinds) {
+      const bool comp = show_compressed && (kind == StrategyKind::ring || kind == StrategyKind::hierarchical);
+      const bool overlap = show_overlap && kind != StrategyKind::ps_sync;
+      const int global = o.global_batch > 0 ? o.global_batch : o.batch;
+      const Scenario at1{kind, 1, strong, overlap, comp};
+      const Prediction base = predict(m, net, o, at1);
+      const Band base_band = band(m, net, o, at1);
+      for (int n = 1; n <= o.max_devices; n *= 2) {
+        if (strong && global / n < 1) break;
+        const Scenario sc{kind, n, strong, overlap, comp};
+        const Prediction p = predict(m, net, o, sc);
+        const Band b = band(m, net, o, sc);
+        // DESIGN §5 on the predicted throughputs (weak: step(1)/step(N); strong: step(1)/(N step(N))).
+        const double speedup = study::speedup(p.images_per_s, base.images_per_s);
+        const double efficiency = study::efficiency(speedup, n);
+        // the band: this N's slow extreme against N = 1's fast one, and the reverse
+        const double ips_lo = n * p.device_batch / b.step_hi, ips_hi = n * p.device_batch / b.step_lo;
+        const double base_lo = base.device_batch / base_band.step_hi, base_hi = base.device_batch / base_band.step_lo;
+        const double eff_lo = study::efficiency(study::speedup(ips_lo, base_hi), n);
+        const double eff_hi = study::efficiency(study::speedup(ips_hi, base_lo), n);
+        record::Attrs row;
+        const std::string name(traits(kind).name);
+        const std::string group = fmt::format("project-{}-{}{}{}", model, strong ? "strong" : "weak",
+                                              overlap ? "" : "-nooverlap", comp ? "-bf16" : "");
+        row.set("point_id", fmt::format("{}-{}-n{}", group, name, n));
+        row.set("group_id", group);
+        row.set("status", "ok");
+        row.set("model", model);
+        row.set("strategy", name);
+        row.set("world_size", std::int64_t(n));
+        row.set("devices", std::int64_t(n));
+        row.set("scaling", strong ? "strong" : "weak");
+        row.set("batch", std::int64_t(p.device_batch));
+        row.set("global_batch", std::int64_t(p.device_batch * n));
+        row.set("no_overlap", std::int64_t(!overlap));
+        row.set("compression", comp ? "bf16" : "none");
+        row.set("images_per_s", p.images_per_s);
+        row.set("images_per_s_band_lo", ips_lo);
+        row.set("images_per_s_band_hi", ips_hi);
+        row.set("step_time_s", p.step_s);
+        row.set("step_time_s_band_lo", b.step_lo);
+        row.set("step_time_s_band_hi", b.step_hi);
+        row.set("comm_s", p.comm_s);
+        row.set("exposed_comm_s", p.exposed_s);
+        row.set("exposed_comm_frac", p.exposed_s / p.step_s);
+        row.set("speedup", speedup);
+        row.set("efficiency", efficiency);
+        row.set("efficiency_band_lo", eff_lo);
+        row.set("efficiency_band_hi", eff_hi);
+        row.set("straggler_factor", p.straggler);
+        row.set("buckets", std::int64_t(p.buckets));
+        row.set("source", "projection");
+        for (const std::string& k : study::context_columns()) row.set(k, context.str(k));  // as collect does
+        t.append(row);
+        out << fmt::format("{:>13} {:>7} {:>6} {:>10.2f} {:>12.1f} {:>11.2f} {:>11.2f} {:>10.3f} {:>16} {:>7.3f}\n", name,
+                           strong ? "strong" : "weak", n, p.step_s * 1e3, p.images_per_s, p.comm_s * 1e3,
+                           p.exposed_s * 1e3, efficiency, fmt::format("[{:.3f}, {:.3f}]", eff_lo, eff_hi), p.straggler);
+      }
+    }
   return t;
 }
 

@@ -3,8 +3,11 @@
 // and a network model (netmodel.h), predict step time, images/s, exposed communication and scaling
 // efficiency per strategy at N = 1, 2, 4 … max, weak and strong scaling, with or without overlap
 // and 16-bit compression. Compute per device is taken as measured (weak) or scaled
-// linearly with the per-device batch (strong); docs/projection.md states every assumption and the
-// validation. It does not measure anything and does not launch runs.
+// linearly with the per-device batch (strong); a synchronous step waits for the slowest of N ranks
+// (the expected maximum of N draws of the traced steps' compute); each prediction has a band from
+// the traced steps' spread and the calibration's residuals. docs/projection.md states every
+// assumption and the validation. It does not measure anything and does not launch runs, and it
+// does not check its options against the trace's provenance (project_cli.cpp does).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +17,7 @@
 
 #include "harness/record/table.h"
 #include "harness/study/project/netmodel.h"
+#include "harness/train/trace.h"
 
 namespace scalebench::project {
 
@@ -24,9 +28,29 @@ struct MeasuredStep {
   std::vector<Layer> layers;  // backward order
   std::int64_t params = 0;    // gradient elements
   int steps = 0;              // averaged over
+  // Each averaged step's compute (data + forward + backward + optimizer: everything but the
+  // exchange), in step order: the distribution the straggler term and the band read. Empty: no
+  // spread known (both then change nothing).
+  std::vector<double> step_compute_s;
+  trace::Provenance provenance;  // the run's /config and /context (empty in older traces)
 };
 // Throws naming the file when it is not a `train --trace` file or has fewer than two steps.
 MeasuredStep read_trace(const std::string& path);
+
+// E[max of n independent draws] from the empirical distribution of `samples` (resampling with
+// replacement, in closed form: the k-th smallest of K is the maximum with probability
+// (k/K)^n - ((k-1)/K)^n). n = 1: their mean. Throws on no samples or n < 1.
+double expected_max(std::vector<double> samples, int n);
+// The slowest of n ranks' step compute relative to one rank's mean, when each rank's compute is an
+// independent draw from the traced steps: expected_max(step_compute_s, n) / mean; 1 for n <= 1 or
+// without samples.
+double straggler_factor(const MeasuredStep& m, int n);
+// A step of this strategy ends only when every worker's gradient is in: allreduce strategies and
+// the synchronous parameter server (not ps-async).
+bool synchronous(StrategyKind kind);
+// The relative standard error of the traced mean step compute: sd / sqrt(K) / mean over
+// step_compute_s (sample sd; 0 with fewer than two samples).
+double compute_rel_se(const MeasuredStep& m);
 
 struct Scenario {
   StrategyKind strategy = StrategyKind::ring;
@@ -40,6 +64,7 @@ struct Prediction {
   double step_s = 0, images_per_s = 0, comm_s = 0, exposed_s = 0, efficiency = 0;
   double device_batch = 0;
   int buckets = 0;
+  double straggler = 1;  // the compute factor of the slowest rank (1: none, or the term is off)
 };
 
 struct ProjectOptions {
@@ -50,6 +75,12 @@ struct ProjectOptions {
   // The exchange's CPU (the network model's allreduce_cpu) comes out of the cores that run backward
   // while the two overlap: CPU training with a thread per core, or the emulated cluster's one-core nodes.
   bool comm_cpu_shared = false;
+  // A synchronous step at N > 1 computes at the pace of its slowest rank (straggler_factor); off:
+  // every rank computes the traced mean (--no-stragglers).
+  bool stragglers = true;
+  // The band's what-ifs (band()): compute (every phase but the exchange) and every exchange's wire
+  // time scaled by these.
+  double compute_scale = 1.0, comm_scale = 1.0;
 };
 
 // The buckets of the bucketer (harness/strategy/bucketer.cpp): layers in backward order fill a
@@ -66,8 +97,16 @@ std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, s
 
 Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 
+// A prediction's band (docs/projection.md, "The band"): its step with compute scaled by
+// 1 -/+ 2 compute_rel_se(m) and communication by 1 -/+ the link's fit_residual (commbench fits; 0
+// for profiles and given numbers), the two extremes together. Efficiency's band pairs the N = 1
+// step's opposite extreme (the N = 1 reference is a separate run): project_all.
+struct Band { double step_lo = 0, step_hi = 0; };
+Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
+
 // Every strategy, weak and strong, N = 1, 2, 4 … max_devices, with overlap and compression as asked:
-// the study-schema rows (one per prediction), and the same rows as a table written to `out`.
+// the study-schema rows (one per prediction, with its band, straggler factor and the trace's
+// context columns: hosts, commit …), and the same rows as a table written to `out`.
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
                           bool overlap, bool compressed, std::ostream& out);
 

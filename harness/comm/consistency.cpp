@@ -69,7 +69,8 @@ void check_same_everywhere(Communicator& comm, std::string_view what, std::strin
   }
   std::string detail;
   for (const auto& d : diffs) detail += "; " + d;
-  throw Error(fmt::format("{} differs across ranks: rank(s) {} disagree with rank 0{}", what, ranks, detail));
+  // Every rank computed the same texts, so the same message: printed once (SameOnEveryRank).
+  throw SameOnEveryRank(fmt::format("{} differs across ranks: rank(s) {} disagree with rank 0{}", what, ranks, detail));
 }
 
 }  // namespace scalebench::comm

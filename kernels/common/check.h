@@ -18,6 +18,15 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An error every rank of a job reaches with the same text: a collective verdict (ranks that
+// disagree on the configuration, Slurm and MPI that disagree) or a check of the command line that
+// every rank makes alike. scalebench's main prints it on the job's first rank only, so mpirun shows
+// it once instead of once per rank; the other ranks exit with the same status, silently.
+class SameOnEveryRank : public Error {
+ public:
+  using Error::Error;
+};
+
 // Throws Error("file:line: message"). Used by the macros below; callable directly for errors
 // that are not a failed condition (e.g. an unknown enum value).
 [[noreturn]] inline void fail_at(const char* file, int line, const std::string& msg) {

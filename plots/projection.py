@@ -60,22 +60,27 @@ def make(projection_path, out_dir, overlay=()) -> list:
                     label=f"{label}: predicted")
             strategies.append((strategy, c, marker))
         same += [f"{' = '.join(v)} ({sbplot.panel_title(key)})" for v in curves.values() if len(v) > 1]
-        for name, r in points:
-            if _key(r) != key:
-                continue
-            for strategy, c, marker in strategies:
-                if r.get("strategy") == strategy:
-                    ax.plot([r["world_size"]], [100 * r["efficiency"]], marker, color=c, mfc="none", ms=10, mew=1.6,
-                            ls="none", label=f"{strategy}: {name} (measured)")
-                    shown += 1
-                    break
+        # A measured point: the median of its repetitions with their interval (the study file's 95 %
+        # interval where it has one, else min–max), as in the efficiency plot.
+        for i, (strategy, c, marker) in enumerate(strategies):
+            for name in sbplot._distinct(n for n, _ in points):
+                mine = [r for n, r in points if n == name and _key(r) == key and r.get("strategy") == strategy]
+                agg = sbplot.aggregate(mine, "efficiency", 100.0)
+                if not agg:
+                    continue
+                n, med, lo, hi = (list(x) for x in list(zip(*agg))[:4])
+                ax.errorbar(sbplot.dodge(n, i, len(strategies)), med, yerr=[[m - l for m, l in zip(med, lo)], [h - m for m, h in zip(med, hi)]],
+                            fmt=marker, color=c, mfc="none", ms=10, mew=1.6, capsize=3,
+                            label=f"{strategy}: {name} (measured)")
+                shown += len(agg)
         ax.axhline(100, color="#999999", ls="--", lw=0.8)
         sbplot.log2_axis(ax, [r["world_size"] for r in rows])
         ax.set_xlabel("devices N (log2)")
         ax.set_ylabel("scaling efficiency (%)")
         ax.set_title(sbplot.panel_title(key))
     cap = (f"lines: scalebench project ({proj.attrs.get('network', '?')}; from {proj.attrs.get('measured_trace', '?')}); "
-           + (f"open markers: {shown} measured or published point(s) from "
+           + (f"open markers: {shown} measured or published point(s) (median of the repetitions, bars: 95% interval "
+              f"else min–max) from "
               f"{', '.join(os.path.basename(p) for p in overlay)}" if shown else
               "no measured point overlaid" + (f" (none in {', '.join(os.path.basename(p) for p in overlay)} matches a "
                                               "line's model, scaling and strategy)" if overlay else " (no --overlay file)"))

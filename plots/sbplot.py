@@ -360,7 +360,7 @@ def _artist_color(h):
 
 
 def _record(fig, stem, title_lines, cap):
-    fig.canvas.draw()
+    # After the PNG is saved: the layout is final and text extents need a renderer, not a new draw.
     r = fig.canvas.get_renderer()
     W = fig.bbox.width
     sup = fig._suptitle
@@ -423,13 +423,14 @@ def finish(fig, title: str, cap: str, out_dir: str, stem: str, legend_handles=No
                    bbox_to_anchor=(0.5, cap_h / H))
     fig.text(0.01, (cap_h - 4 / 72) / H, "\n".join(cap_lines), ha="left", va="top", fontsize=7.5,
              color="#333333", linespacing=1.35)
-    _record(fig, stem, title_lines, cap)
     os.makedirs(out_dir, exist_ok=True)
     paths = []
     for ext in ("png", "pdf"):
         p = os.path.join(out_dir, f"{stem}.{ext}")
         fig.savefig(p, dpi=DPI)
         paths.append(p)
+        if ext == "png":
+            _record(fig, stem, title_lines, cap)
     plt.close(fig)
     return paths
 

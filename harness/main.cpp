@@ -345,8 +345,10 @@ int main(int argc, char** argv) {
       std::cout << "datagen: wrote " << gen.n << " " << gen_task << " images of " << gen.size << "x" << gen.size
                 << " to " << gen_out << "\n";
     } else if (app.got_subcommand("train")) {
-      try {  // what the command line alone decides: the same on every rank
-        apply_train_config(train);
+      // --config is read first, outside: a file may be missing on one node only, and then every
+      // rank that misses it must say so.
+      apply_train_config(train);
+      try {  // what the options alone decide: the same on every rank
         train.cfg.validate();
         train.run.validate();
       } catch (const scalebench::SameOnEveryRank&) {

@@ -425,6 +425,11 @@ class AccuracyCostPlot(FixtureStudyCase):
 
     def test_plot_drawn(self):
         check_outputs(self, accuracy_cost.make(self.study, os.path.join(self.tmp, "out")), ["accuracy-cost"])
+        rec = sbplot.LAYOUT[-1]  # the figure rules (FigureRules) hold here too
+        self.assertEqual(rec["stem"], "accuracy-cost")
+        self.assertTrue(rec["title_fits"])
+        self.assertFalse(any(a["legend_inside"] for a in rec["axes"]))
+        self.assertFalse(sbplot.titles_collide(rec))
 
     def test_recipe_fields_and_band(self):
         rows = sbload.load_study(self.study).ok_rows()

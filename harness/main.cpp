@@ -7,7 +7,6 @@
 #include <set>
 #include <span>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string>
@@ -249,19 +248,6 @@ std::string one_line(std::string_view msg) {
   return o;
 }
 
-// This process's rank in the job that launched it (mpirun, or srun with PMI/PMIx), or -1 when it was
-// not launched as one of several ranks.
-int launch_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* v = std::getenv(var); v && *v) return std::atoi(v);
-  return -1;
-}
-
-// An error every rank reaches alike (scalebench::SameOnEveryRank, a bad command line) is printed by
-// the job's first rank only: under mpirun a user sees it once, not once per rank. An error that may
-// differ between ranks (a file missing on one node) is printed by every rank that has it.
-bool quiet_rank() { return launch_rank() > 0; }
-
 int print_error(scalebench::ExitCode code, std::string_view msg) {
   std::cout.flush();
   std::fprintf(stderr, "scalebench: %s%s\n", code == scalebench::ExitCode::internal ? "internal error: " : "error: ",
@@ -288,10 +274,7 @@ int main(int argc, char** argv) {
   CLI::App app{"scalebench — HPC scaling studies of hand-written U-Net and VGG training"};
   app.require_subcommand(1);
   // One line per failure, like every other scalebench error (CLI11's default adds a second line).
-  // A command-line error is the same on every rank of a job: printed by the first only.
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return quiet_rank() ? std::string() : "scalebench: error: " + one_line(e.what()) + "\n";
-  });
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return "scalebench: error: " + one_line(e.what()) + "\n"; });
   app.footer(exit_code_footer());
   app.set_version_flag("--version", std::string("scalebench ") + SCALEBENCH_VERSION + " (" + scalebench::build_git_sha() + ")");
   scalebench::data::GenConfig gen;
@@ -345,17 +328,7 @@ int main(int argc, char** argv) {
       std::cout << "datagen: wrote " << gen.n << " " << gen_task << " images of " << gen.size << "x" << gen.size
                 << " to " << gen_out << "\n";
     } else if (app.got_subcommand("train")) {
-      // --config is read first, outside: a file may be missing on one node only, and then every
-      // rank that misses it must say so.
       apply_train_config(train);
-      try {  // what the options alone decide: the same on every rank
-        train.cfg.validate();
-        train.run.validate();
-      } catch (const scalebench::SameOnEveryRank&) {
-        throw;
-      } catch (const scalebench::Error& e) {
-        throw scalebench::SameOnEveryRank(e.what());
-      }
       run_train(train, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
                app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("slurm-point")) {
@@ -373,9 +346,8 @@ int main(int argc, char** argv) {
       scalebench::trace::merge(trace_inputs, trace_out);
       std::cout << "trace merge: " << trace_inputs.size() << " rank file(s) -> " << trace_out << "\n";
     }
-  } catch (const scalebench::SameOnEveryRank& e) {
-    if (quiet_rank()) return scalebench::exit_status(scalebench::ExitCode::failed);
-    return print_error(scalebench::ExitCode::failed, e.what());
+  } catch (const scalebench::ReportedError&) {  // rank 0 printed it for the whole job (fail_everywhere)
+    return scalebench::exit_status(scalebench::ExitCode::failed);
   } catch (const scalebench::Error& e) {
     return print_error(scalebench::ExitCode::failed, e.what());
   } catch (const std::bad_alloc& e) {

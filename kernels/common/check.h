@@ -18,11 +18,11 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// An error every rank of a job reaches with the same text: a collective verdict (ranks that
-// disagree on the configuration, Slurm and MPI that disagree) or a check of the command line that
-// every rank makes alike. scalebench's main prints it on the job's first rank only, so mpirun shows
-// it once instead of once per rank; the other ranks exit with the same status, silently.
-class SameOnEveryRank : public Error {
+// An error already printed for the whole job: a collective verdict every rank reaches alike
+// (ranks that disagree on the configuration, Slurm and MPI that disagree), printed once by rank 0
+// before any rank could exit (harness/comm/consistency.h, fail_everywhere). scalebench's main
+// prints nothing more for it, so mpirun shows the line once instead of once per rank.
+class ReportedError : public Error {
  public:
   using Error::Error;
 };

@@ -346,6 +346,8 @@ int main(int argc, char** argv) {
       scalebench::trace::merge(trace_inputs, trace_out);
       std::cout << "trace merge: " << trace_inputs.size() << " rank file(s) -> " << trace_out << "\n";
     }
+  } catch (const scalebench::ReportedError&) {  // rank 0 printed it for the whole job (fail_everywhere)
+    return scalebench::exit_status(scalebench::ExitCode::failed);
   } catch (const scalebench::Error& e) {
     return print_error(scalebench::ExitCode::failed, e.what());
   } catch (const std::bad_alloc& e) {

@@ -52,11 +52,13 @@ def make(study_path_or_dir, out_dir) -> list:
         labels = sbplot.series_labels(series)
         ns = sorted({r["world_size"] for r in prow})
         for i, (skey, srows) in enumerate(series.items()):
-            color, marker = sbplot.COLORS[i % len(sbplot.COLORS)], sbplot.MARKERS[i % len(sbplot.MARKERS)]
-            sbplot.plot_agg(top, sbplot.aggregate(srows, metric, mscale), labels[skey], color, marker)
-            sbplot.plot_agg(bot, sbplot.aggregate(srows, "final_val_loss"), labels[skey], color, marker)
+            color, marker = sbplot.strategy_style(srows[0].get("strategy", ""))
+            shift = (i, len(series))
+            sbplot.plot_agg(top, sbplot.aggregate(srows, metric, mscale), labels[skey], color, marker, shift=shift)
+            sbplot.plot_agg(bot, sbplot.aggregate(srows, "final_val_loss"), "_" + labels[skey], color, marker,
+                            shift=shift)
             sbplot.plot_agg(bot, sbplot.aggregate(srows, "final_train_loss"), None, color, marker, ls="--",
-                            mfc="white")
+                            mfc="white", shift=shift)
         for ax in (top, bot):
             sbplot.log2_axis(ax, ns + ([2] if len(ns) == 1 else []), "x")
             ax.set_xlabel("devices N (log2)")
@@ -65,13 +67,13 @@ def make(study_path_or_dir, out_dir) -> list:
         lo, hi = top.get_ylim()
         top.set_ylim(min(0, lo), hi + 0.1 * (hi - lo))
         bot.set_ylabel("final loss (cross-entropy)")
-        top.legend(loc="lower left", title="strategy", title_fontsize=8.5)
-        style = [Line2D([], [], color="0.3", marker="o", label="validation"),
-                 Line2D([], [], color="0.3", marker="o", ls="--", mfc="white", label="train")]
-        bot.legend(handles=style, loc="best")
+    style = [Line2D([], [], color="0.3", marker="o", label="validation loss"),
+             Line2D([], [], color="0.3", marker="o", ls="--", mfc="white", label="train loss")]
     cap = sbplot.caption(study, shown, study.rows,
-                         [sbplot.reps_note(shown), "values of the last epoch"])
-    return sbplot.finish(fig, "Accuracy cost of scale: final quality and loss vs devices", cap, out_dir, "accuracy")
+                         [sbplot.reps_note(shown), "values of the last epoch",
+                          "points of one N drawn side by side (slightly offset) so that equal values stay visible"])
+    return sbplot.finish(fig, "Accuracy cost of scale: final quality and loss vs devices", cap, out_dir, "accuracy",
+                         legend_handles=sbplot.legend_handles(axs[0]) + style)
 
 
 if __name__ == "__main__":

@@ -85,12 +85,11 @@ def make(study_path_or_dir, out_dir) -> list:
         title = sbplot.panel_title(pkey[:2]) + (f"\noptimizer {pkey[2]}" if by_opt else "")
         ax.set_title(title, fontsize=9.5)
         ax.set_ylabel(mlabel)
-        ax.legend(loc="lower left", fontsize=6.5, title="recipe" + (" (dashed: sync_bn)" if "sync_bn" in
-                                                                    line_fields else ""), title_fontsize=7)
     cap = sbplot.caption(study, shown, study.rows,
-                         [sbplot.reps_note(shown), "values of the last epoch (equal epochs at every N)"])
+                         [sbplot.reps_note(shown), "values of the last epoch (equal epochs at every N)",
+                          "lines: one per recipe" + (" (dashed: sync_bn)" if "sync_bn" in line_fields else "")])
     return sbplot.finish(fig, "Accuracy cost per training recipe", cap, out_dir,
-                         "accuracy-cost")
+                         "accuracy-cost", legend_handles=sbplot.legend_handles(axs), legend_ncol=3)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,11 @@ def make(study_path_or_dir, out_dir) -> list:
         lab = sbplot.series_labels(sbplot.group_rows(mrows, sbplot.series_key))
         for (gid, strat), text in lab.items():
             labels[mkey + (gid, strat)] = text
-    fig, axes = sbplot.grid(len(panels), ncols_max=3, panel_w=4.4, panel_h=3.6)
+    # One y scale for every panel (ms per step compare across strategies at a glance); the model
+    # goes into the figure title when there is one, so the panel titles stay one short line.
+    fig, axes = sbplot.grid(len(panels), ncols_max=3, panel_w=4.4, panel_h=3.4, sharey=True)
+    models = sbplot._distinct(k[0] for k in panels)
+    ytop = 0.0
     any_other = False
     for ax, (pkey, prows) in zip(axes, panels.items()):
         model, scaling = pkey[0], pkey[1]
@@ -107,11 +111,15 @@ def make(study_path_or_dir, out_dir) -> list:
                         fontsize=7.5)
         ax.set_xticks(x, [str(n) for n in ns])
         ax.set_xlim(-0.7 - 0.4 * (len(ns) == 1), len(ns) - 0.3 + 0.4 * (len(ns) == 1))
-        ax.set_ylim(0, max(bottoms.max(), tops.max()) * 1.25)
+        ytop = max(ytop, bottoms.max(), tops.max())
         ax.grid(axis="x", visible=False)
         ax.set_xlabel("devices N")
+        ax.tick_params(axis="y", labelleft=True)  # sharey hides them off the first column
         ax.set_ylabel("time per step (ms, mean)")
-        ax.set_title(f"{model}\n{labels[pkey]}" + (f" — {scaling} scaling" if scaling else ""))
+        ax.set_title((f"{model}\n" if len(models) > 1 else "") + labels[pkey] +
+                     (f" — {scaling} scaling" if scaling else ""))
+    for ax in axes:
+        ax.set_ylim(0, ytop * 1.25)
     handles = [Patch(color=PHASE_COLORS[p], label=name) for p, name in PHASES]
     if any_other:
         handles.append(Patch(color=PHASE_COLORS["other"], label="other (t_total − phases)"))
@@ -120,8 +128,10 @@ def make(study_path_or_dir, out_dir) -> list:
     missing = study.missing_run_files(ok)
     if missing:
         extra.append(f"{len(missing)} ok run{'s' if len(missing) != 1 else ''} without a run file not shown")
+    extra.append("one y scale for all panels")
     cap = sbplot.caption(study, shown, [r for r in study.rows if r.get("status") != "ok"] + shown, extra)
-    return sbplot.finish(fig, "Time per training step by phase", cap, out_dir, "breakdown",
+    title = "Time per training step by phase" + (f" — {models[0]}" if len(models) == 1 else "")
+    return sbplot.finish(fig, title, cap, out_dir, "breakdown",
                          legend_handles=handles, legend_ncol=len(handles))
 
 

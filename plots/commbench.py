@@ -54,7 +54,7 @@ def make(study_path_or_dir, out_dir, commbench=None) -> list:
     multi_ranks = len({s.ranks for s in sets}) > 1
     algos = sorted({r["algo"] for s in sets for r in s.rows},
                    key=lambda a: (ALGO_ORDER.index(a) if a in ALGO_ORDER else 99, a))
-    acolor = {a: sbplot.COLORS[i % len(sbplot.COLORS)] for i, a in enumerate(algos)}
+    acolor = {a: sbplot.strategy_style(a)[0] for a in algos}  # ring, hierarchical: their strategies' colours
     keys = sorted({(s.transport, s.ranks, s.nodes) for s in sets})
     kstyle = {k: ["-", "--", ":", "-."][i % 4] for i, k in enumerate(keys)}
     kmarker = {k: sbplot.MARKERS[i % len(sbplot.MARKERS)] for i, k in enumerate(keys)}
@@ -80,7 +80,6 @@ def make(study_path_or_dir, out_dir, commbench=None) -> list:
     ax.set_xlabel("message size (bytes, log2; K/M/G = $2^{10}$/$2^{20}$/$2^{30}$ B)")
     ax.set_ylabel("bus bandwidth (GB/s, 1 GB = $10^9$ B)")
     ax.set_title("allreduce (sum, float32, in place)" + ("" if multi_ranks else f", {sets[0].ranks} ranks"))
-    ax.legend(loc="upper left", title="transport · algorithm · ranks", title_fontsize=8.5)
 
     hosts = sbplot._distinct(h for s in sets for h in s.hostnames)
     hdr = [s.header for s in sets if s.header]
@@ -102,7 +101,7 @@ def make(study_path_or_dir, out_dir, commbench=None) -> list:
         second.append("NON-ZERO verification error in " + ", ".join(sorted(set(bad_err))))
     lines.append(" · ".join(second))
     return sbplot.finish(fig, "Collective benchmark: allreduce bus bandwidth vs message size", "\n".join(lines),
-                         out_dir, "commbench")
+                         out_dir, "commbench", legend_handles=sbplot.legend_handles([ax]), legend_ncol=3)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """projection.py — `scalebench project`'s predicted scaling efficiency vs N (lines, one per
-strategy, one panel per model × scaling mode; x log2) with measured or published points overlaid
-(markers) from other study files — a user's own study, results/anchors/*.h5 — where their model,
+strategy in its sbplot colour, one panel per model × scaling mode; x log2; lines with equal values
+drawn side by side and named in the caption) with measured or published points overlaid (open
+markers; the title says "measured points overlaid" only when there are some) from other study files — a user's own study, results/anchors/*.h5 — where their model,
 scaling mode and strategy match a predicted line.
 
 Predicted and measured efficiencies are the files' `efficiency` columns, as written (project's
@@ -39,38 +40,54 @@ def make(projection_path, out_dir, overlay=()) -> list:
         points += [(st.name, r) for r in st.ok_rows() if sbload.finite(r.get("efficiency"))]
     panels = sbplot.group_rows(pred, _key)
     fig, axes = sbplot.grid(len(panels))
-    import matplotlib.pyplot as plt
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     shown = 0
+    same = []  # notes on predicted lines that coincide
     for ax, (key, rows) in zip(axes, panels.items()):
         by_strategy = sbplot.group_rows(rows, lambda r: (r.get("strategy", ""), r.get("group_id", "")))
         strategies = []
+        curves = {}  # the predicted values → labels of the lines that have them
+        k = len(by_strategy)
         for i, ((strategy, group), rs) in enumerate(by_strategy.items()):
             rs = sorted(rs, key=lambda r: r["world_size"])
-            c = colors[i % len(colors)]
-            label = strategy + (" (no overlap)" if "nooverlap" in group else "") + (" (bf16)" if "bf16" in group else "")
-            ax.plot([r["world_size"] for r in rs], [100 * r["efficiency"] for r in rs], "-", color=c, label=f"{label}: predicted")
-            strategies.append((strategy, c))
-        for name, r in points:
-            if _key(r) != key:
-                continue
-            for strategy, c in strategies:
-                if r.get("strategy") == strategy:
-                    ax.plot([r["world_size"]], [100 * r["efficiency"]], "o", color=c, mfc="none", ms=8,
-                            label=f"{strategy}: {name}")
-                    shown += 1
-                    break
+            c, marker = sbplot.strategy_style(strategy)
+            variant = ("no overlap" if "nooverlap" in group else "") + (" bf16" if "bf16" in group else "")
+            label = strategy + (f" ({variant.strip()})" if variant else "")
+            ns = [r["world_size"] for r in rs]
+            ys = [100 * r["efficiency"] for r in rs]
+            curves.setdefault((tuple(ns), tuple(round(y, 6) for y in ys)), []).append(label)
+            # Markers at the predicted N, slightly offset per line: equal predictions stay visible.
+            ax.plot(sbplot.dodge(ns, i, k), ys, "-" if not variant else "--", color=c, marker=marker, ms=4.5,
+                    label=f"{label}: predicted")
+            strategies.append((strategy, c, marker))
+        same += [f"{' = '.join(v)} ({sbplot.panel_title(key)})" for v in curves.values() if len(v) > 1]
+        # A measured point: the median of its repetitions with their interval (the study file's 95 %
+        # interval where it has one, else min–max), as in the efficiency plot.
+        for i, (strategy, c, marker) in enumerate(strategies):
+            for name in sbplot._distinct(n for n, _ in points):
+                mine = [r for n, r in points if n == name and _key(r) == key and r.get("strategy") == strategy]
+                agg = sbplot.aggregate(mine, "efficiency", 100.0)
+                if not agg:
+                    continue
+                n, med, lo, hi = (list(x) for x in list(zip(*agg))[:4])
+                ax.errorbar(sbplot.dodge(n, i, len(strategies)), med, yerr=[[m - l for m, l in zip(med, lo)], [h - m for m, h in zip(med, hi)]],
+                            fmt=marker, color=c, mfc="none", ms=10, mew=1.6, capsize=3,
+                            label=f"{strategy}: {name} (measured)")
+                shown += len(agg)
         ax.axhline(100, color="#999999", ls="--", lw=0.8)
         sbplot.log2_axis(ax, [r["world_size"] for r in rows])
-        ax.set_xlabel("devices N")
+        ax.set_xlabel("devices N (log2)")
         ax.set_ylabel("scaling efficiency (%)")
-        ax.set_title(sbplot.panel_title(key), fontsize=9)
-        handles, labels = ax.get_legend_handles_labels()
-        uniq = dict(zip(labels, handles))
-        ax.legend(uniq.values(), uniq.keys(), fontsize=6.5)
+        ax.set_title(sbplot.panel_title(key))
     cap = (f"lines: scalebench project ({proj.attrs.get('network', '?')}; from {proj.attrs.get('measured_trace', '?')}); "
-           f"markers: {shown} measured or published point(s) from {', '.join(os.path.basename(p) for p in overlay) or 'no overlay file'}")
-    return sbplot.finish(fig, "Predicted scaling efficiency, measured points overlaid", cap, out_dir, "projection")
+           + (f"open markers: {shown} measured or published point(s) (median of the repetitions, bars: 95% interval "
+              f"else min–max) from "
+              f"{', '.join(os.path.basename(p) for p in overlay)}" if shown else
+              "no measured point overlaid" + (f" (none in {', '.join(os.path.basename(p) for p in overlay)} matches a "
+                                              "line's model, scaling and strategy)" if overlay else " (no --overlay file)"))
+           + "; lines drawn slightly offset along N so that equal predictions stay visible"
+           + (f"; identical predictions: {'; '.join(same)}" if same else ""))
+    title = "Predicted scaling efficiency (scalebench project)" + (", measured points overlaid" if shown else "")
+    return sbplot.finish(fig, title, cap, out_dir, "projection", legend_handles=sbplot.legend_handles(axes))
 
 
 if __name__ == "__main__":

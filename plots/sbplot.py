@@ -1,6 +1,8 @@
-"""sbplot.py — figure helpers shared by the plot scripts: Agg backend and style, panel grids,
-log2 device-count axes, series grouping and labels, the median/min/max aggregation of repetitions,
-the hardware/version caption and the "points not shown" note, and saving every figure as PNG + PDF.
+"""sbplot.py — figure helpers shared by the plot scripts: Agg backend and style, the one colour and
+marker table per strategy, panel grids, log2 device-count axes, series grouping and labels, the
+median/min/max aggregation of repetitions, the hardware/version caption and the "points not shown"
+note, the figure legend outside the panels, and saving every figure as PNG + PDF (with a layout
+record the tests read: what each axes holds, where the legends and titles are).
 
 It deliberately does not read files (plots/sbload.py does) and draws no particular plot.
 """
@@ -16,6 +18,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot: no display, same output everywhere
 
+import matplotlib.colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
@@ -32,6 +35,42 @@ DPI = 130.0  # PNG resolution; make_all.py --dpi changes it
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
 COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+# The one colour and marker of each strategy, in every plot (speedup, efficiency, accuracy, curves,
+# sweep axes, projection; commbench's ring and hierarchical algorithms take their strategy's).
+# Okabe–Ito colours (colour-blind safe) plus purple for single; grey and black stay free for the
+# ideal and reference lines. A name not listed (a strategy
+# added later) gets the next of EXTRA_COLORS in first-seen order, the same in every figure of a run.
+STRATEGY_STYLE = {
+    "single": ("#6A3D9A", "o"),
+    "mirrored": ("#0072B2", "s"),
+    "multiworker": ("#E69F00", "^"),
+    "ring": ("#009E73", "D"),
+    "hierarchical": ("#CC79A7", "v"),
+    "ps-sync": ("#D55E00", "P"),
+    "ps-async": ("#56B4E9", "X"),
+}
+EXTRA_COLORS = ["#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd"]
+_extra_style = {}
+MAX_SERIES = 8  # series per axes; beyond it a plot facets (curves: one row per N)
+
+
+def strategy_style(strategy: str):
+    """(colour, marker) of a strategy (or a commbench algorithm named like one)."""
+    s = str(strategy)
+    if s in STRATEGY_STYLE:
+        return STRATEGY_STYLE[s]
+    if s not in _extra_style:
+        i = len(_extra_style)
+        _extra_style[s] = (EXTRA_COLORS[i % len(EXTRA_COLORS)], MARKERS[(i + 7) % len(MARKERS)])
+    return _extra_style[s]
+
+
+def dodge(n, i: int, k: int, step: float = 0.06):
+    """x positions (device counts on a log2 axis) moved by a small fraction of an octave per series
+    (series i of k, centred), so series with equal values stay visible side by side instead of
+    hiding each other."""
+    return np.asarray(n, dtype=float) * 2.0 ** ((i - (k - 1) / 2.0) * step)
 
 # Fields that tell two groups of one model apart in a label (strategy and N are the axes/lines).
 # For study files written before collect recorded its point_fields attribute.
@@ -153,13 +192,15 @@ def aggregate(rows, metric, scale=1.0, flagged=False):
     return out
 
 
-def plot_agg(ax, agg, label, color, marker, **kw):
+def plot_agg(ax, agg, label, color, marker, shift=None, **kw):
     """Median line with bars (the 95 % interval, else min–max; only where they have width); a
-    flagged point gets a red ring."""
+    flagged point gets a red ring. `shift` = (i, k): dodge() the x positions (log2 axes)."""
     if not agg:
         return
     cols = list(zip(*agg))
     n, med, lo, hi = (np.array(c) for c in cols[:4])
+    if shift is not None:
+        n = dodge(n, *shift)
     fl = cols[5] if len(cols) > 5 else [""] * len(n)
     yerr = np.vstack([np.maximum(med - lo, 0), np.maximum(hi - med, 0)])
     has_err = bool(np.any(yerr > 0))
@@ -290,23 +331,91 @@ def caption(study, rows_shown, rows_in_scope, extra=()) -> str:
 
 # ---- saving ---------------------------------------------------------------------------------------
 
+def legend_handles(axes, title=None) -> list:
+    """The distinct labelled artists of all the axes (first one of each label), for one figure
+    legend under the panels instead of a legend inside each (over the data)."""
+    seen = {}
+    for ax in axes:
+        for h, lb in zip(*ax.get_legend_handles_labels()):
+            if lb and not lb.startswith("_"):
+                seen.setdefault(lb, h)
+    return list(seen.values())
+
+
+# What finish() drew, one entry per figure (tests read it; nothing else does): stem, title lines,
+# caption, whether the title fits the figure, per axes its title (and box), y limits, the (label,
+# colour, first x) of each labelled line, and whether a legend sits inside the axes.
+LAYOUT = []
+
+
+def _artist_color(h):
+    for get in ("get_color", "get_facecolor", "get_edgecolor"):
+        if hasattr(h, get):
+            c = getattr(h, get)()
+            if isinstance(c, np.ndarray) and c.ndim == 2:
+                c = c[0] if len(c) else None
+            if c is not None:
+                return matplotlib.colors.to_hex(c)
+    return None
+
+
+def _record(fig, stem, title_lines, cap):
+    # After the PNG is saved: the layout is final and text extents need a renderer, not a new draw.
+    r = fig.canvas.get_renderer()
+    W = fig.bbox.width
+    sup = fig._suptitle
+    tb = sup.get_window_extent(r) if sup is not None else None
+    axes = []
+    for ax in fig.axes:
+        series = []
+        for h in ax.get_lines() + list(ax.containers):
+            lb = h.get_label()
+            if lb and not lb.startswith("_"):
+                line = h if not hasattr(h, "lines") else h.lines[0]
+                x = line.get_xdata() if hasattr(line, "get_xdata") else []
+                series.append((lb, _artist_color(line), float(x[0]) if len(x) else None))
+        t = ax.title
+        axes.append({"title": t.get_text(), "series": series,
+                     "title_box": tuple(t.get_window_extent(r).bounds) if t.get_text() else None,
+                     "legend_inside": ax.get_legend() is not None, "ylim": ax.get_ylim(),
+                     "ylabel": ax.get_ylabel(), "xlabel": ax.get_xlabel()})
+    LAYOUT.append({"stem": stem, "title": title_lines, "caption": cap, "title_fits": tb is None or (tb.x0 >= 0 and tb.x1 <= W),
+                   "axes": axes})
+
+
+def _overlap(a, b) -> bool:
+    return a and b and a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def titles_collide(rec) -> bool:
+    """Whether two axes titles of a recorded figure overlap."""
+    boxes = [a["title_box"] for a in rec["axes"] if a["title_box"]]
+    return any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
 def finish(fig, title: str, cap: str, out_dir: str, stem: str, legend_handles=None, legend_ncol=None) -> list:
-    """Title, wrapped caption under the panels, optional figure legend, then PNG + PDF. Returns paths."""
+    """Title (wrapped to the figure's width), wrapped caption under the panels, optional figure
+    legend between the panels and the caption (outside the data), then PNG + PDF. Returns paths."""
     w_in, h_in = fig.get_size_inches()
     width_chars = max(60, int(w_in * 72 / (7.5 * 0.55)))  # ~8 pt caption font
     cap_lines = []
     for line in cap.splitlines():
         cap_lines += textwrap.wrap(line, width_chars) or [""]
     cap_h = (len(cap_lines) * 8 * 1.35 + 10) / 72.0  # inches
+    # A bold 12.5 pt character is ~0.62 em wide on average: wrap the title to the figure's width.
+    # "N = 1" is kept on one line (no-break spaces around "=").
+    title_lines = textwrap.wrap(re.sub(r" = ", "\u00a0=\u00a0", title),
+                                max(20, int(w_in * 72 * 0.94 / (12.5 * 0.58)))) or [""]
+    title_h = (len(title_lines) - 1) * 12.5 * 1.25 / 72.0
     leg_h = 0.0
     if legend_handles:
         longest = max(len(str(h.get_label())) for h in legend_handles)
         fits = max(1, int(w_in * 72 * 0.95 // (longest * 8.5 * 0.56 + 42)))  # columns that fit the width
         ncol = max(1, min(legend_ncol or 6, len(legend_handles), fits))
         leg_h = (math.ceil(len(legend_handles) / ncol) * 9 * 1.5 + 6) / 72.0
-    fig.set_size_inches(w_in, h_in + cap_h + leg_h)
-    H = h_in + cap_h + leg_h
-    fig.suptitle(title, fontweight="bold")
+    fig.set_size_inches(w_in, h_in + cap_h + leg_h + title_h)
+    H = h_in + cap_h + leg_h + title_h
+    fig.suptitle("\n".join(title_lines), fontweight="bold")
     bottom = (cap_h + leg_h) / H
     fig.tight_layout(rect=(0, bottom, 1, 1))
     if legend_handles:
@@ -320,6 +429,8 @@ def finish(fig, title: str, cap: str, out_dir: str, stem: str, legend_handles=No
         p = os.path.join(out_dir, f"{stem}.{ext}")
         fig.savefig(p, dpi=DPI)
         paths.append(p)
+        if ext == "png":
+            _record(fig, stem, title_lines, cap)
     plt.close(fig)
     return paths
 

@@ -53,8 +53,9 @@ def draw_scaling(study, out_dir, *, metric, stem, title, ylabel, ideal, scale=1.
             label = labels[skey]
             if bases and bases != [f"{strategy} N=1"]:
                 label += f" [vs {', '.join(bases)}]"
-            sbplot.plot_agg(ax, sbplot.aggregate(srows, metric, scale, flagged=True), label,
-                            sbplot.COLORS[i % len(sbplot.COLORS)], sbplot.MARKERS[i % len(sbplot.MARKERS)], zorder=3)
+            color, marker = sbplot.strategy_style(strategy)
+            sbplot.plot_agg(ax, sbplot.aggregate(srows, metric, scale, flagged=True), label, color, marker,
+                            shift=(i, len(series)), zorder=3)
         sbplot.log2_axis(ax, ns + ([2] if len(ns) == 1 else []), "x")
         if log_y:
             vals = [sbload.num(r.get(metric)) * scale for r in prow]
@@ -69,14 +70,14 @@ def draw_scaling(study, out_dir, *, metric, stem, title, ylabel, ideal, scale=1.
         ax.set_title(sbplot.panel_title(pkey))
         ax.set_xlabel("devices N (log2)")
         ax.set_ylabel(ylabel)
-        ax.legend(loc="best", title="strategy", title_fontsize=8.5)
     extra = [sbplot.reps_note(shown, metric)]
     if metric in study.metrics:  # the definition as the study file states it (metrics.def)
         extra.append(f"{metric} = {study.metrics[metric].get('definition', '')}")
     if no_base:
         extra.append(f"{len(no_base)} ok point{'s' if len(no_base) != 1 else ''} without an N=1 baseline not shown")
+    extra.append("points of one N drawn side by side (slightly offset) so that equal values stay visible")
     cap = sbplot.caption(study, shown, rows, extra)
-    return sbplot.finish(fig, title, cap, out_dir, stem)
+    return sbplot.finish(fig, title, cap, out_dir, stem, legend_handles=sbplot.legend_handles(axes))
 
 
 def make(study_path_or_dir, out_dir) -> list:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """sweep_axes.py — one figure per swept run option (docs/sweep-spec.md, "Sweep axes"): throughput
 (images/s) and final held-out quality (mean IoU, or accuracy) against the option's values, one
-column per model × scaling, one line per strategy × N (× the other swept options' values).
+column per model × scaling × N, one line per strategy (× the other swept options' values).
 Files: axis-<field>.png/.pdf.
 
 The swept options are the study file's `point_fields` (collect's list of the columns that tell
@@ -9,8 +9,9 @@ points apart; older files: sbplot's fixed list) that take more than one value am
 one model × scaling — model, strategy and N are the scaling plots' axes and are left out, as is the
 batch that follows from the other (global batch in weak scaling, per-device batch in strong).
 Numeric options get a numeric x axis (log2 when all values are positive and span a factor of 4 or
-more), others (compression none/bf16/fp16, true/false) one category each. Repetitions: median with
-min–max bars; runs whose status is not ok are left out and counted in the caption. A study that
+more), others (compression none/bf16/fp16, true/false) one category each. A strategy that does not
+use the option (one value of it among its rows, e.g. single along bucket_mb) is not drawn along
+its axis; the caption names it. Repetitions: median with min–max bars; runs whose status is not ok are left out and counted in the caption. A study that
 varies nothing else: NoData (make_all.py prints it as skipped).
 
 It deliberately does not recompute throughput or quality (the study file's `images_per_s`,
@@ -37,6 +38,7 @@ import sbplot  # noqa: E402
 
 NOT_AXES = ("model", "strategy", "world_size", "devices", "scaling")  # the scaling plots' own axes
 _OFF = ("none", "off", "false", "0", "no")  # categories drawn first
+LINESTYLES = ["-", "--", ":", "-."]  # one per N within a panel
 
 
 def _candidates(rows) -> list:
@@ -103,28 +105,53 @@ def _agg(rows, xof, field, metric, scale):
 
 def _line_label(r, others) -> str:
     extra = ", ".join(f"{f}={sbplot._fmt(r.get(f))}" for f in others)
-    return f"{r.get('strategy', '')} N={r['world_size']}" + (f" ({extra})" if extra else "")
+    return f"{r.get('strategy', '')}" + (f" ({extra})" if extra else "")  # N: the panel's
+
+
+def unused_by(rows, field) -> list:
+    """Strategies whose rows (of one model × scaling) take one value of `field` while the panel
+    takes several: the strategy does not use the option (single and bucket_mb, say: the sweep ran
+    it once, at the [train] value, docs/sweep-spec.md), so it has no line along that axis."""
+    out = []
+    for strat, rs in sbplot.group_rows(rows, lambda r: (r.get("strategy", ""),)).items():
+        if len({str(r.get(field)) for r in rs}) <= 1:
+            out.append(strat[0])
+    return out
 
 
 def make_one(study, shown, field, out_dir) -> list:
     rows = [r for r in shown if r.get(field) is not None]
     panels = [(k, p) for k, p in sbplot.group_rows(rows, sbplot.panel_key).items()
               if len({str(r.get(field)) for r in p}) > 1]
+    left_out = set()
+    for i, (k, p) in enumerate(panels):
+        gone = unused_by(p, field)
+        left_out.update(gone)
+        panels[i] = (k, [r for r in p if r.get("strategy", "") not in gone])
+    rows = [r for _, p in panels for r in p]
+    # One column per model × scaling × N: strategies × the other options' values share an axes
+    # (at most a few lines, told apart by colour and line style), N by column.
+    panels = [(k + (n,), [r for r in p if r["world_size"] == n])
+              for k, p in panels for n in sorted({r["world_size"] for r in p})]
     others = [f for f in swept_fields(shown) if f != field]
     xof, ticks, labels, log = _x_of(field, [r.get(field) for _, p in panels for r in p])
-    strategies = sorted({r.get("strategy", "") for _, p in panels for r in p})
-    fig, axs = plt.subplots(2, len(panels), figsize=(5.0 * len(panels) + 0.6, 7.4), squeeze=False)
+    fig, axs = plt.subplots(2, len(panels), figsize=(4.2 * len(panels) + 0.6, 7.4), squeeze=False, sharey="row")
     handles = {}
     for col, (pkey, prow) in enumerate(panels):
         qmetric, qlabel, qscale = accuracy.quality_metric(prow)
         series = sbplot.group_rows(prow, lambda r: (r.get("strategy", ""), r["world_size"])
                                    + tuple(str(r.get(f)) for f in others))
+        combos = sorted({tuple(str(r.get(f)) for f in others) for r in prow})
         for i, (skey, srows) in enumerate(series.items()):
-            color = sbplot.COLORS[i % len(sbplot.COLORS)]
-            marker = sbplot.MARKERS[strategies.index(srows[0].get("strategy", "")) % len(sbplot.MARKERS)]
+            # colour: the strategy's; line style and marker fill: the other swept options' values
+            color, marker = sbplot.strategy_style(srows[0].get("strategy", ""))
+            ci = combos.index(tuple(str(srows[0].get(f)) for f in others))
+            ls = LINESTYLES[ci % len(LINESTYLES)]
+            mfc = color if (ci // len(LINESTYLES)) % 2 == 0 else "white"
             label = _line_label(srows[0], others)
             for row, (metric, scale) in enumerate((("images_per_s", 1.0), (qmetric, qscale))):
-                sbplot.plot_agg(axs[row][col], _agg(srows, xof, field, metric, scale), label, color, marker)
+                sbplot.plot_agg(axs[row][col], _agg(srows, xof, field, metric, scale), label, color, marker,
+                                ls=ls, mfc=mfc)
             for hd, lb in zip(*axs[0][col].get_legend_handles_labels()):
                 handles.setdefault(lb, hd)
         for row, ylabel in enumerate(("throughput (images/s)", qlabel)):
@@ -134,10 +161,14 @@ def make_one(study, shown, field, out_dir) -> list:
             ax.set_xlabel(field + (" (log2)" if log else ""))
             if not ax.lines:
                 ax.text(0.5, 0.5, "not recorded", transform=ax.transAxes, ha="center", color="0.4")
-        axs[0][col].set_title(sbplot.panel_title(pkey), fontsize=9.5)
+        axs[0][col].set_title(sbplot.panel_title(pkey[:2]) + f"\nN = {pkey[2]}", fontsize=9.5)
     cap = sbplot.caption(study, rows, study.rows,
                          [sbplot.reps_note(rows), "quality: values of the last epoch",
-                          f"lines: strategy × N{' × ' + ', '.join(others) if others else ''}"])
+                          "one column per N, shared scales per row"
+                          + (f"; lines: strategy (colour) × {', '.join(others)} (line style, marker fill)" if others
+                             else "; lines: one per strategy (colour)"),
+                          (f"not drawn: {', '.join(sorted(left_out))} (one {field} value: "
+                           "the strategy does not use it)") if left_out else ""])
     return sbplot.finish(fig, f"Throughput and quality vs {field}", cap, out_dir, "axis-" + sbplot.slug(field),
                          legend_handles=list(handles.values()), legend_ncol=4)
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,22 @@ void check_same_everywhere(Communicator& comm, std::string_view what, std::strin
   }
   std::string detail;
   for (const auto& d : diffs) detail += "; " + d;
-  throw Error(fmt::format("{} differs across ranks: rank(s) {} disagree with rank 0{}", what, ranks, detail));
+  // Every rank computed the same texts, so the same message: printed once.
+  fail_everywhere(comm, fmt::format("{} differs across ranks: rank(s) {} disagree with rank 0{}", what, ranks, detail));
+}
+
+void fail_everywhere(Communicator& comm, const std::string& msg) {
+  if (comm.rank() == 0) {
+    std::string line;
+    for (const char c : msg) line += c == '\n' ? std::string("\\n") : std::string(1, c);  // one line
+    std::fflush(stdout);
+    std::fprintf(stderr, "scalebench: error: %s\n", line.c_str());
+    std::fflush(stderr);
+  }
+  // No rank leaves before rank 0's line is out: a rank that exits non-zero first makes mpirun (or
+  // srun's kill-on-bad-exit) end the job, rank 0 included, before it could print.
+  comm.allgather("");
+  throw ReportedError(msg);
 }
 
 }  // namespace scalebench::comm

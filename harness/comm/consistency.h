@@ -4,6 +4,7 @@
 // It compares only what the caller passes (the canonical config text); it does not build that text.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "harness/comm/communicator.h"
@@ -15,5 +16,10 @@ namespace scalebench::comm {
 // differing rank and the first differing line ("key = value" lines name the key). Every rank throws
 // the same Error, so no rank is left waiting.
 void check_same_everywhere(Communicator& comm, std::string_view what, std::string_view text);
+
+// Collective, for a verdict every rank reached alike: rank 0 prints "scalebench: error: <msg>" (one
+// line), every rank waits until it has, then throws ReportedError(msg) — recorded like any error,
+// printed by no one else, so the job shows the line once, not once per rank.
+[[noreturn]] void fail_everywhere(Communicator& comm, const std::string& msg);
 
 }  // namespace scalebench::comm

@@ -134,7 +134,7 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
       PointState s;
       s.group = g.index;
       s.repetition = c.repetition;
-      s.label = g.label;
+      s.label = g.label + axes_label(spec, c);  // the swept values: rows of one strategy and N differ there
       s.run_id = record::run_id_with_data(c);  // as its train named it
       const fs::path file = fs::path(study_dir) / "runs" / (s.run_id + ".h5");
       record::RunFile rf;
@@ -260,11 +260,13 @@ std::vector<PointState> print_status(const std::string& study_dir, std::ostream&
   const auto states = study_status(study_dir, view);
 
   std::map<std::string, int> count;
-  out << fmt::format("{:>5} {:>3}  {:<36} {:<12} {:<11} {:<10} {:<13} {}\n", "point", "rep", "model strategy N", "job",
-                     "slurm", "run file", "state", "detail");
+  std::size_t width = 36;  // the label column fits the longest label (swept values make them long)
+  for (const auto& s : states) width = std::max(width, s.label.size());
+  out << fmt::format("{:>5} {:>3}  {:<{}} {:<12} {:<11} {:<10} {:<13} {}\n", "point", "rep", "model strategy N [swept values]",
+                     width, "job", "slurm", "run file", "state", "detail");
   for (const auto& s : states) {
     ++count[s.state];
-    out << fmt::format("{:>5} {:>3}  {:<36} {:<12} {:<11} {:<10} {:<13} {}\n", s.group, s.repetition, s.label,
+    out << fmt::format("{:>5} {:>3}  {:<{}} {:<12} {:<11} {:<10} {:<13} {}\n", s.group, s.repetition, s.label, width,
                        s.job.empty() ? "-" : s.job, s.slurm.empty() ? "-" : s.slurm, s.file.empty() ? "-" : s.file,
                        s.state, s.detail);
   }

@@ -18,7 +18,7 @@ namespace scalebench::study {
 
 struct PointState {
   int group = 0, repetition = 1;
-  std::string label;        // "unet:depth=3,base=8 ring N=2"
+  std::string label;        // "unet:depth=3,base=8 ring N=2", + the swept values (" b=4 compression=bf16")
   std::string run_id;
   std::string job;          // Slurm job id ("" for local studies / not submitted); "123_2" for array tasks
   std::string slurm;        // the Slurm state seen (PENDING, RUNNING, COMPLETED, FAILED, ...) or ""

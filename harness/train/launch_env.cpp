@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/comm/consistency.h"
 #include "kernels/common/check.h"
 
 namespace scalebench {
@@ -41,8 +42,9 @@ void check_slurm_ranks(comm::Communicator& world) {
                           nodes.local_rank, comm::hostname());
   const auto all = world.allgather(problem);
   for (std::size_t r = 0; r < all.size(); ++r)
-    SB_REQUIRE(all[r].empty(), "rank {}: Slurm and MPI disagree: {} (launch MPI ranks with srun --mpi=pmix, "
-               "or set launcher = \"mpirun\" in the profile)", r, all[r]);
+    if (!all[r].empty())  // every rank saw the same list: the same line, printed once
+      comm::fail_everywhere(world, fmt::format("rank {}: Slurm and MPI disagree: {} (launch MPI ranks with srun "
+                                               "--mpi=pmix, or set launcher = \"mpirun\" in the profile)", r, all[r]));
 }
 
 void check_slurm_single_process() {

@@ -18,6 +18,15 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An error already printed for the whole job: a collective verdict every rank reaches alike
+// (ranks that disagree on the configuration, Slurm and MPI that disagree), printed once by rank 0
+// before any rank could exit (harness/comm/consistency.h, fail_everywhere). scalebench's main
+// prints nothing more for it, so mpirun shows the line once instead of once per rank.
+class ReportedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Throws Error("file:line: message"). Used by the macros below; callable directly for errors
 // that are not a failed condition (e.g. an unknown enum value).
 [[noreturn]] inline void fail_at(const char* file, int line, const std::string& msg) {

@@ -14,6 +14,8 @@
 #                         ps-sync --sync-bn is refused with one line.
 #   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
+#   errors_once         : an error every rank reaches alike (here a configuration mismatch among 3
+#                         ranks) is printed once per job, not once per rank, and exits non-zero (~2 s).
 #   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
 #   nonfinite_fail      : a diverging run (lr 1e30) under every strategy ends within 30 s (no hang:
 #                         the parameter servers used to wait forever) with a line naming the rank,
@@ -233,6 +235,15 @@ PY
     cat "$tmp/log"
     grep -q "seed" "$tmp/log" || fail "the error does not name the differing field"
     grep -q "^epoch" "$tmp/log" && fail "training started despite the mismatch"
+    ;;
+  errors_once)
+    data_for unet
+    args=(train --strategy ring --model unet:depth=2,base=4 --data "$tmp/data.h5" --batch 2)
+    "${mpi[@]}" -np 2 "$sb" "${args[@]}" --epochs 1 --seed 1 : -np 1 "$sb" "${args[@]}" --epochs 1 --seed 2 \
+      >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a seed mismatch was not caught"; }
+    n=$(grep -c "scalebench: error" "$tmp/log")
+    [ "$n" = 1 ] || { cat "$tmp/log"; fail "configuration mismatch: $n error lines from 3 ranks (want 1)"; }
+    grep -q "configuration differs across ranks: rank(s) 2 disagree with rank 0" "$tmp/log" || { cat "$tmp/log"; fail "the line does not name the rank"; }
     ;;
   cuda)
     model=$1; b=2

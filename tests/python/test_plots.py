@@ -315,6 +315,77 @@ class MultiNPlots(FixtureStudyCase):
         self.assertAlmostEqual(sum(phases[p] for p, _ in breakdown.PHASES), phases["t_total"], places=9)
 
 
+class FigureRules(FixtureStudyCase):
+    """The rules a figure for a paper keeps (docs/plots.md, "Figure rules"), read from the layout
+    record sbplot.finish() keeps of each figure it drew (sbplot.LAYOUT): legends outside the data,
+    titles that fit and do not collide, at most sbplot.MAX_SERIES series per axes, one colour per
+    strategy in every figure, one y scale across the breakdown panels. Each figure is drawn once
+    (about 10 s in all)."""
+    build = staticmethod(make_multi_n_study)
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        del sbplot.LAYOUT[:]
+        out = os.path.join(cls.tmp, "rules")
+        for mod in (speedup, efficiency, accuracy, curves, breakdown):
+            mod.make(cls.study, out)
+        commbench.make(cls.study, out, commbench=[cls._commbench(cls.tmp)])
+        cls.layout = {r["stem"]: r for r in sbplot.LAYOUT}
+
+    @staticmethod
+    def _commbench(tmp):
+        path = os.path.join(tmp, "cb.json")
+        with open(path, "w") as fh:
+            json.dump(COMMBENCH_THREADS4, fh)
+        return path
+
+    def test_every_figure_drawn(self):
+        self.assertEqual(set(self.layout), {"speedup", "efficiency", "accuracy", "breakdown", "commbench",
+                                            "curves-unet_depth-2_base-4", "curves-vgg11_width-0.0625_hidden-16_bn-1"})
+
+    def test_legends_outside_and_titles_fit(self):
+        for stem, rec in self.layout.items():
+            self.assertTrue(rec["title_fits"], f"{stem}: title wider than the figure: {rec['title']}")
+            self.assertFalse(sbplot.titles_collide(rec), f"{stem}: panel titles overlap")
+            for ax in rec["axes"]:
+                self.assertFalse(ax["legend_inside"], f"{stem}: a legend inside the panel '{ax['title']}'")
+
+    def test_at_most_max_series_per_axes(self):
+        for stem, rec in self.layout.items():
+            for ax in rec["axes"]:
+                self.assertLessEqual(len(ax["series"]), sbplot.MAX_SERIES, f"{stem}: '{ax['title']}': {ax['series']}")
+        # the U-Net curves hold 9 strategy × N series plus a failed run: split into one row per N
+        unet = self.layout["curves-unet_depth-2_base-4"]
+        self.assertTrue(any(a["title"].startswith("N = 8: ") for a in unet["axes"]), [a["title"] for a in unet["axes"]])
+
+    def test_one_colour_per_strategy(self):
+        seen = {}
+        for stem, rec in self.layout.items():
+            for ax in rec["axes"]:
+                for label, color, _ in ax["series"]:
+                    strategy = label.replace(":", " ").split()[0]
+                    if strategy in sbplot.STRATEGY_STYLE:
+                        seen.setdefault(strategy, set()).add(color)
+        self.assertGreaterEqual(set(seen), {"single", "ring", "multiworker"})
+        for strategy, colors in seen.items():
+            self.assertEqual(colors, {sbplot.STRATEGY_STYLE[strategy][0].lower()}, strategy)
+
+    def test_breakdown_shares_one_scale(self):
+        ylims = {tuple(a["ylim"]) for a in self.layout["breakdown"]["axes"]}
+        self.assertEqual(len(ylims), 1, ylims)
+
+    def test_long_title_wraps(self):
+        fig, axes = sbplot.grid(1)
+        axes[0].plot([1, 2], [1, 2], label="ring")
+        sbplot.finish(fig, "A title far longer than one narrow panel can hold on a single line of bold text",
+                      "", os.path.join(self.tmp, "wrap"), "wrap")
+        rec = sbplot.LAYOUT[-1]
+        self.assertGreater(len(rec["title"]), 1)
+        self.assertTrue(rec["title_fits"])
+        self.assertTrue(rec["axes"][0]["legend_inside"] is False)
+
+
 def make_recipe_study(dst):
     """A study file (no run files: accuracy_cost reads only the study file) of one U-Net at N = 1, 2,
     4, 8 under lr_scaling none/linear × sync_bn false/true, built from the sample U-Net row with a
@@ -354,6 +425,11 @@ class AccuracyCostPlot(FixtureStudyCase):
 
     def test_plot_drawn(self):
         check_outputs(self, accuracy_cost.make(self.study, os.path.join(self.tmp, "out")), ["accuracy-cost"])
+        rec = sbplot.LAYOUT[-1]  # the figure rules (FigureRules) hold here too
+        self.assertEqual(rec["stem"], "accuracy-cost")
+        self.assertTrue(rec["title_fits"])
+        self.assertFalse(any(a["legend_inside"] for a in rec["axes"]))
+        self.assertFalse(sbplot.titles_collide(rec))
 
     def test_recipe_fields_and_band(self):
         rows = sbload.load_study(self.study).ok_rows()
@@ -487,6 +563,29 @@ class TestAnchorsAndProjection(unittest.TestCase):
         self.assertGreater(mpimg.imread(os.path.join(out, "projection.png")).shape[0], 100)
         with self.assertRaises(sbload.NoData):
             projection.make(anchor, out, [])  # an anchor is not a projection file
+
+    def test_projection_title_and_identical_lines(self):
+        import h5py
+        import projection
+        proj = os.path.join(self.tmp, "projection.h5")
+        self._projection(proj)
+        with h5py.File(proj, "r+") as f:  # a second strategy with the very same predictions
+            rows = f["runs"][()]
+            twin = rows.copy()
+            twin["strategy"] = "hierarchical"
+            twin["point_id"] = [b"h" + p for p in rows["point_id"]]
+            del f["runs"]
+            f.create_dataset("runs", data=np.concatenate([rows, twin]))
+        projection.make(proj, os.path.join(self.tmp, "alone"), [])
+        rec = sbplot.LAYOUT[-1]
+        self.assertNotIn("measured points overlaid", " ".join(rec["title"]))
+        self.assertIn("no measured point overlaid", rec["caption"])
+        self.assertIn("identical predictions: hierarchical = ring", rec["caption"])
+        xs = {label: x for label, _, x in rec["axes"][0]["series"]}
+        self.assertNotEqual(xs["ring: predicted"], xs["hierarchical: predicted"])  # side by side, both visible
+        anchor = os.path.join(ROOT, "results", "anchors", "horovod-2018.h5")
+        projection.make(proj, os.path.join(self.tmp, "over"), [anchor])
+        self.assertIn("measured points overlaid", " ".join(sbplot.LAYOUT[-1]["title"]))
 
 
 if __name__ == "__main__":

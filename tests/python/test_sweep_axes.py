@@ -102,6 +102,19 @@ class SweepAxesPlots(unittest.TestCase):
         out = os.path.join(self.tmp, "out")
         check_outputs(self, sweep_axes.make(self.study, out), ["axis-bucket_mb", "axis-compression"])
 
+    def test_no_line_along_an_axis_the_strategy_does_not_use(self):
+        import sbplot
+        del sbplot.LAYOUT[:]
+        sweep_axes.make(self.study, os.path.join(self.tmp, "unused"))
+        rec = {r["stem"]: r for r in sbplot.LAYOUT}["axis-bucket_mb"]
+        labels = [label for ax in rec["axes"] for label, _, _ in ax["series"]]
+        self.assertTrue(labels and all(label.startswith("ring") for label in labels), labels)  # single ran once
+        self.assertIn("not drawn: single (one bucket_mb value: the strategy does not use it)", rec["caption"])
+        self.assertEqual({a["title"].split("\n")[-1] for a in rec["axes"] if a["title"]}, {"N = 1", "N = 2"})
+        for ax in rec["axes"]:
+            self.assertLessEqual(len(ax["series"]), sbplot.MAX_SERIES)
+            self.assertEqual({c for _, c, _ in ax["series"]}, {sbplot.STRATEGY_STYLE["ring"][0].lower()})
+
     def test_no_extra_axis_draws_none(self):
         with self.assertRaises(sbload.NoData):
             sweep_axes.make(self.flat, os.path.join(self.tmp, "none"))

@@ -138,3 +138,31 @@ TEST(Report, NoisyBySpreadAndQuietPointsUnflagged) {
   for (std::size_t r = 0; r < f.runs.rows(); ++r)
     EXPECT_EQ(f.runs.str("flags", r), f.runs.str("point_id", r) == "quiet" ? "" : "noisy") << r;
 }
+
+// A failed point's whole error reaches the reader: a long one (here the shape of an MPI rank's
+// message, its reason after the source location) is numbered in the status column and printed in
+// full under the table; points with the same error share the note.
+TEST(Report, LongErrorsInFullUnderTheTable) {
+  const std::string why =
+      "rank 1: harness/comm/mpi_world.cpp:212: MPI_Allreduce: MPI_ERR_TRUNCATE: message truncated; the ranks' "
+      "gradient buckets differ (bucket_mb must be the same on every rank)";
+  StudyFile f;
+  f.attrs.set("study", "err");
+  for (int n : {2, 4}) {
+    Attrs r;
+    r.set("point_id", "ring" + std::to_string(n));
+    r.set("model", "unet");
+    r.set("task", "segmentation");
+    r.set("strategy", "ring");
+    r.set("scaling", "weak");
+    r.set("status", "failed");
+    r.set("error", why);
+    r.set("world_size", n);
+    f.runs.append(r);
+  }
+  const std::string t = report(f, Format::text);
+  EXPECT_NE(t.find("failed [1]"), std::string::npos) << t;
+  EXPECT_NE(t.find("\n  [1] " + why + "\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("[2]"), std::string::npos) << t;  // one note for the two points
+  EXPECT_NE(report(f, Format::markdown).find("failed: " + why), std::string::npos);
+}

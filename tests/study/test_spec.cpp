@@ -2,6 +2,7 @@
 // file:line:column and the field.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "harness/record/run_config.h"
@@ -253,4 +254,77 @@ TEST(Spec, RepetitionsOverride) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--repetitions 0: must be 1-1000"), std::string::npos) << e.what();
   }
+}
+
+// [sweep.strategy_devices]: a GPU study gives mirrored (one process, one node) up to one node's
+// GPUs and ring beyond; strategies not listed run at `devices`, single at its smallest.
+TEST(Spec, StrategyDevicesGiveAStrategyItsOwnCounts) {
+  const std::string text = R"(
+[study]
+name = "gpu"
+[dataset]
+path = "d.h5"
+[sweep]
+models = ["unet"]
+strategies = ["single", "mirrored", "ring", "multiworker"]
+devices = "1:16:*2"
+batch = 8
+[sweep.strategy_devices]
+mirrored = [1, 2, 4]
+ring = "2:32:*2"
+)";
+  const SweepSpec s = parse_spec(text, "s.toml");
+  EXPECT_EQ(devices_of(s, StrategyKind::mirrored), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(devices_of(s, StrategyKind::ring), (std::vector<int>{2, 4, 8, 16, 32}));
+  EXPECT_EQ(devices_of(s, StrategyKind::multiworker), (std::vector<int>{1, 2, 4, 8, 16}));
+  std::map<StrategyKind, std::vector<int>> ns;
+  for (const auto& p : expand(s)) ns[p.train.strategy].push_back(p.world_size);
+  EXPECT_EQ(ns[StrategyKind::single], (std::vector<int>{1}));
+  EXPECT_EQ(ns[StrategyKind::mirrored], (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(ns[StrategyKind::ring], (std::vector<int>{2, 4, 8, 16, 32}));
+  EXPECT_EQ(ns[StrategyKind::multiworker], (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(points_summary(s, expand(s).size()),
+            "14 points = 1 model x (single at N=1 + mirrored at N=1,2,4 + ring at N=2,4,8,16,32 + multiworker at "
+            "N=1,2,4,8,16) x 1 repetition");
+  // The inline-table form reads the same.
+  std::string inline_form = text.substr(0, text.find("[sweep.strategy_devices]")) +
+                            "strategy_devices = { mirrored = [1, 2, 4], ring = \"2:32:*2\" }\n";
+  EXPECT_EQ(expand(parse_spec(inline_form, "s.toml")).size(), 14u);
+}
+
+TEST(Spec, StrategyDevicesRejectBadInput) {
+  const std::string head = "[study]\nname = \"t\"\n[dataset]\npath = \"d.h5\"\n[sweep]\nmodels = [\"unet\"]\n"
+                           "strategies = [\"single\", \"ring\"]\ndevices = [1, 2]\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"batch = 4\nstrategy_devices = { horovod = [1] }\n",
+       "s.toml:10:22: sweep.strategy_devices.horovod: 'horovod' is not one of: single, mirrored"},
+      {"batch = 4\nstrategy_devices = { mirrored = [1] }\n",
+       "s.toml:10:22: sweep.strategy_devices.mirrored: 'mirrored' is not in sweep.strategies"},
+      {"batch = 4\nstrategy_devices = { single = [1, 2] }\n",
+       "s.toml:10:22: sweep.strategy_devices.single: single runs on one device, once, at the smallest of "
+       "sweep.devices; it takes no device list"},
+      {"batch = 4\nstrategy_devices = { ring = [1, 0] }\n",
+       "s.toml:10:33: sweep.strategy_devices.ring: each device count must be an integer in [1, 65536]"},
+      {"batch = 4\nstrategy_devices = { ring = \"8:1\" }\n", "s.toml:10:29: sweep.strategy_devices.ring: '8:1': need"},
+      {"batch = 4\nstrategy_devices = { ring = [2, 2] }\n",
+       "s.toml:10:29: sweep.strategy_devices.ring: a device count is listed twice"},
+      {"batch = 4\nstrategy_devices = [1, 2]\n", "s.toml:10:20: sweep.strategy_devices: expected a table"},
+      // strong scaling splits the global batch over each strategy's own counts too
+      {"scaling = \"strong\"\nglobal_batch = 8\nstrategy_devices = { ring = [1, 2, 3] }\n",
+       "sweep.global_batch: 8 is not divisible by 3 devices"},
+  };
+  for (const auto& [tail, want] : cases) {
+    const std::string err = error_of(head + tail);
+    EXPECT_NE(err.find(want), std::string::npos) << "want: " << want << "\n got: " << err;
+  }
+}
+
+// The sweep header's count is the product it prints (single and unused axes counted once).
+TEST(Spec, PointsSummaryMatchesTheCount) {
+  const SweepSpec s = parse_spec(kAxes, "s.toml");
+  const std::string sum = points_summary(s, expand(s).size());
+  EXPECT_EQ(sum, "18 points = 1 model x 2 batches x (single at N=1 + ring at N=1,2 x 2 bucket_mb x 2 compression) x "
+                 "1 repetition");
+  EXPECT_EQ(points_summary(parse_spec(kSpec, "s.toml"), 16),
+            "16 points = 2 models x (single at N=1 + ring at N=1,2,4) x 2 repetitions");
 }

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -217,4 +219,28 @@ TEST(Status, DatasetAndCollectJobLines) {
   v.queue_known = true;
   EXPECT_EQ(side_job_lines(dir, v),
             (std::vector<std::string>{"dataset job 99 (data/x.h5): no longer queued", "collect job 400: no longer queued"}));
+}
+
+// A study that sweeps run options: each row names its values, so the 8 ring rows of one N differ
+// (single, which uses neither option, shows only the swept batch); print_status prints them.
+TEST(Status, RowsNameTheSweptValues) {
+  sbtest::TempDir tmp;
+  const std::string dir = tmp / "ax";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir + "/study.toml")
+        << "[study]\nname = \"ax\"\noutput = \"" << dir << "\"\n[dataset]\npath = \"/dev/null\"\n[sweep]\n"
+        << "models = [\"unet:depth=2,base=4\"]\nstrategies = [\"single\", \"ring\"]\ndevices = [1, 2]\nbatch = [2, 4]\n"
+        << "compression = [\"none\", \"bf16\"]\nbucket_mb = [0.25, 1]\n";
+  }
+  const auto states = study_status(dir, SlurmView{});
+  ASSERT_EQ(states.size(), 18u);
+  std::set<std::string> labels;
+  for (const auto& s : states) labels.insert(s.label);
+  EXPECT_EQ(labels.size(), states.size());  // no two rows alike
+  EXPECT_TRUE(labels.count("unet:depth=2,base=4 ring N=2 b=4 bucket_mb=0.25 compression=bf16")) << *labels.begin();
+  EXPECT_TRUE(labels.count("unet:depth=2,base=4 single N=1 b=2"));
+  std::ostringstream out;
+  print_status(dir, out);
+  EXPECT_NE(out.str().find("ring N=1 b=2 bucket_mb=1 compression=none "), std::string::npos) << out.str();
 }

@@ -61,6 +61,10 @@ std::vector<Group> groups_of(const record::Table& t) {
   return gs;
 }
 
+// Errors up to this many characters stay in the text table's status column; longer ones are
+// numbered there and printed in full under the table.
+constexpr std::size_t kInlineError = 60;
+
 // A point's status: "ok", or the last not-ok row's status and error when none is ok.
 std::pair<std::string, std::string> status_of(const record::Table& t, const PointRows& p) {
   if (!p.ok_rows.empty()) return {"ok", ""};
@@ -172,10 +176,19 @@ std::string report(const StudyFile& f, Format format) {
     tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "95%", "speedup", "vs", "efficiency",
                  "95% (%)", "TFLOP/s", "MFU", "comm exposed", "val loss", seg ? "mIoU" : "accuracy", "runs", "flags",
                  "status"};
+    // A long error (an MPI rank's message with its source location, say) goes under the table in
+    // full, numbered, instead of being cut to fit the column: the end is often the part that says why.
+    std::vector<std::string> notes;
     for (const PointRows& p : g.points) {
       const std::size_t r = p.rows.front();
       auto [status, error] = status_of(t, p);
-      if (!error.empty()) status += ": " + (format == Format::text && error.size() > 90 ? error.substr(0, 87) + "..." : error);
+      if (!error.empty() && (format != Format::text || error.size() <= kInlineError)) {
+        status += ": " + error;
+      } else if (!error.empty()) {
+        auto same = std::find(notes.begin(), notes.end(), error);
+        if (same == notes.end()) same = notes.insert(notes.end(), error);
+        status += fmt::format(" [{}]", same - notes.begin() + 1);
+      }
       tt.rows.push_back({std::to_string(t.integer("world_size", r)), std::to_string(t.integer("global_batch", r)),
                          general(t.num("lr_effective", r)), count(t.integer("steps_per_epoch", r)),
                          fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1),
@@ -188,6 +201,7 @@ std::string report(const StudyFile& f, Format format) {
                          t.str("flags", r).empty() ? "-" : t.str("flags", r), status});
     }
     out += render(tt, format);
+    for (std::size_t i = 0; i < notes.size(); ++i) out += fmt::format("  [{}] {}\n", i + 1, notes[i]);
   }
   return out;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
 
@@ -56,6 +58,42 @@ bool strategy_uses(const StrategyTraits& st, std::string_view key) {
   return true;
 }
 
+const std::vector<int>& devices_of(const SweepSpec& spec, StrategyKind strategy) {
+  for (const auto& [k, ns] : spec.strategy_devices)
+    if (k == strategy) return ns;
+  return spec.devices;
+}
+
+std::string points_summary(const SweepSpec& spec, std::size_t points) {
+  const auto plural = [](std::size_t n, const char* one, const char* many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  const std::size_t batches = std::max(spec.batches.size(), spec.global_batches.size());
+  std::size_t per_batch = 0;  // points of one repetition, model and batch: the sum over strategies
+  std::string terms;
+  for (const StrategyKind k : spec.strategies) {
+    const StrategyTraits& st = traits(k);
+    const std::vector<int> ns = st.multi_device ? devices_of(spec, k) : std::vector<int>{spec.devices.front()};
+    std::size_t n = ns.size();
+    std::string term = fmt::format("{} at N={}", name_of(k), fmt::join(ns, ","));
+    for (const SweepAxis& a : spec.axes)
+      if (strategy_uses(st, a.key)) {
+        n *= a.values.size();
+        term += fmt::format(" x {} {}", a.values.size(), a.key);
+      }
+    per_batch += n;
+    terms += (terms.empty() ? "" : " + ") + term;
+  }
+  const std::size_t product = std::size_t(spec.repetitions) * spec.models.size() * batches * per_batch;
+  std::string s = fmt::format("{} = {}{} x ({}) x {}", plural(points, "point", "points"),
+                              plural(spec.models.size(), "model", "models"),
+                              batches > 1 ? fmt::format(" x {} batches", batches) : "", terms,
+                              plural(std::size_t(spec.repetitions), "repetition", "repetitions"));
+  // expand() keeps one of points with equal run ids; the product says how many that merged.
+  if (product != points) s += fmt::format(" ({} of {} are identical points, run once)", product - points, product);
+  return s;
+}
+
 std::string axes_label(const SweepSpec& spec, const record::RunConfig& c) {
   std::string s;
   if (std::max(spec.batches.size(), spec.global_batches.size()) > 1) s += fmt::format(" b={}", c.train.batch);
@@ -84,7 +122,7 @@ std::vector<record::RunConfig> expand(const SweepSpec& spec) {
       for (int batch : batches)
         for (const auto& combo : combos)
           for (const StrategyKind strategy : spec.strategies)
-            for (int n : spec.devices) {
+            for (int n : devices_of(spec, strategy)) {
               const StrategyTraits& st = traits(strategy);
               // A one-device strategy (single) is the baseline: it runs once, at the smallest N.
               if (!st.multi_device && n != spec.devices.front()) continue;

@@ -39,7 +39,8 @@ void read_dataset(const Section& s, SweepSpec& spec) {
   spec.data = fmt::format("{}/data/{}-n{}-s{}-seed{}.h5", spec.output, task, g.n, g.size, g.seed);
 }
 
-const std::set<std::string> kSweepKeys = {"models", "strategies", "devices", "scaling", "batch", "global_batch"};
+const std::set<std::string> kSweepKeys = {"models",  "strategies", "devices",     "strategy_devices",
+                                          "scaling", "batch",      "global_batch"};
 
 // `batch = 8` or `batch = [4, 8]`: each in [1, hi], none twice.
 std::vector<int> int_list(const Section& s, const char* key, std::int64_t hi) {
@@ -86,6 +87,51 @@ void read_axes(const Section& s, SweepSpec& spec) {
   }
 }
 
+// `devices = [1, 2, 4]` or `devices = "1:8:*2"` (and each list of [sweep.strategy_devices]): sorted,
+// each count in [1, 65536], none twice; a failure points at the value, named `field`.
+std::vector<int> device_list(const Section& s, const toml::node& d, const std::string& field) {
+  std::vector<int> out;
+  if (d.is_string()) {
+    try {
+      out = parse_device_range(*d.value<std::string>());
+    } catch (const Error& e) {
+      s.fail_at(d.source(), field, e.what());
+    }
+  } else if (const toml::array* a = d.as_array(); a && !a->empty()) {
+    for (const toml::node& e : *a) {
+      if (!e.is_integer() || *e.value<std::int64_t>() < 1 || *e.value<std::int64_t>() > 65536)
+        s.fail_at(e.source(), field, "each device count must be an integer in [1, 65536]");
+      out.push_back(int(*e.value<std::int64_t>()));
+    }
+  } else {
+    s.fail_at(d.source(), field, "expected a non-empty list of integers or a range string such as \"1:8:*2\"");
+  }
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) s.fail_at(d.source(), field, "a device count is listed twice");
+  return out;
+}
+
+// [sweep.strategy_devices]: a strategy's own device counts instead of `devices` (mirrored up to
+// one node's GPUs, ring beyond). Keys: strategies of sweep.strategies that run on several devices.
+void read_strategy_devices(const Section& s, SweepSpec& spec) {
+  const toml::node* n = s.node("strategy_devices");
+  if (!n) return;
+  const toml::table* t = n->as_table();
+  if (!t)
+    s.fail("strategy_devices", "expected a table of strategy = device counts, e.g. { mirrored = [1, 2, 4] }");
+  for (auto&& [k, v] : *t) {
+    const std::string key(k.str()), field = "sweep.strategy_devices." + key;
+    const auto kind = find_enum<StrategyKind>(key);
+    if (!kind) s.fail_at(k.source(), field, enum_problem<StrategyKind>(key));
+    if (std::find(spec.strategies.begin(), spec.strategies.end(), *kind) == spec.strategies.end())
+      s.fail_at(k.source(), field, fmt::format("'{}' is not in sweep.strategies", key));
+    if (!traits(*kind).multi_device)
+      s.fail_at(k.source(), field,
+                fmt::format("{} runs on one device, once, at the smallest of sweep.devices; it takes no device list", key));
+    spec.strategy_devices.emplace_back(*kind, device_list(s, v, field));
+  }
+}
+
 void read_sweep(const Section& s, SweepSpec& spec) {
   if (!s.present()) s.fail("models", "required: a [sweep] section");
   spec.models = s.strings("models");
@@ -105,26 +151,9 @@ void read_sweep(const Section& s, SweepSpec& spec) {
       s.fail_at(where, "sweep.strategies", fmt::format("'{}' is listed twice", strategies[i]));
     spec.strategies.push_back(*kind);
   }
-  const toml::node* d = s.node("devices");
-  if (!d) s.fail("devices", "required: a list such as [1, 2, 4] or a range such as \"1:8:*2\"");
-  if (d->is_string()) {
-    try {
-      spec.devices = parse_device_range(*d->value<std::string>());
-    } catch (const Error& e) {
-      s.fail("devices", e.what());
-    }
-  } else if (const toml::array* a = d->as_array(); a && !a->empty()) {
-    for (const toml::node& e : *a) {
-      if (!e.is_integer() || *e.value<std::int64_t>() < 1 || *e.value<std::int64_t>() > 65536)
-        s.fail_at(e.source(), "sweep.devices", "each device count must be an integer in [1, 65536]");
-      spec.devices.push_back(int(*e.value<std::int64_t>()));
-    }
-  } else {
-    s.fail("devices", "expected a non-empty list of integers or a range string such as \"1:8:*2\"");
-  }
-  std::sort(spec.devices.begin(), spec.devices.end());
-  if (std::adjacent_find(spec.devices.begin(), spec.devices.end()) != spec.devices.end())
-    s.fail("devices", "a device count is listed twice");
+  if (!s.node("devices")) s.fail("devices", "required: a list such as [1, 2, 4] or a range such as \"1:8:*2\"");
+  spec.devices = device_list(s, *s.node("devices"), "sweep.devices");
+  read_strategy_devices(s, spec);
   spec.scaling = parse_enum<record::Scaling>(s.one_of("scaling", "weak", {"weak", "strong"}), "sweep.scaling");
   if (spec.scaling == record::Scaling::weak) {
     if (s.has("global_batch")) s.fail("global_batch", "only for scaling = \"strong\" (weak scaling fixes batch per device)");
@@ -135,9 +164,10 @@ void read_sweep(const Section& s, SweepSpec& spec) {
     if (!s.has("global_batch")) s.fail("global_batch", "required for strong scaling");
     spec.global_batches = int_list(s, "global_batch", 1 << 24);
     for (int g : spec.global_batches)
-      for (int n : spec.devices)
-        if (g % n != 0)
-          s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)", g, n));
+      for (const StrategyKind k : spec.strategies)
+        for (int n : devices_of(spec, k))
+          if (g % n != 0)
+            s.fail("global_batch", fmt::format("{} is not divisible by {} devices (strong scaling splits it evenly)", g, n));
   }
   read_axes(s, spec);
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/data/particle_gen.h"
@@ -43,7 +44,9 @@ struct SweepSpec {
   std::optional<data::GenConfig> generate;  // [dataset] recipe, when no path is given
   std::vector<std::string> models;
   std::vector<StrategyKind> strategies;
-  std::vector<int> devices;
+  std::vector<int> devices;           // sorted; every strategy's device counts unless listed below
+  // [sweep.strategy_devices]: a multi-device strategy's own counts (sorted), in place of `devices`.
+  std::vector<std::pair<StrategyKind, std::vector<int>>> strategy_devices;
   record::Scaling scaling = record::Scaling::weak;
   std::vector<int> batches;           // per device (weak): `batch = 8` or `batch = [4, 8]`
   std::vector<int> global_batches;    // fixed global batch (strong)
@@ -62,6 +65,15 @@ SweepSpec with_repetitions(const SweepSpec& spec, int k);
 // What tells a point apart beyond model, strategy and N: " b=8" when several batches are swept,
 // then " key=value" for each [sweep] axis the point's strategy uses (" compression=bf16 bucket_mb=1").
 std::string axes_label(const SweepSpec& spec, const record::RunConfig& c);
+
+// The device counts a strategy's points run at: its [sweep.strategy_devices] list, else `devices`
+// (a one-device strategy runs at devices.front() only; expand() sees to that).
+const std::vector<int>& devices_of(const SweepSpec& spec, StrategyKind strategy);
+
+// What the header of a sweep says about its points, with the product that makes their number:
+// "18 points (1 model x 3 strategies (single at N=1; mirrored at 1, 2, 4; ring at 1, 2, 4, 8) x 2
+// batches x 2 compression x 2 repetitions; compression only for ring)". `points` is expand()'s size.
+std::string points_summary(const SweepSpec& spec, std::size_t points);
 
 // "1:8:*2" → 1 2 4 8; "2:8:+2" or "2:8:2" → 2 4 6 8; "1:4" → 1 2 3 4; "4" → 4. Throws a message
 // without location (the caller adds it).

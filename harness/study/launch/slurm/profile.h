@@ -2,7 +2,7 @@
 // needs in every job script — partition, account, time limits, tasks and GPUs per node, how ranks
 // are launched (srun --mpi=pmix, or mpirun), modules and environment, preemption. Every value is
 // validated on load (slurm/safe.h), so a profile cannot smuggle lines or commands into a script.
-// The [collect] table gives the small jobs (collect + plots + report, dataset generation) their own
+// The [collect] table gives the small jobs (collect + report + plots, dataset generation) their own
 // resources: one CPU, no GPU, none of the points' sbatch_args (--exclusive) unless it says so.
 // Not here: which resources one point asks for (slurm/script.h computes that from the profile).
 #pragma once

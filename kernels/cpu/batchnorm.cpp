@@ -26,7 +26,12 @@ void validate(const BatchNormParams& p) {
 // AVX-512, AVX2 and the baseline; the loader picks one at start-up (GCC target_clones).
 constexpr int kLanes = 16;
 
+// x86-64 only: the clones are x86 ISA names (aarch64 and others get the one baseline function).
+#if defined(__x86_64__) && defined(__GNUC__)
 #define SB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SB_VECTOR_CLONES
+#endif
 
 // Σ x[k]
 SB_VECTOR_CLONES double row_sum(const float* x, int n) {

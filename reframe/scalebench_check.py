@@ -21,7 +21,7 @@ import subprocess
 
 import reframe as rfm
 import reframe.utility.sanity as sn
-from reframe.core.builtins import performance_function, run_after, run_before, sanity_function, variable
+from reframe.core.builtins import performance_function, run_before, sanity_function, variable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -71,7 +71,9 @@ class ScalebenchScalingPoint(rfm.RunOnlyRegressionTest):
 
     executable = 'true'  # replaced below; set here because ReFrame requires it at class level
 
-    @run_after('init')
+    # Before the performance stage, not at load time: a baseline without the point then fails this
+    # test naming the point, instead of keeping ReFrame from loading the file.
+    @run_before('performance')
     def set_references(self):
         point = find_point(report_json(self.scalebench, self.baseline), self.model, self.strategy, self.devices,
                            self.baseline)

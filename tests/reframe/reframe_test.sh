@@ -21,7 +21,8 @@ TMP="$(mktemp -d /tmp/sb-reframe.XXXXXX)"
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
 # ReFrame reads no site or user configuration but ours; everything it writes stays under $TMP.
-export RFM_CONFIG_FILES="$ROOT/reframe/config/local.py" HOME="$TMP" RFM_COLORIZE=n
+# TMPDIR too: ReFrame writes its start-up log to a temporary file before it reads the configuration.
+export RFM_CONFIG_FILES="$ROOT/reframe/config/local.py" HOME="$TMP" RFM_COLORIZE=n TMPDIR="$TMP"
 set +e
 "${RF[@]}" -c "$ROOT/reframe/scalebench_check.py" --prefix "$TMP/rfm" -S "scalebench=$SB" -r > rfm.log 2>&1
 rc=$?

@@ -32,14 +32,22 @@ float from_bf16(std::uint16_t h) {
   std::memcpy(&f, &u, 4);
   return f;
 }
+// IEEE binary16: _Float16 (GCC >= 12 and clang on x86-64); GCC 12's C++ has no _Float16 on aarch64,
+// where __fp16 is the same IEEE format (conversions round to nearest even).
+#if defined(__aarch64__) && defined(__GNUC__) && !defined(__clang__)
+using half_t = __fp16;
+#else
+using half_t = _Float16;
+#endif
+
 std::uint16_t to_f16(float f) {
-  const _Float16 h = static_cast<_Float16>(f);
+  const half_t h = static_cast<half_t>(f);
   std::uint16_t b;
   std::memcpy(&b, &h, 2);
   return b;
 }
 float from_f16(std::uint16_t b) {
-  _Float16 h;
+  half_t h;
   std::memcpy(&h, &b, 2);
   return static_cast<float>(h);
 }

@@ -1,7 +1,6 @@
 // context.cpp — run context capture (see context.h).
 #include "harness/record/context.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <hdf5.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "harness/comm/gpu_world.h"  // nccl_version: harness/comm/nccl, else harness/comm/nonccl ("")
 #include "kernels/common/build_info.h"
 #include "kernels/cpu/blas_core.h"
+#include "kernels/cpu/blas_vendor.h"
 #include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 #include "kernels/cudnn/version.h"  // CUDA builds: kernels/cudnn; others: kernels/nocuda ("")
 
@@ -219,7 +219,7 @@ Attrs capture_context(const std::vector<std::string>& argv) {
   a.set("build_type", build_type());
   unsigned maj = 0, min = 0, rel = 0;
   a.set("hdf5_version", H5get_libversion(&maj, &min, &rel) >= 0 ? fmt::format("{}.{}.{}", maj, min, rel) : "unknown");
-  a.set("blas", std::string(openblas_get_config()));
+  a.set("blas", cpu::blas_vendor_description());
   a.set("blas_core", cpu::blas_core_origin());
   a.set("mpi_version", mpi_library_version());
   std::string args;

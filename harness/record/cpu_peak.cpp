@@ -1,7 +1,7 @@
 // cpu_peak.cpp — the nominal CPU peak from /proc/cpuinfo and a short sgemm timing (see cpu_peak.h).
 #include "harness/record/cpu_peak.h"
 
-#include <cblas.h>
+#include "kernels/cpu/blas_api.h"
 
 #include <algorithm>
 #include <fstream>

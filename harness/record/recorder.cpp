@@ -9,6 +9,7 @@
 #include "harness/record/summary.h"
 #include "kernels/common/check.h"
 #include "kernels/cpu/blas_threads.h"
+#include "kernels/cpu/blas_vendor.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/runtime_env.h"
 #include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
@@ -90,11 +91,20 @@ void Recorder::on_start(const TrainResult& meta) {
   if (cfg_.train.backend == Backend::cpu) {
     // The rank's thread budget as train() set it (kernels/cpu/blas_threads.h), rank 0's.
     const int t = cpu::blas_threads(), cpus = cpu::usable_cpus();
-    file_.context.set("thread_budget",
-                      fmt::format("{} thread{} per rank for OpenBLAS, oneDNN and {}; this process may use {} CPU{} ({}); {}",
-                                  t, t == 1 ? "" : "s",
-                                  cpu::layer_threads_available() ? "the memory-bound layers" : "(no OpenMP) not the layers",
-                                  cpus, cpus == 1 ? "" : "s", cpu::usable_cpu_list(), cpu::thread_wait_origin()));
+    // Whose threads they are: a BLAS without a thread call (blas_vendor.h "generic") keeps its own.
+    const std::string api = cpu::blas_api_name();
+    const std::string blas = api == "openblas"    ? "OpenBLAS, "
+                             : api == "mkl"       ? "MKL, "
+                             : api == "flexiblas" ? "FlexiBLAS, "
+                                                  : "";
+    const std::string layers =
+        cpu::layer_threads_available() ? " and the memory-bound layers" : " (the layers run serially: no OpenMP)";
+    const std::string generic = blas.empty() ? " (the generic BLAS keeps its own thread count)" : "";
+    file_.context.set("thread_budget", fmt::format("{} thread{} per rank for {}oneDNN{}{}; this process may use "
+                                                   "{} CPU{} ({}); {}",
+                                                   t, t == 1 ? "" : "s", blas, layers, generic, cpus,
+                                                   cpus == 1 ? "" : "s", cpu::usable_cpu_list(),
+                                                   cpu::thread_wait_origin()));
   }
   Attrs& c = file_.config;
   c.set("task", meta.task);

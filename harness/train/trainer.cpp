@@ -8,6 +8,9 @@
 #include <ostream>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "harness/comm/communicator.h"
 #include "harness/comm/gpu_world.h"
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/threads_comm.h"
@@ -16,7 +19,9 @@
 #include "harness/train/preemption.h"
 #include "harness/train/rank_state.h"
 #include "harness/train/train_rank.h"
+#include "kernels/common/check.h"
 #include "kernels/cpu/blas_threads.h"
+#include "kernels/cuda/device.h"  // CUDA builds: kernels/cuda; others: kernels/nocuda (no device)
 
 namespace scalebench {
 namespace {
@@ -34,6 +39,19 @@ int blas_threads_for(const TrainConfig& cfg, int ranks_on_host) {
   return std::max(1, cpu::usable_cpus() / std::max(1, ranks_on_host));
 }
 
+// One line when the ranks (or worker threads) on this host want more CPUs than it has: they then
+// time-slice, and the run measures the oversubscription rather than the strategy. `cpus` is what
+// they share: the host's online CPUs for processes, this process's affinity mask for threads.
+void warn_if_oversubscribed(std::ostream& log, int ranks, int threads_per_rank, int cpus, const char* what) {
+  if (ranks <= 0 || cpus <= 0 || ranks * threads_per_rank <= cpus) return;
+  log << fmt::format("train: warning: {} {} x {} thread{} on {} CPU{} of {}: {} outnumber the cores, so they "
+                     "time-slice and the timings measure the oversubscription (fewer ranks, --threads 1, or more "
+                     "CPUs per task)\n",
+                     ranks, what, threads_per_rank, threads_per_rank == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s",
+                     comm::hostname(), ranks > cpus ? what : "the threads")
+      << std::flush;
+}
+
 }  // namespace
 
 std::string describe_preemption(const TrainResult& r) {
@@ -45,6 +63,13 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();
   cfg.require_this_build();
+  if (cfg.backend == Backend::cuda) {
+    // Before any CUDA call fails with the runtime's own words ("CUDA driver version is
+    // insufficient" on a machine with the toolkit but no GPU), as commbench --transport nccl does.
+    const cuda::DeviceAvailability gpus = cuda::device_availability();
+    SB_REQUIRE(gpus.count > 0, "--backend cuda: no CUDA device is visible to this process (no GPU, or no driver; the "
+               "CUDA runtime says: {}): run it on a GPU node, or train with --backend cpu", gpus.reason);
+  }
   std::ostream quiet(nullptr);  // other ranks' log: discarded
   // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL
   // (harness/comm/nccl/comm.h): mirrored drives one GPU per thread, multiworker one GPU per process.
@@ -63,6 +88,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
       comm::run_gpu_group(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
     } else {
       cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
+      warn_if_oversubscribed(log, cfg.devices, cpu::blas_threads(), cpu::usable_cpus(), "worker threads");
       comm::ThreadsWorld::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
     }
     return first;
@@ -73,6 +99,14 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     check_slurm_ranks(*world);
     cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
     const bool lead = world->rank() == 0;
+    {
+      // Collective (every rank builds it); rank 0 speaks for its own host. GPU ranks count one
+      // thread each: their CPU work is the driving, not BLAS.
+      const comm::NodeMap nodes = comm::make_node_map(*world);
+      if (lead)
+        warn_if_oversubscribed(log, nodes.local_size(), cuda ? 1 : cpu::blas_threads(),
+                               int(std::thread::hardware_concurrency()), "ranks");
+    }
     std::unique_ptr<comm::Communicator> nccl;  // cuda: the id goes over MPI, the gradients over NCCL
     if (cuda) nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
     return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr, provenance);

@@ -1,12 +1,11 @@
 // blas_core.cpp — OpenBLAS core-type choice (see blas_core.h); the re-execution is runtime_env.cpp's.
 #include "kernels/cpu/blas_core.h"
 
-#include <cblas.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <string>
 
+#include "kernels/cpu/blas_vendor.h"
 #include "kernels/cpu/runtime_env.h"
 
 namespace scalebench::cpu {
@@ -61,16 +60,14 @@ int blas_core_level(std::string_view core) {
   return 0;
 }
 
-std::string blas_core() {
-  const char* n = openblas_get_corename();
-  return n ? std::string(n) : std::string("unknown");
-}
+std::string blas_core() { return blas_vendor_corename(); }
 
 // Our own choice travels to child processes (a sweep's points, mpirun's ranks, a Slurm job on
 // other hardware) in OPENBLAS_CORETYPE with kChosenVar beside it, so each process checks it
 // against its own CPU: a login node's AVX-512 choice must not reach a compute node without
 // AVX-512 (OpenBLAS does not check a forced core type; its kernels would fault).
 bool choose_blas_core_env() {
+  if (std::string_view(blas_api_name()) != "openblas") return false;  // only OpenBLAS has core types
   const char* forced = env("OPENBLAS_CORETYPE");
   const char* chosen = env(kChosenVar);
   if (forced && !(chosen && lower(chosen) == lower(forced))) return false;  // the user's choice wins
@@ -92,6 +89,8 @@ bool choose_blas_core_env() {
 }
 
 std::string blas_core_origin() {
+  if (std::string_view(blas_api_name()) != "openblas")
+    return std::string("not OpenBLAS (") + blas_api_name() + " API): the library picks its own kernels";
   const std::string core = blas_core();
   const char* forced = env("OPENBLAS_CORETYPE");
   const char* chosen = env(kChosenVar);

@@ -8,7 +8,8 @@
 // choice cannot be changed after load, only through OPENBLAS_CORETYPE in the environment before it,
 // so choose_blas_core_env() sets it from the CPU's own feature flags and the program re-executes
 // itself once (runtime_env.h). It never overrides an OPENBLAS_CORETYPE the user set, and does
-// nothing off x86-64. It does not tune anything else (threads: blas_threads.h; no other BLAS).
+// nothing off x86-64 or with another BLAS (blas_vendor.h). It does not tune anything else
+// (threads: blas_threads.h).
 #pragma once
 
 #include <string>
@@ -29,7 +30,7 @@ std::string best_blas_core(const CpuVectorFeatures& f);
 // The vector-ISA level of an OpenBLAS core name: 0 (SSE or unknown), 1 AVX, 2 AVX2, 3 AVX-512.
 int blas_core_level(std::string_view core);
 
-// The core type OpenBLAS runs in this process (openblas_get_corename).
+// The core type OpenBLAS runs in this process (openblas_get_corename); "" with another BLAS.
 std::string blas_core();
 
 // When OpenBLAS's own detection chose a lower ISA level than this CPU supports (or a parent's

@@ -1,19 +1,20 @@
-// blas_threads.cpp — OpenBLAS thread control (openblas_* are OpenBLAS extensions in its cblas.h) and
-// the affinity mask the budget is taken from.
+// blas_threads.cpp — the BLAS thread count (through the vendor's call: blas_vendor.h) and the
+// affinity mask the budget is taken from.
 #include "kernels/cpu/blas_threads.h"
 
-#include <cblas.h>
 #include <sched.h>
 
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/blas_vendor.h"
+
 namespace scalebench::cpu {
 
-void set_blas_threads(int threads) { openblas_set_num_threads(threads > 0 ? threads : usable_cpus()); }
+void set_blas_threads(int threads) { blas_vendor_set_threads(threads > 0 ? threads : usable_cpus()); }
 
-int blas_threads() { return openblas_get_num_threads(); }
+int blas_threads() { return blas_vendor_threads(); }
 
 int usable_cpus() {
   cpu_set_t set;

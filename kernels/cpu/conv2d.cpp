@@ -6,7 +6,7 @@
 // threading to OpenBLAS.
 #include "kernels/cpu/conv2d.h"
 
-#include <cblas.h>
+#include "kernels/cpu/blas_api.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -3,7 +3,7 @@
 // the GEMM's row dimension). No fused activation.
 #include "kernels/cpu/linear.h"
 
-#include <cblas.h>
+#include "kernels/cpu/blas_api.h"
 
 #include <algorithm>
 #include <cstddef>

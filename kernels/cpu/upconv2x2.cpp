@@ -4,7 +4,7 @@
 // between t and the 2h×2w image. No other kernel sizes or strides: U-Net needs only this one.
 #include "kernels/cpu/upconv2x2.h"
 
-#include <cblas.h>
+#include "kernels/cpu/blas_api.h"
 
 #include <cstddef>
 

@@ -11,6 +11,8 @@
 #
 # Tunables (environment, read by `start`):
 #   LOCAL_SLURM_CPUS          CPUs the node advertises (default 8, oversubscribes small hosts on purpose)
+#   LOCAL_SLURM_TASK_PLUGIN   TaskPlugin (default task/none: no binding; task/affinity binds each task to
+#                             its CPUs, which needs LOCAL_SLURM_CPUS at most the host's CPUs)
 #   LOCAL_SLURM_MIN_JOB_AGE   seconds a finished job stays visible to squeue/scontrol (default 300)
 #   LOCAL_SLURM_START_TIMEOUT seconds to wait for each daemon / the idle node (default 60)
 #   LOCAL_SLURM_PORT_RANGE    "lo-hi" range to pick the two ports from (default 20000-32000, below the kernel's ephemeral ports)
@@ -202,6 +204,7 @@ do_start() {
   : >"$dir/plugstack.conf" # an empty one, so /etc/slurm/plugstack.conf(.d) of the host is not loaded
   sed -e "s|@DIR@|$dir|g" -e "s|@HOST@|$host|g" -e "s|@CPUS@|$cpus|g" -e "s|@MEM@|$mem|g" \
     -e "s|@CTLD_PORT@|$ctld_port|g" -e "s|@SLURMD_PORT@|$slurmd_port|g" -e "s|@PARTITION@|$PARTITION|g" \
+    -e "s|@TASK_PLUGIN@|${LOCAL_SLURM_TASK_PLUGIN:-task/none}|g" \
     -e "s|@FIRST_JOB_ID@|$((1000 + (RANDOM * 32768 + RANDOM) % 900000))|g" -e "s|@MIN_JOB_AGE@|${LOCAL_SLURM_MIN_JOB_AGE:-300}|g" -e "s|@USER@|$(id -un)|g" \
     "$HERE/slurm.conf.in" >"$dir/slurm.conf"
   sed -e "s|@DIR@|$dir|g" "$HERE/mpi.conf.in" >"$dir/mpi.conf"

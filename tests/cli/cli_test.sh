@@ -89,6 +89,14 @@ PY
       echo "ok: commbench --transport nccl not checked for refusal: a GPU is present (tests/gpu/comm runs it)"
     else
       expect_error "--transport nccl" "$sb" commbench --transport nccl --sizes 4K:8K
+      # train --backend cuda likewise: a CPU-only build says it has no CUDA backend, a CUDA build on a
+      # machine without a GPU that no device is visible (not the CUDA runtime's "driver version is
+      # insufficient" from deep inside the first CUDA call).
+      if [[ $("$sb" train --backend cuda --data "$tmp/seg.h5" 2>&1) == *"no CUDA backend"* ]]; then
+        expect_error "--backend cuda: this build has no CUDA backend" "$sb" train --data "$tmp/seg.h5" --backend cuda
+      else
+        expect_error "--backend cuda: no CUDA device is visible to this process" "$sb" train --data "$tmp/seg.h5" --backend cuda
+      fi
     fi
     expect_error "--cudnn-workspace-mib: -1 is out of range [0, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
     # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.

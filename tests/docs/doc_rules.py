@@ -49,6 +49,7 @@ OTHER_TOOLS = {
     "source": "shell", "cd": "shell", "for": "shell", "do": "shell", "done": "shell",
     "sb_bench_gpu_model": "the GPU model benchmark (models/bench)", "sb_bench_kernels": "Google Benchmark",
     "sb_fuzz": "the fuzzer (tests/fuzz)", "spack": "Spack (docs/install.md)", "module": "Environment Modules / Lmod",
+    "reframe": "ReFrame (docs/reframe.md)",
 }
 # Tool names that are also English words: in prose they do not name the tool ("a value for --x").
 ENGLISH_WORDS = {"time", "for", "do", "done", "source", "make", "less", "cd"}

@@ -2,7 +2,10 @@
 // (the scripts an admin would read): the collect and dataset jobs ask for their own small resources
 // (one task, [collect] cpus, no GPU, none of the points' sbatch_args), no script names a path of
 // this source tree or build, the USR1 trap is set before the point starts, GPU points ask for GPUs
-// the profile's way. Also the submission order with a dataset recipe: the dataset job first, every
+// the profile's way and bind them as it says; every srun step gets the job's CPUs per task itself
+// (--cpus-per-task and SRUN_CPUS_PER_TASK: Slurm >= 22.05 does not pass them on); --exclusive only
+// where the profile's rule says (by default where a point fills its nodes); the collect job runs the
+// report before the plots and survives a plot failure. Also the submission order with a dataset recipe: the dataset job first, every
 // point submitted with --dependency=afterok:<its id>, through a fake sbatch that records its argv.
 // Not here: profile parsing and injection (test_slurm_script.cpp), a live Slurm (tests/slurm).
 #include <gtest/gtest.h>
@@ -74,6 +77,39 @@ void review_small_job(const std::string& script, const Profile& p, const std::st
   for (const auto& a : p.collect.sbatch_args) EXPECT_TRUE(has_line(lines, "#SBATCH " + a)) << a;
 }
 
+// The line of `script` that starts with `prefix` ("" when none).
+std::string line_starting(const std::string& script, const std::string& prefix) {
+  std::stringstream ss(script);
+  for (std::string l; std::getline(ss, l);)
+    if (l.rfind(prefix, 0) == 0) return l;
+  return "";
+}
+
+// A point script's CPUs: the job's --cpus-per-task, exported for every srun and passed to the step.
+void review_cpus(const std::string& script, const Profile& p) {
+  const std::string job = line_starting(script, "#SBATCH --cpus-per-task=");
+  ASSERT_FALSE(job.empty());
+  const std::string n = job.substr(24);
+  EXPECT_LE(std::stoi(n), p.max_cpus_per_task) << job;
+  EXPECT_NE(script.find("\nexport SRUN_CPUS_PER_TASK=" + n + "\n"), std::string::npos);
+  const std::string step = line_starting(script, "#   ");  // the step command, shown for review
+  ASSERT_FALSE(step.empty());
+  if (step.rfind("#   srun ", 0) == 0) EXPECT_NE(step.find(" --cpus-per-task=" + n + " "), std::string::npos) << step;
+}
+
+// The collect job: collect, then report, then the plots, whose failure is reported and not fatal.
+void review_collect_order(const std::string& script) {
+  const auto collect = script.find("' collect '"), report = script.find("' report '"),
+             plots = script.find(" \"$plots\" "), set_e = script.find("set +e\n");
+  ASSERT_NE(collect, std::string::npos);
+  ASSERT_NE(report, std::string::npos);
+  ASSERT_NE(plots, std::string::npos);
+  EXPECT_LT(collect, set_e);
+  EXPECT_LT(set_e, report);
+  EXPECT_LT(report, plots);
+  EXPECT_NE(script.find(" ||\n  echo \"scalebench: the plots failed", plots), std::string::npos);
+}
+
 }  // namespace
 
 TEST(SlurmShippedProfiles, DryRunScriptsPassReview) {
@@ -91,6 +127,7 @@ TEST(SlurmShippedProfiles, DryRunScriptsPassReview) {
     const fs::path slurm = fs::path(dir / "study") / "slurm";
     ASSERT_TRUE(fs::exists(slurm / "datagen.sbatch")) << out.str();
     review_small_job(slurp(slurm / "collect.sbatch"), p, "collect.sbatch");
+    review_collect_order(slurp(slurm / "collect.sbatch"));
     review_small_job(slurp(slurm / "datagen.sbatch"), p, "datagen.sbatch");
     int points = 0;
     for (const auto& f : fs::directory_iterator(slurm)) {
@@ -107,8 +144,16 @@ TEST(SlurmShippedProfiles, DryRunScriptsPassReview) {
       EXPECT_LT(trap, s.find("' slurm-point '"));
       EXPECT_NE(s.find("--dependency=afterok:<the dataset job>"), std::string::npos);
       // threads = 2 in the spec: 2 cores per rank, 2 x N for mirrored, never above the cap.
-      for (const auto& l : sbatch_lines(s))
-        if (l.rfind("#SBATCH --cpus-per-task=", 0) == 0) EXPECT_LE(std::stoi(l.substr(24)), p.max_cpus_per_task) << l;
+      review_cpus(s, p);
+      const auto lines = sbatch_lines(s);
+      const bool excl = has_line(lines, "#SBATCH --exclusive");
+      if (p.exclusive == Exclusive::never) EXPECT_FALSE(excl);
+      if (p.exclusive == Exclusive::always) EXPECT_TRUE(excl);
+      if (p.exclusive == Exclusive::full_nodes) {
+        // Filled: as many tasks on a node as the profile's tasks_per_node (a CPU study asks for no GPU).
+        const int per_node = std::stoi(line_starting(s, "#SBATCH --ntasks-per-node=").substr(26));
+        EXPECT_EQ(excl, per_node >= p.tasks_per_node);
+      }
     }
     EXPECT_EQ(points, 10);
     // GPU profiles: a cuda point asks for its GPUs the profile's way.
@@ -123,6 +168,20 @@ TEST(SlurmShippedProfiles, DryRunScriptsPassReview) {
                                    ? "#SBATCH --gres=gpu:" + type + std::to_string(std::min(p.gpus_per_node, per_node))
                                    : "#SBATCH --gpus-per-node=" + type + std::to_string(std::min(p.gpus_per_node, per_node));
       EXPECT_TRUE(has_line(lines, want)) << want;
+      // ... binds them as the profile says, and takes the nodes whole where the point fills them.
+      const std::string script = point_script("review", g, {1}, p, {dir / "study", dir.path(), "scalebench"});
+      SCOPED_TRACE(script);
+      review_cpus(script, p);
+      const std::string step = line_starting(script, "#   ");
+      EXPECT_EQ(step.find(" --gpus-per-task=1 ") != std::string::npos, p.gpus_per_task) << step;
+      EXPECT_EQ(step.find(" --gpu-bind=" + p.gpu_bind + " ") != std::string::npos, !p.gpu_bind.empty()) << step;
+      EXPECT_EQ(has_line(lines, "#SBATCH --exclusive"), p.exclusive != Exclusive::never);  // 5 ranks fill a node
+      // A single-GPU point on a multi-GPU node shares it (exclusive = "full-nodes").
+      PointGroup one = groups.front();  // single N=1
+      for (auto& c : one.reps) c.train.backend = Backend::cuda;
+      const auto one_lines = sbatch_lines(point_script("review", one, {1}, p, {dir / "study", dir.path(), "scalebench"}));
+      if (p.exclusive == Exclusive::full_nodes && p.gpus_per_node > 1 && p.tasks_per_node > 1)
+        EXPECT_FALSE(has_line(one_lines, "#SBATCH --exclusive"));
     }
     ++reviewed;
   }

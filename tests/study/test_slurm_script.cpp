@@ -33,7 +33,9 @@ tasks_per_node = 2
 gpus_per_node = 2
 max_cpus_per_task = 4
 srun_args = ["--cpu-bind=cores"]
-sbatch_args = ["--exclusive", "--constraint=a100"]
+sbatch_args = ["--constraint=a100"]
+gpus_per_task = true
+gpu_bind = "closest"
 modules = ["cuda/12.4"]
 env = { NCCL_DEBUG = "WARN", EMPTY = "" }
 signal_seconds = 120
@@ -74,6 +76,14 @@ void expect_refused(const std::string& key, const std::string& line, const std::
 
 using sbtest::sbatch_lines;
 
+record::RunConfig point(const std::string& strategy, int n, const std::string& backend = "cpu") {
+  record::RunConfig c;
+  c.train.strategy = parse_enum<StrategyKind>(strategy, "strategy");
+  c.train.backend = parse_enum<Backend>(backend, "backend");
+  c.world_size = n;
+  return c;
+}
+
 }  // namespace
 
 TEST(SlurmProfile, ParsesEveryKey) {
@@ -88,7 +98,10 @@ TEST(SlurmProfile, ParsesEveryKey) {
   ASSERT_EQ(p.env.size(), 2u);
   EXPECT_NE(std::find(p.env.begin(), p.env.end(), std::pair<std::string, std::string>{"NCCL_DEBUG", "WARN"}),
             p.env.end());
-  EXPECT_EQ(p.sbatch_args.size(), 2u);
+  EXPECT_EQ(p.sbatch_args.size(), 1u);
+  EXPECT_TRUE(p.gpus_per_task);
+  EXPECT_EQ(p.gpu_bind, "closest");
+  EXPECT_EQ(p.exclusive, Exclusive::full_nodes);  // the default
 }
 
 TEST(SlurmProfile, InjectionAttemptsAreRefusedWithTheField) {
@@ -122,6 +135,16 @@ TEST(SlurmProfile, InjectionAttemptsAreRefusedWithTheField) {
   expect_refused("srun_args", "srun_args = [\"--export\"]", "cluster.srun_args");
   expect_refused("sbatch_args", "sbatch_args = [\"--gres=gpu:4\"]", "cluster.sbatch_args");
   expect_refused("gpu_request", "gpu_request = \"gpus\"", "cluster.gpu_request");
+  // What scalebench sets from the profile's own keys cannot come in through the free-form lists.
+  expect_refused("sbatch_args", "sbatch_args = [\"--exclusive\"]", "cluster.sbatch_args");
+  expect_refused("sbatch_args", "sbatch_args = [\"--gpus-per-task=1\"]", "cluster.sbatch_args");
+  expect_refused("srun_args", "srun_args = [\"--cpus-per-task=2\"]", "cluster.srun_args");
+  expect_refused("srun_args", "srun_args = [\"--gpu-bind=none\"]", "cluster.srun_args");
+  expect_refused("exclusive", "exclusive = \"sometimes\"", "cluster.exclusive");
+  expect_refused("exclusive", "exclusive = true", "cluster.exclusive");
+  expect_refused("gpu_bind", "gpu_bind = \"none;id\"", "cluster.gpu_bind");
+  expect_refused("gpus_per_task", "gpus_per_task = 1", "cluster.gpus_per_task");
+  expect_refused("x", "[collect]\nmore_modules = [\"a b\"]", "collect.more_modules");
   expect_refused("gpu_type", "gpu_type = \"a100;id\"", "cluster.gpu_type");
   expect_refused("collect_time", "collect_time = \"00:10:00\"", "cluster.collect_time");  // moved to [collect]
   expect_refused("cpus_per_task", "cpus_per_task = 4", "cluster.cpus_per_task");    // renamed
@@ -157,13 +180,6 @@ TEST(SlurmScript, GroupsRepetitionsIntoOneJobEach) {
 
 TEST(SlurmScript, ResourcesPerStrategy) {
   const Profile p = parse_profile(kProfile, "p.toml");
-  auto point = [](const std::string& strategy, int n, const std::string& backend = "cpu") {
-    record::RunConfig c;
-    c.train.strategy = parse_enum<StrategyKind>(strategy, "strategy");
-    c.train.backend = parse_enum<Backend>(backend, "backend");
-    c.world_size = n;
-    return c;
-  };
   Resources r = resources_for(point("ps-sync", 4), p);  // 4 workers + 1 server, 2 per node
   EXPECT_EQ(r.ntasks, 5);
   EXPECT_EQ(r.nodes, 3);
@@ -206,6 +222,27 @@ TEST(SlurmScript, StepCommands) {
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--export=ALL,SCALEBENCH_LAUNCHER=srun"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "--cpu-bind=cores"), cmd.end());
   EXPECT_NE(std::find(cmd.begin(), cmd.end(), "/x/scalebench"), cmd.end());
+  // srun gets the CPUs per task itself (Slurm >= 22.05 does not pass the job's on to a step).
+  EXPECT_NE(std::find(cmd.begin(), cmd.end(), fmt::format("--cpus-per-task={}", resources_for(c, p).cpus_per_task)),
+            cmd.end());
+  // GPU binding only for cuda points.
+  EXPECT_EQ(std::count_if(cmd.begin(), cmd.end(), [](auto& w) { return w.rfind("--gpu", 0) == 0; }), 0);
+  {
+    record::RunConfig g = c;
+    g.world_size = 2;
+    g.train.backend = Backend::cuda;
+    const auto gcmd = step_command(g, p, "/x/scalebench", "/r");
+    EXPECT_NE(std::find(gcmd.begin(), gcmd.end(), "--gpus-per-task=1"), gcmd.end());
+    EXPECT_NE(std::find(gcmd.begin(), gcmd.end(), "--gpu-bind=closest"), gcmd.end());
+    Profile plain = p;
+    plain.gpus_per_task = false;
+    plain.gpu_bind = "";
+    const auto pcmd = step_command(g, plain, "/x/scalebench", "/r");
+    EXPECT_EQ(std::count_if(pcmd.begin(), pcmd.end(), [](auto& w) { return w.rfind("--gpu", 0) == 0; }), 0);
+    g.train.strategy = StrategyKind::mirrored;  // one task driving both GPUs
+    const auto mcmd = step_command(g, p, "/x/scalebench", "/r");
+    EXPECT_NE(std::find(mcmd.begin(), mcmd.end(), "--gpus-per-task=2"), mcmd.end());
+  }
   // A profile's --export is merged into scalebench's own, which comes last and keeps the rank checks.
   Profile ex = p;
   ex.srun_args = {"--export=ALL,FOO=1", "--cpu-bind=cores"};
@@ -257,6 +294,8 @@ TEST(SlurmScript, PointScriptDirectives) {
   EXPECT_NE(s.find("scontrol requeue"), std::string::npos);
   EXPECT_NE(s.find("module load 'cuda/12.4'"), std::string::npos);
   EXPECT_NE(s.find("export NCCL_DEBUG='WARN'"), std::string::npos);
+  EXPECT_NE(s.find("\nexport SRUN_CPUS_PER_TASK=4\n"), std::string::npos) << s;
+  EXPECT_NE(s.find(" --cpus-per-task=4 "), std::string::npos) << "the step command shown: " << s;
   // Every #SBATCH line must precede the first command (sbatch stops reading them there).
   EXPECT_LT(s.rfind("#SBATCH"), s.find("set -u"));
 }
@@ -300,6 +339,40 @@ TEST(SlurmScript, CollectScriptWaitsForEveryJob) {
             std::string::npos) << s;
   EXPECT_NE(s.find("'python3' \"$plots\" '/tmp/sb-study/t'"), std::string::npos) << s;
   EXPECT_EQ(collect_script("t", {}, p, paths()).find("--dependency"), std::string::npos);
+  // The report before the plots; a failing plot step is reported and the job ends with the report's status.
+  const auto report = s.find("'/opt/sb/scalebench' report '/tmp/sb-study/t/study.h5'\nrc=$?\n");
+  ASSERT_NE(report, std::string::npos) << s;
+  EXPECT_LT(s.find("set +e\n"), report) << s;
+  const auto plots = s.find("'python3' \"$plots\"");
+  EXPECT_LT(report, plots) << s;
+  EXPECT_NE(s.find("-o '/tmp/sb-study/t/plots' ||\n  echo \"scalebench: the plots failed (exit $?;"), std::string::npos) << s;
+  EXPECT_EQ(s.substr(s.size() - 11), "exit \"$rc\"\n") << s;
+}
+
+TEST(SlurmScript, ExclusiveOnlyWhereAPointFillsItsNodes) {
+  // kProfile: 2 tasks, 2 GPUs and 2 x 4 CPUs per node.
+  Profile p = parse_profile(kProfile, "p.toml");
+  auto excl = [&](const std::string& strategy, int n, int threads, Backend b = Backend::cpu) {
+    record::RunConfig c = point(strategy, n, b == Backend::cuda ? "cuda" : "cpu");
+    c.train.threads = threads;
+    const Resources r = resources_for(c, p);
+    PointGroup g{.index = 1, .label = "x", .reps = {c}};
+    const auto lines = sbatch_lines(point_script("t", g, {1}, p, paths()));
+    EXPECT_EQ(std::find(lines.begin(), lines.end(), "#SBATCH --exclusive") != lines.end(), r.exclusive)
+        << strategy << " " << n;
+    return r.exclusive;
+  };
+  EXPECT_FALSE(excl("single", 1, 1));    // 1 of 2 tasks, 1 of 8 CPUs
+  EXPECT_FALSE(excl("mirrored", 2, 1));  // one task with 2 of 8 CPUs
+  EXPECT_TRUE(excl("ring", 2, 1));       // 2 tasks: the node's tasks_per_node
+  EXPECT_TRUE(excl("ring", 4, 1));       // two full nodes
+  EXPECT_TRUE(excl("mirrored", 2, 1, Backend::cuda));  // both GPUs of the node
+  EXPECT_FALSE(excl("single", 1, 1, Backend::cuda));   // 1 of 2 GPUs
+  EXPECT_FALSE(excl("mirrored", 2, 4));  // 8 CPUs wanted, capped at 4: half the node's
+  p.exclusive = Exclusive::never;
+  EXPECT_FALSE(excl("ring", 4, 1));
+  p.exclusive = Exclusive::always;
+  EXPECT_TRUE(excl("single", 1, 1));
 }
 
 TEST(SlurmScript, CollectJobHasItsOwnResources) {

@@ -39,26 +39,33 @@ void sbatch_args(const Section& s, std::vector<std::string>& out) {
   for (const auto& a : out) {
     checked(s, "sbatch_args", a, require_option);
     for (const char* own : {"--signal", "--requeue", "--array", "--dependency", "--output", "--chdir", "--job-name",
-                            "--gres", "--gpus-per-node", "--cpus-per-task", "--ntasks", "--nodes", "--time"})
+                            "--gres", "--gpus-per-node", "--gpus-per-task", "--cpus-per-task", "--ntasks", "--nodes",
+                            "--time", "--exclusive"})
       if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
         s.fail("sbatch_args", fmt::format("'{}' is set by scalebench itself (use the profile's own keys: "
-                                          "signal_seconds, requeue, gpu_request, max_cpus_per_task, time)", a));
+                                          "signal_seconds, requeue, gpu_request, gpus_per_task, max_cpus_per_task, "
+                                          "exclusive, time)", a));
   }
 }
 
 // modules: `module load` each; [] loads none (in [collect]: not the cluster's either).
-void modules(const Section& s, std::vector<std::string>& out) {
-  if (!s.has("modules")) return;
-  const toml::array* a = s.node("modules")->as_array();
-  out = a && a->empty() ? std::vector<std::string>{} : s.strings("modules");
-  for (const auto& m : out) checked(s, "modules", m, require_word);
+void modules_key(const Section& s, const char* key, std::vector<std::string>& out) {
+  if (!s.has(key)) return;
+  const toml::array* a = s.node(key)->as_array();
+  out = a && a->empty() ? std::vector<std::string>{} : s.strings(key);
+  for (const auto& m : out) checked(s, key, m, require_word);
 }
+void modules(const Section& s, std::vector<std::string>& out) { modules_key(s, "modules", out); }
 
 // srun_args: options; an --export must keep the environment (scalebench appends its own variables).
 void srun_args(const Section& s, std::vector<std::string>& out) {
   out = optional_strings(s, "srun_args");
   for (const auto& a : out) {
     checked(s, "srun_args", a, require_option);
+    for (const char* own : {"--cpus-per-task", "--gpus-per-task", "--gpu-bind", "--ntasks", "--mpi"})
+      if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
+        s.fail("srun_args", fmt::format("'{}' is set by scalebench itself (use the profile's own keys: "
+                                        "max_cpus_per_task, gpus_per_task, gpu_bind, srun_mpi)", a));
     if (a == "--export" || (a.rfind("--export=", 0) == 0 && a.rfind("--export=ALL", 0) != 0))
       s.fail("srun_args", fmt::format("'{}': the ranks need the job's environment; write --export=ALL[,NAME=value...] "
                                       "(scalebench adds SCALEBENCH_LAUNCHER=srun to it)", a));
@@ -67,7 +74,7 @@ void srun_args(const Section& s, std::vector<std::string>& out) {
 
 void collect_table(const toml::table& root, const std::string& source, Profile& p) {
   const Section c = section(source, root, "collect");
-  c.check_known({"partition", "account", "qos", "time", "cpus", "sbatch_args", "modules"});
+  c.check_known({"partition", "account", "qos", "time", "cpus", "sbatch_args", "modules", "more_modules"});
   SmallJob& j = p.collect;
   j.partition = p.partition;
   j.account = p.account;
@@ -80,6 +87,11 @@ void collect_table(const toml::table& root, const std::string& source, Profile& 
   j.cpus = int(c.integer("cpus", 1, 4096).value_or(j.cpus));
   sbatch_args(c, j.sbatch_args);
   modules(c, j.modules);
+  // Loaded after `modules` (the cluster's by default): what only this job needs, such as the Python
+  // with matplotlib and h5py for the plots, without repeating the cluster's list.
+  std::vector<std::string> more;
+  modules_key(c, "more_modules", more);
+  j.modules.insert(j.modules.end(), more.begin(), more.end());
 }
 
 }  // namespace
@@ -94,7 +106,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   if (s.has("cpus_per_task"))
     s.fail("cpus_per_task", "renamed max_cpus_per_task: a point asks for threads x devices cores, at most this many");
   s.check_known({"name", "partition", "account", "qos", "time", "tasks_per_node", "gpus_per_node", "gpu_request",
-                 "gpu_type", "max_cpus_per_task", "launcher", "srun_mpi", "srun_args", "mpirun_args", "sbatch_args",
+                 "gpu_type", "gpus_per_task", "gpu_bind", "max_cpus_per_task", "exclusive", "launcher", "srun_mpi", "srun_args", "mpirun_args", "sbatch_args",
                  "modules", "env", "signal_seconds", "requeue", "scalebench", "plots", "python"});
   Profile p;
   p.source = source;
@@ -111,7 +123,12 @@ Profile parse_profile(std::string_view text, const std::string& source) {
                                                                                                   : GpuRequest::gpus_per_node;
   p.gpu_type = s.str("gpu_type").value_or("");
   if (!p.gpu_type.empty()) checked(s, "gpu_type", p.gpu_type, require_word);
+  p.gpus_per_task = s.boolean("gpus_per_task").value_or(false);
+  p.gpu_bind = s.str("gpu_bind").value_or("");
+  if (!p.gpu_bind.empty()) checked(s, "gpu_bind", p.gpu_bind, require_word);
   p.max_cpus_per_task = int(s.integer("max_cpus_per_task", 1, 4096).value_or(p.max_cpus_per_task));
+  const std::string excl = s.one_of("exclusive", "full-nodes", {"full-nodes", "always", "never"});
+  p.exclusive = excl == "always" ? Exclusive::always : excl == "never" ? Exclusive::never : Exclusive::full_nodes;
   p.launcher = s.one_of("launcher", p.launcher, {"srun", "mpirun"});
   p.srun_mpi = s.str("srun_mpi").value_or(p.srun_mpi);
   if (!p.srun_mpi.empty()) checked(s, "srun_mpi", p.srun_mpi, require_word);

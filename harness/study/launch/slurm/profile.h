@@ -2,7 +2,7 @@
 // needs in every job script — partition, account, time limits, tasks and GPUs per node, how ranks
 // are launched (srun --mpi=pmix, or mpirun), modules and environment, preemption. Every value is
 // validated on load (slurm/safe.h), so a profile cannot smuggle lines or commands into a script.
-// The [collect] table gives the small jobs (collect + plots + report, dataset generation) their own
+// The [collect] table gives the small jobs (collect + report + plots, dataset generation) their own
 // resources: one CPU, no GPU, none of the points' sbatch_args (--exclusive) unless it says so.
 // Not here: which resources one point asks for (slurm/script.h computes that from the profile).
 #pragma once
@@ -16,6 +16,10 @@ namespace scalebench::study::slurm {
 // How a job asks for GPUs: `#SBATCH --gpus-per-node=[type:]N` or `#SBATCH --gres=gpu:[type:]N`.
 enum class GpuRequest { gpus_per_node, gres };
 
+// When a point job takes its nodes whole (#SBATCH --exclusive): only when the point fills them (the
+// default: a 1-GPU point on a 4-GPU node leaves the rest to others), on every point, or never.
+enum class Exclusive { full_nodes, always, never };
+
 // The collect and dataset jobs: 1 task on 1 node. Partition, account, qos and modules default to
 // the [cluster] ones when [collect] leaves them out; sbatch_args default to none.
 struct SmallJob {
@@ -23,7 +27,7 @@ struct SmallJob {
   std::string time = "00:15:00";
   int cpus = 1;
   std::vector<std::string> sbatch_args;
-  std::vector<std::string> modules;
+  std::vector<std::string> modules;    // [collect] modules (default: the cluster's), then more_modules
 };
 
 struct Profile {
@@ -42,7 +46,10 @@ struct Profile {
   std::vector<std::string> srun_args;  // extra options of the training step (--cpu-bind=cores, ...); an
                                        // --export=ALL,... here is merged into scalebench's own --export
   std::vector<std::string> mpirun_args;
-  std::vector<std::string> sbatch_args;  // extra #SBATCH options (--exclusive, --constraint=a100, ...)
+  std::vector<std::string> sbatch_args;  // extra #SBATCH options (--constraint=a100, ...)
+  Exclusive exclusive = Exclusive::full_nodes;  // #SBATCH --exclusive: see Exclusive
+  bool gpus_per_task = false;          // cuda points: srun --gpus-per-task=<the task's devices>
+  std::string gpu_bind;                // cuda points: srun --gpu-bind=<this> ("" = the site's default)
   std::vector<std::string> modules;    // `module load` in every job script
   std::vector<std::pair<std::string, std::string>> env;  // exported in every job script
   int signal_seconds = 0;              // > 0: #SBATCH --signal=B:USR1@<this> (preemption, see docs/slurm.md)

@@ -112,13 +112,20 @@ Resources resources_for(const record::RunConfig& c, const Profile& p) {
       SB_REQUIRE(c.world_size <= p.gpus_per_node, "{}: {} needs {} GPUs on one node; the profile {} has "
                  "gpus_per_node = {}", point_name(c), name_of(c.train.strategy), c.world_size, p.source, p.gpus_per_node);
       r.gpus_per_node = c.world_size;
+      r.gpus_per_task = c.world_size;
     }
-    return r;
+  } else {
+    r.ntasks = ranks_of(c);
+    r.tasks_per_node = std::min(r.ntasks, p.tasks_per_node);
+    r.nodes = (r.ntasks + p.tasks_per_node - 1) / p.tasks_per_node;
+    if (gpu) {
+      r.gpus_per_node = std::min(p.gpus_per_node, r.tasks_per_node);
+      r.gpus_per_task = 1;
+    }
   }
-  r.ntasks = ranks_of(c);
-  r.tasks_per_node = std::min(r.ntasks, p.tasks_per_node);
-  r.nodes = (r.ntasks + p.tasks_per_node - 1) / p.tasks_per_node;
-  if (gpu) r.gpus_per_node = std::min(p.gpus_per_node, r.tasks_per_node);
+  // (A task has at most max_cpus_per_task CPUs, so only tasks_per_node tasks can take all of a node's.)
+  r.fills_nodes = r.tasks_per_node >= p.tasks_per_node || (gpu && r.gpus_per_node >= p.gpus_per_node);
+  r.exclusive = p.exclusive == Exclusive::always || (p.exclusive == Exclusive::full_nodes && r.fills_nodes);
   return r;
 }
 
@@ -130,9 +137,14 @@ std::vector<std::string> step_command(const record::RunConfig& c, const Profile&
     cmd = {"mpirun", "-np", std::to_string(ranks)};
     cmd.insert(cmd.end(), p.mpirun_args.begin(), p.mpirun_args.end());
   } else {
+    const Resources r = resources_for(c, p);
     cmd = {"srun"};
     if (uses_mpi(c) && !p.srun_mpi.empty()) cmd.push_back("--mpi=" + p.srun_mpi);
     cmd.push_back(fmt::format("--ntasks={}", ranks));
+    // Slurm >= 22.05: a step no longer inherits the job's --cpus-per-task (one CPU per task otherwise).
+    cmd.push_back(fmt::format("--cpus-per-task={}", r.cpus_per_task));
+    if (r.gpus_per_task > 0 && p.gpus_per_task) cmd.push_back(fmt::format("--gpus-per-task={}", r.gpus_per_task));
+    if (r.gpus_per_task > 0 && !p.gpu_bind.empty()) cmd.push_back("--gpu-bind=" + p.gpu_bind);
     cmd.push_back("--kill-on-bad-exit=1");
     // The profile's --export=ALL,... is merged into scalebench's, which comes last (srun takes the
     // last one): the rank checks cannot be turned off by a profile.
@@ -177,6 +189,10 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
   s += fmt::format("# CPUs per task: threads {} x {} device(s) in the task, at most max_cpus_per_task {}.\n",
                    c.train.threads == 0 ? std::string("0 (all cores)") : std::to_string(c.train.threads),
                    uses_mpi(c) ? 1 : c.world_size, p.max_cpus_per_task);
+  if (r.exclusive)
+    s += fmt::format("# --exclusive: {}.\n", p.exclusive == Exclusive::always
+                                                 ? "the profile's exclusive = \"always\""
+                                                 : "the point fills its nodes (the profile's exclusive = \"full-nodes\")");
   if (after_datagen)
     s += "# Submitted with --dependency=afterok:<the dataset job> (datagen.sbatch) --kill-on-invalid-dep=yes.\n";
   s += fmt::format("#SBATCH --job-name=sb-{}-{}\n", study, tag);
@@ -190,8 +206,12 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
   if (array) s += "#SBATCH --array=" + array_spec(reps) + "\n";
   if (p.signal_seconds > 0) s += fmt::format("#SBATCH --signal=B:USR1@{}\n", p.signal_seconds);
   if (p.requeue) s += "#SBATCH --requeue\n";
+  if (r.exclusive) s += "#SBATCH --exclusive\n";
   where_directives(s, p.partition, p.account, p.qos, p.sbatch_args);
   preamble(s, p, p.modules);
+  // Also for an srun the profile's srun_args or a user adds by hand: since Slurm 22.05 a step does not
+  // inherit the job's --cpus-per-task (the step command passes it too).
+  s += fmt::format("export SRUN_CPUS_PER_TASK={}\n", r.cpus_per_task);
   s += "\n# The point's training step (scalebench runs it as an argument vector, without a shell):\n";
   s += "#   " + join_command(step) + "\n";
   s += "# slurm-point skips a repetition whose run file already says ok, runs the step, and records a\n";
@@ -222,7 +242,7 @@ std::string collect_script(const std::string& study, const std::vector<std::stri
                            const ScriptPaths& paths) {
   std::string s = small_job_head(
       study, "collect",
-      fmt::format("# scalebench study {}: collect, plots and report once every point job has ended\n"
+      fmt::format("# scalebench study {}: collect, report and plots once every point job has ended\n"
                   "# (afterany: failed points are collected as failed). Written by `scalebench sweep --launcher slurm`.\n"
                   "# Resources from the profile's [collect] table: no GPU, none of the points' sbatch_args.\n",
                   study),
@@ -236,15 +256,26 @@ std::string collect_script(const std::string& study, const std::vector<std::stri
   preamble(s, p, p.collect.modules);
   s += "set -e\n";
   s += fmt::format("{} collect {}\n", quote(paths.exe), quote(paths.study_dir));
+  // The report first: it needs only scalebench, the plots need a Python with matplotlib and h5py
+  // that a compute node may lack; a plot failure is reported and does not fail the job (the job's
+  // exit status is the report's).
+  s += "set +e\n";
+  s += fmt::format("{} report {}\n", quote(paths.exe), quote(paths.study_dir + "/study.h5"));
+  s += "rc=$?\n";
   if (p.plots.empty()) {
     s += "# The plot scripts installed beside the binary (cmake --install: <prefix>/share/scalebench/plots).\n";
     s += fmt::format("plots=\"$(dirname \"$(command -v {})\")/../share/scalebench/plots/make_all.py\"\n", quote(paths.exe));
   } else {
     s += "plots=" + quote(require_word(p.plots, "cluster.plots")) + "\n";
   }
-  s += fmt::format("{} \"$plots\" {} -o {}\n", quote(require_word(p.python, "cluster.python")), quote(paths.study_dir),
-                   quote(paths.study_dir + "/plots"));
-  s += fmt::format("{} report {}\n", quote(paths.exe), quote(paths.study_dir + "/study.h5"));
+  const std::string python = quote(require_word(p.python, "cluster.python"));
+  const std::string plot_cmd =
+      fmt::format("{} \"$plots\" {} -o {}", python, quote(paths.study_dir), quote(paths.study_dir + "/plots"));
+  s += plot_cmd + " ||\n";
+  s += fmt::format("  echo \"scalebench: the plots failed (exit $?; the report above is complete): check that {} has "
+                   "matplotlib and h5py (the profile's python, modules), then rerun: {} \\\"$plots\\\" {} -o {}\" >&2\n",
+                   p.python, p.python, paths.study_dir, paths.study_dir + "/plots");
+  s += "exit \"$rc\"\n";
   return s;
 }
 

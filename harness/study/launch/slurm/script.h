@@ -12,6 +12,10 @@
 //   CPUs per task: threads × the task's devices (threads = 0, "all cores": the cap), at most the
 //   profile's max_cpus_per_task. GPUs per node (cuda points only): min(G, tasks on a node), asked
 //   for as --gpus-per-node or --gres=gpu:N (profile gpu_request).
+//   The step's srun repeats --cpus-per-task (and the script exports SRUN_CPUS_PER_TASK): since Slurm
+//   22.05 srun no longer inherits it from the job, and each rank would get one CPU.
+//   --exclusive (profile exclusive = "full-nodes", the default) only when the point fills its nodes:
+//   T tasks on a node (so all of its T x max_cpus_per_task CPUs), or all G GPUs of a node.
 // The collect and dataset jobs use the profile's [collect] resources (1 CPU, no GPU by default).
 #pragma once
 
@@ -35,14 +39,20 @@ std::vector<PointGroup> group_points(const std::vector<record::RunConfig>& point
 
 struct Resources {
   int nodes = 1, ntasks = 1, tasks_per_node = 1, cpus_per_task = 1, gpus_per_node = 0;
+  int gpus_per_task = 0;   // cuda points: the devices one task drives (1, or N for mirrored)
+  bool fills_nodes = false;  // see the header comment: what exclusive = "full-nodes" asks about
+  bool exclusive = false;    // #SBATCH --exclusive (the profile's exclusive rule applied)
 };
 // Throws naming the point and the profile key when the profile cannot hold the point.
 Resources resources_for(const record::RunConfig& c, const Profile& p);
 
 // The command of the point's training step inside its allocation:
-//   MPI strategies, launcher srun:   srun --mpi=<srun_mpi> --ntasks=R --kill-on-bad-exit=1 <srun_args> exe train …
+//   MPI strategies, launcher srun:   srun --mpi=<srun_mpi> --ntasks=R --cpus-per-task=C [GPU binding]
+//                                    --kill-on-bad-exit=1 <srun_args> exe train …
 //   MPI strategies, launcher mpirun: mpirun -np R <mpirun_args> exe train …
-//   single, mirrored:                srun --ntasks=1 <srun_args> exe train …
+//   single, mirrored:                srun --ntasks=1 --cpus-per-task=C [GPU binding] … exe train …
+// GPU binding (cuda points only): --gpus-per-task=<devices> with the profile's gpus_per_task,
+// --gpu-bind=<gpu_bind> with its gpu_bind.
 // srun steps carry SCALEBENCH_LAUNCHER=srun so the ranks check SLURM_PROCID/SLURM_NTASKS against MPI:
 // scalebench's --export comes after the profile's srun_args and keeps the variables of an
 // --export=ALL,... there, so a profile cannot turn the rank checks off.

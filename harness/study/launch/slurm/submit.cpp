@@ -164,7 +164,7 @@ SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const Submit
     return r;
   }
   const std::string cid = submit(opt.sbatch, collect);
-  append_job(jobs, {record::utc_now(), "collect", cid, "", collect.string(), "collect + plots + report"});
+  append_job(jobs, {record::utc_now(), "collect", cid, "", collect.string(), "collect + report + plots"});
   r.job_ids.push_back(cid);
   out << fmt::format("sweep: submitted {} point jobs ({} repetitions ok before, not resubmitted) and the collect job "
                      "{} (after all of them); job ids in {}; follow with: scalebench status {}\n",

@@ -1,9 +1,7 @@
 // progress.h — a sweep's study-level progress: how many points are done, the time since the sweep
 // started, and an estimate of the time left ("study 4/18 done, 2m05s elapsed, ~7m20s left"), meant
-// for a line after each point the local launcher runs. Not yet called there: harness/study/launch/
-// belongs to another change in flight (issue 31's Slurm half); the wiring is a dozen lines in
-// launch/local.cpp (a StudyProgress before the loop, point_done/line around run_point), and the
-// sweep header's count there is to come from points_summary() (spec.h) the same way.
+// for a line after each point the local launcher runs (harness/study/launch/local.cpp prints it after
+// every point it ran).
 // The estimate is the mean wall time of the points this sweep ran (points skipped as ok before
 // take none) times the points left; before the first point ends there is none ("ETA after the
 // first point"). What it does not do: weigh points by N or model (a rough mean, said as "~"), read

@@ -19,7 +19,7 @@ sed -e "s|^name = \"strategy-axes\"|name = \"strategy-axes\"\noutput = \"$tmp/st
 grep -q "^n = 48$" "$tmp/spec.toml" && grep -q "^epochs = 2$" "$tmp/spec.toml" && grep -q "^repetitions = 1$" "$tmp/spec.toml" ||
   { cat "$tmp/spec.toml"; fail "the spec's size lines moved"; }
 "$sb" sweep "$tmp/spec.toml" --dry-run > "$tmp/dry" || fail "dry run"
-grep -q "18 points (1 models x 2 strategies x 2 device counts x 2 bucket_mb x 2 compression x 2 batches" "$tmp/dry" ||
+grep -qF "18 points = 1 model x 2 batches x (single at N=1 + ring at N=1,2 x 2 bucket_mb x 2 compression) x 1 repetition" "$tmp/dry" ||
   { cat "$tmp/dry"; fail "expected 18 points"; }
 "$sb" sweep "$tmp/spec.toml" > "$tmp/sweep" 2>&1 || { tail -30 "$tmp/sweep"; fail "sweep"; }
 grep -q "ring N=2 b=4 bucket_mb=0.25 compression=bf16" "$tmp/sweep" || { cat "$tmp/sweep"; fail "no axis values in the progress prefix"; }

@@ -7,6 +7,7 @@
 #include "harness/study/launch/launcher.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "harness/study/launch/dataset_prep.h"
 #include "harness/study/launch/run_point.h"
 #include "harness/study/launch/subprocess.h"
+#include "harness/study/progress.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::study {
@@ -70,14 +72,7 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
                              "distort both timings; wait for it to end or stop it, then run the sweep again",
                              spec.source, prefix(spec, points[i], i + 1, points.size()), prior.why, path));
   }
-  std::string axes;
-  for (const SweepAxis& a : spec.axes) axes += fmt::format(" x {} {}", a.values.size(), a.key);
-  if (std::max(spec.batches.size(), spec.global_batches.size()) > 1)
-    axes += fmt::format(" x {} batches", std::max(spec.batches.size(), spec.global_batches.size()));
-  out << fmt::format("sweep: {}: {} points ({} models x {} strategies x {} device counts{} x {} repetitions) -> {}\n",
-                     spec.name, points.size(), spec.models.size(), spec.strategies.size(), spec.devices.size(), axes,
-                     spec.repetitions, runs)
-      << std::flush;
+  out << fmt::format("sweep: {}: {} -> {}\n", spec.name, points_summary(spec, points.size()), runs) << std::flush;
   prepare_dataset(spec, opt.dry_run, out);
   for (auto& p : points) record::identify_data(p);  // again: the file may have been generated just now
   if (!opt.dry_run) {
@@ -98,6 +93,10 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
   }
   SweepOutcome r;
   r.points = int(points.size());
+  const auto now_s = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  StudyProgress progress(points.size(), now_s());
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (stop_signal()) break;
     const record::RunConfig& c = points[i];
@@ -109,18 +108,23 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
     if (prior.kind == PriorRun::Kind::ok) {
       ++r.skipped;
       out << pre << " ok already (" << path << "), skipped\n" << std::flush;
+      progress.point_done(false, 0);
       continue;
     }
     if (prior.kind == PriorRun::Kind::live) {
       ++r.busy;
       out << pre << " running elsewhere (" << prior.why << "; " << path << "), left alone\n" << std::flush;
+      progress.point_done(false, 0);
       continue;
     }
     if (!prior.why.empty()) out << pre << " " << prior.why << "; running it again\n";
     out << pre << " run " << id << ": " << join_command(cmd) << "\n" << std::flush;
     if (opt.dry_run) continue;
 
+    const double started = now_s();
     const PointResult res = run_point(c, cmd, path, pre, out);
+    progress.point_done(true, now_s() - started);
+    out << "sweep: " << progress.line(now_s()) << "\n" << std::flush;
     r.ok += res == PointResult::ok;
     r.failed += res == PointResult::failed;
     r.preempted += res == PointResult::preempted;

@@ -72,10 +72,8 @@ SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const Submit
                     .exe = !opt.exe.empty() ? opt.exe : p.scalebench};
   while (paths.study_dir.size() > 1 && paths.study_dir.back() == '/') paths.study_dir.pop_back();
 
-  out << fmt::format("sweep: {}: {} points in {} jobs ({} models x {} strategies x {} device counts; {} repetitions "
-                     "each as a job array) -> Slurm via profile {} ({})\n",
-                     spec.name, points.size(), groups.size(), spec.models.size(), spec.strategies.size(),
-                     spec.devices.size(), spec.repetitions, p.name, p.source)
+  out << fmt::format("sweep: {}: {}, in {} jobs (a point's repetitions are one job array) -> Slurm via profile {} ({})\n",
+                     spec.name, points_summary(spec, points.size()), groups.size(), p.name, p.source)
       << std::flush;
 
   // Render every script before writing or submitting anything: a bad value stops the sweep with

@@ -92,11 +92,8 @@ void Recorder::on_start(const TrainResult& meta) {
     // The rank's thread budget as train() set it (kernels/cpu/blas_threads.h), rank 0's.
     const int t = cpu::blas_threads(), cpus = cpu::usable_cpus();
     // Whose threads they are: a BLAS without a thread call (blas_vendor.h "generic") keeps its own.
-    const std::string api = cpu::blas_api_name();
-    const std::string blas = api == "openblas"    ? "OpenBLAS, "
-                             : api == "mkl"       ? "MKL, "
-                             : api == "flexiblas" ? "FlexiBLAS, "
-                                                  : "";
+    const std::string owner = cpu::blas_thread_owner();
+    const std::string blas = owner.empty() ? "" : owner + ", ";
     const std::string layers =
         cpu::layer_threads_available() ? " and the memory-bound layers" : " (the layers run serially: no OpenMP)";
     const std::string generic = blas.empty() ? " (the generic BLAS keeps its own thread count)" : "";

@@ -31,6 +31,7 @@ namespace scalebench::cpu {
 
 #if defined(SCALEBENCH_BLAS_API_OPENBLAS)
 const char* blas_api_name() { return "openblas"; }
+const char* blas_thread_owner() { return "OpenBLAS"; }
 void blas_vendor_set_threads(int threads) { openblas_set_num_threads(threads); }
 int blas_vendor_threads() { return openblas_get_num_threads(); }
 std::string blas_vendor_description() {
@@ -43,6 +44,7 @@ std::string blas_vendor_corename() {
 }
 #elif defined(SCALEBENCH_BLAS_API_MKL)
 const char* blas_api_name() { return "mkl"; }
+const char* blas_thread_owner() { return "MKL"; }
 void blas_vendor_set_threads(int threads) { MKL_Set_Num_Threads(threads); }
 int blas_vendor_threads() { return MKL_Get_Max_Threads(); }
 std::string blas_vendor_description() {
@@ -53,6 +55,7 @@ std::string blas_vendor_description() {
 std::string blas_vendor_corename() { return ""; }
 #elif defined(SCALEBENCH_BLAS_API_FLEXIBLAS)
 const char* blas_api_name() { return "flexiblas"; }
+const char* blas_thread_owner() { return "FlexiBLAS"; }
 void blas_vendor_set_threads(int threads) { flexiblas_set_num_threads(threads); }
 int blas_vendor_threads() { return flexiblas_get_num_threads(); }
 std::string blas_vendor_description() {
@@ -66,6 +69,7 @@ namespace {
 int g_threads = 1;  // what was asked for; a generic CBLAS has no call to apply it
 }  // namespace
 const char* blas_api_name() { return "generic"; }
+const char* blas_thread_owner() { return ""; }
 void blas_vendor_set_threads(int threads) { g_threads = threads; }
 int blas_vendor_threads() { return g_threads; }
 std::string blas_vendor_description() { return "generic CBLAS (no vendor API: thread count not controlled)"; }

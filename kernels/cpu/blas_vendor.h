@@ -14,6 +14,9 @@ namespace scalebench::cpu {
 
 // "openblas", "mkl", "flexiblas" or "generic": the API this build calls.
 const char* blas_api_name();
+// The library as a run file names whose threads the budget sets ("OpenBLAS", "MKL", "FlexiBLAS"), or
+// "" for the generic API, whose library keeps its own thread count.
+const char* blas_thread_owner();
 // Sets the library's thread count (generic: remembers it for blas_vendor_threads()).
 void blas_vendor_set_threads(int threads);
 int blas_vendor_threads();

@@ -102,8 +102,8 @@ void affine(const BatchNormParams& p, const float* x, float* y, int ch, float ce
 
 }  // namespace
 
-// Channels per thread at least, so that each thread has about 32K values.
-std::int64_t channel_grain(const BatchNormParams& p) { return 32768 / (std::int64_t(p.n) * p.hw) + 1; }
+// Channels per thread at least, so that each thread has about kValuesPerThread values.
+std::int64_t channel_grain(const BatchNormParams& p) { return kValuesPerThread / (std::int64_t(p.n) * p.hw) + 1; }
 
 // fn(ch) for every channel, the channels split over the rank's threads.
 template <class Fn>

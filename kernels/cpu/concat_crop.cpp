@@ -20,9 +20,9 @@ void validate(const ConcatCropParams& p) {
            p.w_skip, p.h, p.w);
 }
 
-// Samples per thread at least, so that each thread moves about 32K values.
+// Samples per thread at least, so that each thread moves about kValuesPerThread values.
 std::int64_t sample_grain(const ConcatCropParams& p) {
-  return 32768 / (std::int64_t(p.c_skip + p.c_up) * p.h * p.w) + 1;
+  return kValuesPerThread / (std::int64_t(p.c_skip + p.c_up) * p.h * p.w) + 1;
 }
 
 }  // namespace

@@ -18,8 +18,6 @@
 namespace scalebench::cpu {
 namespace {
 
-constexpr std::int64_t kElementGrain = 32768;  // values per thread at least (parallel.h)
-
 using Clock = std::chrono::steady_clock;
 
 struct HostMark final : DeviceMark {
@@ -58,12 +56,12 @@ class CpuDevice final : public ComputeDevice {
   // Element ranges over the rank's threads (parallel.h): the fan-out gradient sums and the gradient
   // accumulation touch whole activations and the parameter arena.
   void scale(float* x, std::int64_t n, float s) override {
-    parallel_for(n, kElementGrain, [&](std::int64_t b, std::int64_t e) {
+    parallel_for(n, kValuesPerThread, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i) x[i] *= s;
     });
   }
   void axpy(std::int64_t n, float a, const float* x, float* y) override {
-    parallel_for(n, kElementGrain, [&](std::int64_t b, std::int64_t e) {
+    parallel_for(n, kValuesPerThread, [&](std::int64_t b, std::int64_t e) {
       if (a == 1.0f) {
         for (std::int64_t i = b; i < e; ++i) y[i] += x[i];
       } else {

@@ -13,8 +13,8 @@
 namespace scalebench::cpu {
 namespace {
 
-// Planes per thread at least, so that each thread has about 32K input values.
-std::int64_t plane_grain(std::size_t in_plane) { return std::int64_t(32768 / in_plane) + 1; }
+// Planes per thread at least, so that each thread has about kValuesPerThread input values.
+std::int64_t plane_grain(std::size_t in_plane) { return kValuesPerThread / std::int64_t(in_plane) + 1; }
 
 }  // namespace
 

@@ -11,13 +11,10 @@
 #include "kernels/cpu/parallel.h"
 
 namespace scalebench::cpu {
-namespace {
-constexpr std::int64_t kGrain = 32768;  // parameters per thread at least
-}  // namespace
 
 void sgd_momentum_step(std::int64_t count, float* w, const float* g, float* m, float lr, float momentum,
                        float weight_decay, bool first_step) {
-  parallel_for(count, kGrain, [&](std::int64_t first, std::int64_t last) {
+  parallel_for(count, kValuesPerThread, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t i = first; i < last; ++i) {
       const float gi = g[i] + weight_decay * w[i];
       // PyTorch initialises the buffer with the first gradient itself (not momentum·0 + g).
@@ -35,7 +32,7 @@ void adamw_step(std::int64_t count, float* w, const float* g, float* m, float* v
   const double bc2 = 1.0 - std::pow(double(beta2), double(t));
   const float step_size = static_cast<float>(lr / bc1);
   const float inv_sqrt_bc2 = static_cast<float>(1.0 / std::sqrt(bc2));
-  parallel_for(count, kGrain, [&](std::int64_t first, std::int64_t last) {
+  parallel_for(count, kValuesPerThread, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t i = first; i < last; ++i) {
       w[i] *= decay;  // decoupled weight decay, applied before the moment update as PyTorch does
       m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];

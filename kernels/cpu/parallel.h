@@ -21,6 +21,10 @@ namespace scalebench::cpu {
 // Whether kernels/cpu was compiled with OpenMP: false means parallel_for always runs serially.
 bool layer_threads_available();
 
+// The least work worth a thread, in values: below it a wake-up costs more than the loop. Callers
+// whose unit is larger (a plane, a channel, a sample) divide it by their unit's size.
+constexpr std::int64_t kValuesPerThread = 32768;
+
 // fn(begin, end) over disjoint ranges covering [0, n); at most n / min_per_thread threads.
 template <class Fn>
 void parallel_for(std::int64_t n, std::int64_t min_per_thread, Fn&& fn) {

@@ -9,8 +9,6 @@
 namespace scalebench::cpu {
 namespace {
 
-constexpr std::int64_t kGrain = 32768;  // values per thread at least: below that a wake-up costs more
-
 SB_VECTOR_CLONES void forward_range(std::int64_t count, const float* x, float* y) {
   for (std::int64_t i = 0; i < count; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
@@ -28,11 +26,11 @@ SB_VECTOR_CLONES void backward_range(std::int64_t count, const float* y, const f
 }  // namespace
 
 void relu_forward(std::int64_t count, const float* x, float* y) {
-  parallel_for(count, kGrain, [&](std::int64_t b, std::int64_t e) { forward_range(e - b, x + b, y + b); });
+  parallel_for(count, kValuesPerThread, [&](std::int64_t b, std::int64_t e) { forward_range(e - b, x + b, y + b); });
 }
 
 void relu_backward(std::int64_t count, const float* y, const float* dy, float* dx) {
-  parallel_for(count, kGrain, [&](std::int64_t b, std::int64_t e) { backward_range(e - b, y + b, dy + b, dx + b); });
+  parallel_for(count, kValuesPerThread, [&](std::int64_t b, std::int64_t e) { backward_range(e - b, y + b, dy + b, dx + b); });
 }
 
 }  // namespace scalebench::cpu

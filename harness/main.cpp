@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "harness/comm/commbench.h"
+#include "harness/comm/consistency.h"
+#include "harness/comm/mpi_comm.h"
 #include "harness/data/particle_gen.h"
 #include "harness/study/spec/config_toml.h"
 #include "harness/record/context.h"
@@ -255,6 +257,30 @@ int print_error(scalebench::ExitCode code, std::string_view msg) {
   return scalebench::exit_status(code);
 }
 
+// Started by a launcher (mpirun, srun) with other ranks, and not yet in their MPI world.
+bool launched_before_mpi() {
+  return scalebench::record::launcher_world_size() > 1 && !scalebench::comm::mpi_started();
+}
+
+// print_error, once per job: under a launcher every rank parses the same command line, so an error
+// reached before a rank joined its MPI world (a bad option, a bad --config) is reached by every
+// rank. Printing it on each is N copies; printing it on rank 0 alone loses it when a failing rank's
+// exit makes mpirun (or srun) end the job before rank 0 has written. So the ranks join MPI just to
+// agree (consistency.h's succeed_everywhere: rank 0 prints each distinct reason once, with the ranks
+// that reached it, before any rank exits). Where MPI cannot start, each rank prints its own.
+int report_error(scalebench::ExitCode code, std::string_view msg) {
+  if (!launched_before_mpi()) return print_error(code, msg);
+  try {
+    scalebench::comm::MpiSession session;
+    const auto world = scalebench::comm::make_mpi_world({.timeout_s = 60});
+    scalebench::comm::succeed_everywhere(*world, [&] { throw scalebench::Error(std::string(msg)); });
+  } catch (const scalebench::ReportedError&) {
+    return scalebench::exit_status(code);
+  } catch (const std::exception&) {
+  }
+  return print_error(code, msg);
+}
+
 // `scalebench --help`'s last lines: the exit statuses, from kernels/common/exit_codes.def.
 std::string exit_code_footer() {
   std::string o = "Exit status:";
@@ -301,6 +327,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version end 0; every command-line error is bad input (CLI11's own codes, 105 or
     // 114, are not ours: exit_codes.def).
+    if (e.get_exit_code() != 0 && launched_before_mpi())  // --help prints everywhere; an error once
+      return report_error(scalebench::ExitCode::failed, e.what());
     const int cli = app.exit(e);
     return scalebench::exit_status(cli == 0 ? scalebench::ExitCode::ok : scalebench::ExitCode::failed);
   }
@@ -349,11 +377,11 @@ int main(int argc, char** argv) {
   } catch (const scalebench::ReportedError&) {  // rank 0 printed it for the whole job (fail_everywhere)
     return scalebench::exit_status(scalebench::ExitCode::failed);
   } catch (const scalebench::Error& e) {
-    return print_error(scalebench::ExitCode::failed, e.what());
+    return report_error(scalebench::ExitCode::failed, e.what());
   } catch (const std::bad_alloc& e) {
-    return print_error(scalebench::ExitCode::failed, scalebench::failure_text(e));
+    return report_error(scalebench::ExitCode::failed, scalebench::failure_text(e));
   } catch (const std::exception& e) {
-    return print_error(scalebench::ExitCode::internal, e.what());
+    return report_error(scalebench::ExitCode::internal, e.what());
   }
   return 0;
 }

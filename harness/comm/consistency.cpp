@@ -3,7 +3,10 @@
 #include "harness/comm/consistency.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <utility>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -72,6 +75,38 @@ void check_same_everywhere(Communicator& comm, std::string_view what, std::strin
   for (const auto& d : diffs) detail += "; " + d;
   // Every rank computed the same texts, so the same message: printed once.
   fail_everywhere(comm, fmt::format("{} differs across ranks: rank(s) {} disagree with rank 0{}", what, ranks, detail));
+}
+
+void succeed_everywhere(Communicator& comm, const std::function<void()>& check) {
+  std::string mine;
+  try {
+    check();
+  } catch (const ReportedError&) {
+    throw;  // already collective
+  } catch (const Error& e) {
+    mine = e.what();
+    if (mine.empty()) mine = "(an error without a message)";
+  }
+  const auto all = comm.allgather(mine);  // every rank reaches this, failed or not
+  // Each distinct reason once, in rank order, with the ranks that gave it.
+  std::vector<std::pair<std::string, std::vector<int>>> reasons;
+  int failed = 0;
+  for (int r = 0; r < comm.size(); ++r) {
+    const std::string& text = all[static_cast<std::size_t>(r)];
+    if (text.empty()) continue;
+    ++failed;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == text; });
+    if (it == reasons.end()) reasons.push_back({text, {r}});
+    else it->second.push_back(r);
+  }
+  if (failed == 0) return;
+  std::string msg;
+  for (const auto& [text, ranks] : reasons) {
+    if (!msg.empty()) msg += "; ";
+    if (failed < comm.size() || reasons.size() > 1) msg += fmt::format("rank(s) {}: ", fmt::join(ranks, ", "));
+    msg += text;
+  }
+  fail_everywhere(comm, msg);
 }
 
 void fail_everywhere(Communicator& comm, const std::string& msg) {

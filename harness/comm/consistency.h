@@ -4,6 +4,7 @@
 // It compares only what the caller passes (the canonical config text); it does not build that text.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,12 @@ void check_same_everywhere(Communicator& comm, std::string_view what, std::strin
 // line), every rank waits until it has, then throws ReportedError(msg) — recorded like any error,
 // printed by no one else, so the job shows the line once, not once per rank.
 [[noreturn]] void fail_everywhere(Communicator& comm, const std::string& msg);
+
+// Collective: runs `check` on every rank; when it throws an Error on any rank, rank 0 prints one line
+// for the job (each distinct reason once, with the ranks that hit it unless all did) and every rank
+// throws ReportedError. For input checks each rank can make alone (a data file, a GPU) but whose
+// failure would otherwise print once per rank — or, where only some ranks fail, leave the others
+// waiting for them. Errors of other types pass through unchanged (they are not the input's).
+void succeed_everywhere(Communicator& comm, const std::function<void()>& check);
 
 }  // namespace scalebench::comm

@@ -35,6 +35,11 @@ class MpiSession {
 // True between MPI_Init and MPI_Finalize.
 bool mpi_active();
 
+// True once MPI_Init has run in this process, after MPI_Finalize too: whether this rank has joined
+// its job's world, so an error it reaches may be its own rather than one every rank reached alike
+// from the same command line (harness/main.cpp's report_error prints those once for the job).
+bool mpi_started();
+
 // A communicator over all ranks of the job (a duplicate of MPI_COMM_WORLD). Requires MPI to be
 // initialised (an MpiSession, or the caller's own MPI_Init_thread with >= MPI_THREAD_SERIALIZED).
 std::unique_ptr<Communicator> make_mpi_world(CommOptions opts = {});

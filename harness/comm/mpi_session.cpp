@@ -15,6 +15,12 @@ bool mpi_active() {
   return up && !down;
 }
 
+bool mpi_started() {
+  int up = 0;
+  MPI_Initialized(&up);
+  return up != 0;
+}
+
 MpiSession::MpiSession() {
   int up = 0;
   MPI_Initialized(&up);

@@ -51,6 +51,11 @@ void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int worker
              n_train, n_val, workers, cfg.batch, cfg.accumulate > 1 ? fmt::format(" x {}", cfg.accumulate) : "");
 }
 
+void check_rank_inputs(const TrainConfig& cfg) {
+  const data::Dataset ds(cfg.data);
+  fitted_spec(cfg, ds.info());
+}
+
 RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace::Provenance* provenance)
     : cfg(c),
       rank(comm ? comm->rank() : 0),

@@ -25,6 +25,10 @@ namespace scalebench {
 // one global batch of `workers` workers — run before any thread or rank is started for them.
 std::int64_t held_out_samples(const TrainConfig& cfg, std::int64_t n);
 void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int workers);
+// The inputs a rank checks on its own before it builds anything: the data file opens and the model
+// fits its task and shapes. Throws the Error RankState's constructor would (train_rank runs it
+// collectively first, so a missing file is one line for the job).
+void check_rank_inputs(const TrainConfig& cfg);
 
 struct RankState {
   // Throws scalebench::Error naming the option or file when the data cannot train this model with

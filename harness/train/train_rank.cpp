@@ -238,7 +238,10 @@ void log_final(const RankState& st, std::ostream& log) {
 TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::ostream& log, TrainObserver* observer,
                        const trace::Provenance* provenance) {
   install_preemption_handler();  // after MPI_Init, which may have installed its own handlers
-  if (comm) comm::check_same_everywhere(*comm, "configuration", cfg.canonical_text());
+  if (comm) {
+    comm::check_same_everywhere(*comm, "configuration", cfg.canonical_text());
+    comm::succeed_everywhere(*comm, [&] { check_rank_inputs(cfg); });
+  }
   RankState st(cfg, comm, provenance);
   log_setup(st, log);
   if (observer) observer->on_start(st.result);

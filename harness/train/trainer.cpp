@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "harness/comm/communicator.h"
+#include "harness/comm/consistency.h"
 #include "harness/comm/gpu_world.h"
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/threads_comm.h"
@@ -63,19 +64,23 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();
   cfg.require_this_build();
-  if (cfg.backend == Backend::cuda) {
-    // Before any CUDA call fails with the runtime's own words ("CUDA driver version is
-    // insufficient" on a machine with the toolkit but no GPU), as commbench --transport nccl does.
+  // Before any CUDA call fails with the runtime's own words ("CUDA driver version is insufficient"
+  // on a machine with the toolkit but no GPU), as commbench --transport nccl does. A process per
+  // device checks once its world is up (a node without a GPU is one line for the job, not a rank
+  // that exits before the others could hear why).
+  const auto require_cuda_device = [&] {
+    if (cfg.backend != Backend::cuda) return;
     const cuda::DeviceAvailability gpus = cuda::device_availability();
     SB_REQUIRE(gpus.count > 0, "--backend cuda: no CUDA device is visible to this process (no GPU, or no driver; the "
                "CUDA runtime says: {}): run it on a GPU node, or train with --backend cpu", gpus.reason);
-  }
+  };
   std::ostream quiet(nullptr);  // other ranks' log: discarded
   // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL
   // (harness/comm/nccl/comm.h): mirrored drives one GPU per thread, multiworker one GPU per process.
   const bool cuda = cfg.backend == Backend::cuda;
   const StrategyTraits& st = cfg.strategy_traits();
   if (st.processes == Processes::one && st.multi_device) {
+    require_cuda_device();
     check_slurm_single_process();
     // Before a thread per device is started: the data must hold one global batch for them.
     require_one_global_batch(cfg, data::Dataset(cfg.data).info().n, cfg.devices);
@@ -97,6 +102,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     comm::MpiSession session;
     auto world = comm::make_mpi_world({.timeout_s = cfg.comm_timeout_s});
     check_slurm_ranks(*world);
+    comm::succeed_everywhere(*world, require_cuda_device);
     cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
     const bool lead = world->rank() == 0;
     {
@@ -111,6 +117,7 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     if (cuda) nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
     return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr, provenance);
   }
+  require_cuda_device();
   check_slurm_single_process();
   const int launched = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));
   SB_REQUIRE(launched <= 1, "--strategy single runs one process, but this job was launched with {} ranks", launched);

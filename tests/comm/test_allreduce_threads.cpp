@@ -129,3 +129,26 @@ TEST(ConsistencyTest, SameConfigPassesDifferentConfigNamesRankAndField) {
     }
   });
 }
+
+// A check some ranks fail: every rank throws the same ReportedError (none is left waiting), each
+// distinct reason once with the ranks that hit it; all ranks alike: the reason alone.
+TEST(ConsistencyTest, SucceedEverywhereNamesTheRanksThatFailedOnceForAll) {
+  ThreadsWorld::run(4, [](Communicator& c) {
+    succeed_everywhere(c, [] {});  // nobody fails: returns everywhere
+    try {
+      succeed_everywhere(c, [&] {
+        if (c.rank() == 1 || c.rank() == 3) throw Error("dataset d.h5: file not found");
+        if (c.rank() == 2) throw Error("no GPU");
+      });
+      ADD_FAILURE() << "no error on rank " << c.rank();
+    } catch (const ReportedError& e) {
+      EXPECT_EQ(std::string(e.what()), "rank(s) 1, 3: dataset d.h5: file not found; rank(s) 2: no GPU");
+    }
+    try {
+      succeed_everywhere(c, [] { throw Error("dataset d.h5: file not found"); });
+      ADD_FAILURE() << "no error on rank " << c.rank();
+    } catch (const ReportedError& e) {
+      EXPECT_EQ(std::string(e.what()), "dataset d.h5: file not found");
+    }
+  });
+}

@@ -14,8 +14,9 @@
 #                         ps-sync --sync-bn is refused with one line.
 #   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
-#   errors_once         : an error every rank reaches alike (here a configuration mismatch among 3
-#                         ranks) is printed once per job, not once per rank, and exits non-zero (~2 s).
+#   errors_once         : an error every rank reaches alike (a configuration mismatch among 3 ranks, a
+#                         bad option before MPI starts, a missing data file after) is printed once per
+#                         job, not once per rank, and exits non-zero (~5 s).
 #   dead_rank           : SIGKILL of one of 4 training ranks ends the job with an error naming it, < 60 s.
 #   nonfinite_fail      : a diverging run (lr 1e30) under every strategy ends within 30 s (no hang:
 #                         the parameter servers used to wait forever) with a line naming the rank,
@@ -244,6 +245,14 @@ PY
     n=$(grep -c "scalebench: error" "$tmp/log")
     [ "$n" = 1 ] || { cat "$tmp/log"; fail "configuration mismatch: $n error lines from 3 ranks (want 1)"; }
     grep -q "configuration differs across ranks: rank(s) 2 disagree with rank 0" "$tmp/log" || { cat "$tmp/log"; fail "the line does not name the rank"; }
+    # Before the world is joined (a bad option: every rank parses the same line) rank 0 alone prints;
+    # after it, an input every rank checks alone (a missing data file) is one line for the job.
+    for bad in "--batch 0" "--no-such-option" "--data $tmp/missing.h5"; do
+      # shellcheck disable=SC2086  # $bad is two words on purpose
+      "${mpi[@]}" -np 3 "$sb" "${args[@]}" --epochs 1 $bad >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "$bad was accepted"; }
+      n=$(grep -c "scalebench: error" "$tmp/log")
+      [ "$n" = 1 ] || { cat "$tmp/log"; fail "$bad: $n error lines from 3 ranks (want 1)"; }
+    done
     ;;
   cuda)
     model=$1; b=2

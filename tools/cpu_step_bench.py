@@ -10,6 +10,10 @@
     the median, range and coefficient of variation of each, and in how many of the 1/2-thread pairs
     2 threads were slower than 1; with --torch PyTorch's step is timed between ours the same way,
     so the machine's own run-to-run spread stands beside ours.
+  floor: the machine's spread with nothing of ours in it: RUNS runs (a process each) of a fixed
+    float32 matrix product loop (numpy, 1 and 2 BLAS threads alternating, STEPS seconds of work
+    each), printing GFLOP/s median, range and CV per thread count, and the CPU time the hypervisor
+    stole during the runs (/proc/stat's steal column) — what no program here can steady.
 
 What each side times: ours is the second epoch's training images/s as `scalebench train` prints it
 (--max-steps STEPS per epoch; the first epoch is the warm-up; data loading by its prefetch thread
@@ -19,6 +23,7 @@ run with /usr/bin/python3) is needed here only, never by the build or `make test
 
   tools/cpu_step_bench.py compare [--rounds 5] [--steps 8] [--binary build/scalebench]
   tools/cpu_step_bench.py steady [--runs 20] [--only unet] [--torch]
+  tools/cpu_step_bench.py floor [--runs 20] [--steps 3]
 """
 import argparse
 import json
@@ -165,13 +170,55 @@ def steady(a, binary, tmp):
                   f"{statistics.median(w2) / statistics.median(w1):.2f}", flush=True)
 
 
+# One run of `floor`: SECONDS of 512x512 float32 products after a warm-up; prints GFLOP/s.
+FLOOR_RUN = """
+import sys, time, numpy as np
+a = np.random.default_rng(1).standard_normal((512, 512), dtype=np.float32)
+b = a.T.copy()
+for _ in range(5): a @ b
+n, t0 = 0, time.perf_counter()
+while time.perf_counter() - t0 < float(sys.argv[1]):
+    for _ in range(10): a @ b
+    n += 10
+print(n * 2 * 512 ** 3 / (time.perf_counter() - t0) / 1e9)
+"""
+
+
+def cpu_ticks():
+    """(steal, total) jiffies of all CPUs from /proc/stat's first line."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[7], sum(v[:8])
+
+
+def floor(a, binary, tmp):
+    print(machine(binary))
+    runs = {1: [], 2: []}
+    steal = []
+    for _ in range(a.runs):
+        for threads in (1, 2):
+            env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+            s0, t0 = cpu_ticks()
+            out = subprocess.run(["/usr/bin/python3", "-c", FLOOR_RUN, str(a.steps)], env=env, check=True,
+                                 capture_output=True, text=True).stdout
+            s1, t1 = cpu_ticks()
+            runs[threads].append(float(out))
+            steal.append(100.0 * (s1 - s0) / max(1, t1 - t0))
+    for threads, v in runs.items():
+        cv = statistics.stdev(v) / statistics.mean(v) * 100
+        print(f"{'numpy float32 512x512 matmul t' + str(threads):<50} {len(v)} runs of {a.steps} s: median "
+              f"{spread(v)} GFLOP/s, CV {cv:.1f}%", flush=True)
+    print(f"{'':<50} CPU time stolen by the hypervisor per run: median {statistics.median(steal):.1f}% "
+          f"[{min(steal):.1f}, {max(steal):.1f}]")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("mode", choices=["compare", "steady"])
+    p.add_argument("mode", choices=["compare", "steady", "floor"])
     p.add_argument("--binary", default=os.path.join(ROOT, "build", "scalebench"))
     p.add_argument("--rounds", type=int, default=5, help="compare: alternating rounds (at least 5)")
     p.add_argument("--runs", type=int, default=20, help="steady: consecutive runs per configuration")
-    p.add_argument("--steps", type=int, default=8, help="timed steps per run")
+    p.add_argument("--steps", type=int, default=8, help="timed steps per run (floor: seconds of work per run)")
     p.add_argument("--only", choices=[m[0] for m in MODELS], help="one model only")
     p.add_argument("--torch", action="store_true",
                    help="steady: time PyTorch's step too, between ours, for the machine's own run-to-run spread")
@@ -182,7 +229,7 @@ def main():
         p.error("--rounds: at least 5 (a median of fewer is not a result on a shared machine)")
     binary = os.path.abspath(a.binary)
     with tempfile.TemporaryDirectory() as tmp:
-        (compare if a.mode == "compare" else steady)(a, binary, tmp)
+        {"compare": compare, "steady": steady, "floor": floor}[a.mode](a, binary, tmp)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@
 #   - a share below 0.1, a node that does not exist and --node-share without --cpu-share are refused
 #     with one line each, making nothing;
 # and that nothing named after its cluster, cgroups included, is left afterwards. Skipped (77) like
-# cluster.busbw, and where this host has no cpu cgroup controller. About 3 s.
+# cluster.busbw, and where this host has no cpu cgroup controller. 3-5 s here.
 set -uo pipefail
 sb=$1 subnet_base=10.235
 . "$(dirname "$0")/lib.sh"

@@ -2,7 +2,8 @@
 # tests/cluster/lib.sh — sourced by the cluster-label tests (tests/cluster/*_test.sh) after
 # `set -uo pipefail`: skip/fail helpers, the checks that decide "skipped, with the reason" (exit 77:
 # not root, no mpirun/ip/tc, or namespaces + veth + tc tbf refused by this host), a cluster name and
-# subnet unique to the test process, and a teardown on EXIT that removes that cluster. It starts no
+# subnet unique to the test process, where the cpu controller's cgroups are (cg_version, cg_root;
+# empty without one), and a teardown on EXIT that removes that cluster. It starts no
 # cluster itself. Expects: sb (the scalebench binary) and subnet_base (e.g. 10.232) set by the caller.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cl=$root/tools/cluster
@@ -19,9 +20,12 @@ name=sbt$(( $$ % 100000 ))
 subnet=$subnet_base.$(( $$ % 250 ))
 tmp=$(mktemp -d)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# leftovers: anything named after this test's cluster (namespace, link, qdisc), one per line
+. "$cl/common.sh"   # cgroup_cpu: where the nodes' CPU cgroups (up.sh --cpu-share) live
+read -r cg_version cg_root < <(cgroup_cpu; echo)
+# leftovers: anything named after this test's cluster (namespace, link, qdisc, CPU cgroup), one per line
 leftovers() {
-  { ip netns list | grep -E "^$name-"; ip -o link show | grep -E ": $name-"; tc qdisc show | grep -E "dev $name-"; } 2>/dev/null
+  { ip netns list | grep -E "^$name-"; ip -o link show | grep -E ": $name-"; tc qdisc show | grep -E "dev $name-"
+    [ -z "$cg_root" ] || [ ! -d "$cg_root/$name" ] || echo "cgroup $cg_root/$name"; } 2>/dev/null
 }
 teardown() { "$cl/down.sh" --name "$name" >/dev/null 2>&1; rm -rf "$tmp"; }
 trap teardown EXIT

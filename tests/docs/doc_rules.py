@@ -86,7 +86,7 @@ ALLOWED_FOREIGN = [
     ("--params", "tools/synthetic_trace.py (gradient elements)", ["docs/projection.md"]),
     ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md", "docs/projection.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
-     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node")]
+     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node", "--cpu-share", "--node-share")]
 
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
 SHELL_INFO = {"", "sh", "bash", "shell", "console"}

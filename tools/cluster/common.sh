@@ -75,3 +75,25 @@ netem_available() {
   unshare -n sh -c 'ip link add sbq0 type veth peer name sbq1 && tc qdisc add dev sbq0 root netem delay 1us' \
     >/dev/null 2>&1
 }
+
+# CPU quotas (up.sh --cpu-share): each node a cgroup NAME-n<i> under a cgroup NAME of the cpu
+# controller, on cgroup v1 (cpu.cfs_quota_us / cpu.cfs_period_us, cpu.shares) or v2 (cpu.max,
+# cpu.weight), whichever this host mounts the cpu controller on.
+# cgroup_cpu -> "v1 DIR" or "v2 DIR" (the mount of the cpu controller), or nothing where there is none.
+cgroup_cpu() {
+  local dev dir type opts rest
+  while read -r dev dir type opts rest; do
+    if [ "$type" = cgroup ] && [[ ",$opts," == *,cpu,* ]]; then echo "v1 $dir"; return 0; fi
+  done < /proc/mounts
+  while read -r dev dir type opts rest; do
+    if [ "$type" = cgroup2 ] && grep -qw cpu "$dir/cgroup.controllers" 2>/dev/null; then echo "v2 $dir"; return 0; fi
+  done < /proc/mounts
+  return 0
+}
+# The CFS period of a node's quota: 10 ms, so that a node of a quarter core runs 2.5 ms of every 10
+# rather than 25 of every 100 (a rank waiting on a message then waits at most ~7.5 ms for its turn,
+# not ~75). The kernel's smallest quota is 1 ms, hence the smallest share, 0.1 of a core.
+SBEMU_CFS_PERIOD_US=10000
+# The nodes' parent cgroup's weight, the largest each version accepts: where nodes and other work of
+# the host (a compile) want the same core, the other work yields first.
+SBEMU_WEIGHT_V1=262144 SBEMU_WEIGHT_V2=10000

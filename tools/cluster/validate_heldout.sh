@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.2] [--reps 3]
+#     [--models "unet vgg"] [--strategies "ring hierarchical"] RATE... — the held-out validation of
+# `scalebench project` at 4 and 8 emulated nodes (docs/projection.md). Every node is a share of a
+# core (tools/cluster/up.sh --cpu-share), so 8 of them fit on a 2-core host. Per link RATE:
+#   - cluster A: 8 nodes of SHARE each (ring, one rank per node); cluster B: 4 nodes of 2 x SHARE each
+#     (hierarchical, 2 ranks per node: each rank has SHARE, as the reference's one rank has);
+#   - calibration, and all a prediction sees: the N = 1 run with --trace on node 0 of A, and
+#     commbench (ring, 2 ranks) on nodes 0 and 1 of A;
+#   - the projection at N = 4 and 8 (--ranks-per-node 2 for hierarchical), with and without the
+#     straggler term; then the measured runs, --reps repetitions of every (strategy, N), interleaved;
+#     then the N = 1 run again (the reference images/s is the mean of the two, as in
+#     validate_projection.sh).
+# One bucket holds the whole gradient (--bucket-mb 64 in train and project): nothing overlaps, so the
+# exchange's CPU (--comm-cpu-shared, a fraction of a whole core) does not enter; under a quota it
+# would be a fraction of the share, which project does not model.
+# --case slow: node 1 of A gets 80 % of SHARE (up.sh --node-share), the others SHARE (cluster B is
+#   left as it is, so give --strategies ring). --case noise: every node of A also runs a load that varies
+#   (tools/cluster/noise.py, its own seed per node) inside its cgroup, also during the N = 1 run.
+# Prints one row per (rate, model, strategy, N): predicted efficiency, its band, the prediction
+# without the straggler term, the measured mean and spread (min..max over the repetitions), the
+# error (predicted - measured mean) and whether the mean lies inside the band; and writes the
+# measured images/s of every run to OUTDIR/measured.tsv. It keeps every point, misses included,
+# and fits nothing to the measured runs. Tears its clusters down on every way out (trap EXIT).
+set -euo pipefail
+sb=$(realpath "$1"); out=$2; shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --case) case=$2; shift 2 ;;
+    --share) share=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    --strategies) strategies=$2; shift 2 ;;
+    -*) echo "validate_heldout.sh: unknown option '$1'" >&2; exit 1 ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || { echo "validate_heldout.sh: give at least one link RATE (e.g. 100mbit 400mbit)" >&2; exit 1; }
+case "$case" in plain|slow|noise) ;; *) echo "validate_heldout.sh: --case '$case': plain, slow or noise" >&2; exit 1 ;; esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+noise_pids=()
+teardown() {
+  for p in "${noise_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  "$here/down.sh" --name sbva >/dev/null 2>&1 || true; "$here/down.sh" --name sbvb >/dev/null 2>&1 || true
+}
+trap teardown EXIT
+mkdir -p "$out"; cd "$out"
+# the models: data file, model, per-device batch. Enough images that every rank of N = 8 still runs
+# --max-steps steps per epoch (the training split is 80 %).
+declare -A data=([unet]=seg64x.h5 [vgg]=cls32x.h5)
+declare -A model=([unet]=unet:depth=3,base=16 [vgg]=vgg11:width=0.25,hidden=256)
+declare -A batch=([unet]=8 [vgg]=32)
+[ -f seg64x.h5 ] || "$sb" datagen --task segmentation --n 1200 --size 64 --seed 3 -o seg64x.h5 >/dev/null
+[ -f cls32x.h5 ] || "$sb" datagen --task classification --n 4000 --size 32 --seed 3 -o cls32x.h5 >/dev/null
+common=(--epochs 2 --max-steps 12 --threads 1 --bucket-mb 64)
+ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
+train() {  # train CLUSTER PPN NP MODEL RUNDIR [more train options]
+  local cl=$1 ppn=$2 np=$3 m=$4 run=$5; shift 5
+  rm -rf "$run"
+  "$here/mpirun.sh" --name "$cl" --ppn "$ppn" -np "$np" -- "$sb" train --data "${data[$m]}" --model "${model[$m]}" \
+    --batch "${batch[$m]}" "${common[@]}" -o "$run" "$@" >/dev/null
+}
+half=$(awk -v s="$share" 'BEGIN { print s * 0.8 }') double=$(awk -v s="$share" 'BEGIN { print s * 2 }')
+: > measured.tsv
+for rate in "$@"; do
+  slow=(); [ "$case" != slow ] || slow=(--node-share "1=$half")
+  "$here/up.sh" --nodes 8 --rate "$rate" --name sbva --subnet 10.234.1 --cpu-share "$share" "${slow[@]}" >&2
+  "$here/up.sh" --nodes 4 --rate "$rate" --name sbvb --subnet 10.234.2 --cpu-share "$double" >&2
+  if [ "$case" = noise ]; then
+    for ((i = 0; i < 8; i++)); do
+      "$here/agent.sh" "sbva-n$i" /usr/bin/python3 "$here/noise.py" --seed "$i" & noise_pids+=($!)
+    done
+  fi
+  "$here/mpirun.sh" --name sbva -np 2 -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
+    --warmup 2 --iters 8 --json "cb-$rate.json" > "cb-$rate.txt"
+  for m in $models; do
+    tag=$case-$rate-$m
+    train sbva 1 1 "$m" "n1-$tag" --trace "n1-$tag.json"
+    for strategy in $strategies; do
+      rpn=1; [ "$strategy" = ring ] || rpn=2
+      for st in "" --no-stragglers; do
+        "$sb" project --trace "n1-$tag.json" --commbench "cb-$rate.json" --bucket-mb 64 --max-devices 8 \
+          --ranks-per-node $rpn $st -o "proj-$tag-$strategy${st:+-ns}.h5" > "proj-$tag-$strategy${st:+-ns}.txt"
+      done
+    done
+    for ((r = 1; r <= reps; r++)); do
+      for n in 4 8; do
+        for strategy in $strategies; do
+          run=n$n-$tag-$strategy-r$r
+          if [ "$strategy" = ring ]; then train sbva 1 "$n" "$m" "$run" --strategy ring
+          else train sbvb 2 "$n" "$m" "$run" --strategy "$strategy"; fi
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" "$strategy" "$n" "$r" "$(ips "$run")" >> measured.tsv
+          echo "# $(date -u +%H:%M:%S) $run: $(ips "$run") images/s" >&2
+        done
+      done
+    done
+    train sbva 1 1 "$m" "n1b-$tag"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(ips "n1-$tag")" >> measured.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(ips "n1b-$tag")" >> measured.tsv
+  done
+  teardown; noise_pids=()
+done
+# the table: measured efficiency of a repetition = images/s at N / (N x the mean of the two N = 1 runs)
+/usr/bin/python3 - measured.tsv <<'PY'
+import sys, statistics, h5py
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+ref, runs = {}, {}
+for case, rate, m, strategy, n, rep, ips in rows:
+    if n == "1": ref.setdefault((case, rate, m), []).append(float(ips))
+    else: runs.setdefault((case, rate, m, strategy, int(n)), []).append(float(ips))
+def pick(path, strategy, n):
+    t = h5py.File(path, "r")["runs"][()]
+    r = [r for r in t if r["strategy"].decode() == strategy and r["scaling"].decode() == "weak" and r["world_size"] == n][0]
+    return r["efficiency"], r["efficiency_band_lo"], r["efficiency_band_hi"]
+print(f"{'case':6} {'rate':8} {'model':5} {'strategy':12} {'N':>2} {'predicted':>9} {'band':>15} {'no-strag':>8}"
+      f" {'measured':>8} {'spread':>13} {'error':>7} inside")
+for (case, rate, m, strategy, n), ips in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
+    ips1 = statistics.mean(ref[(case, rate, m)])
+    eff = [x / (n * ips1) for x in ips]
+    p, lo, hi = pick(f"proj-{case}-{rate}-{m}-{strategy}.h5", strategy, n)
+    ns, _, _ = pick(f"proj-{case}-{rate}-{m}-{strategy}-ns.h5", strategy, n)
+    mean = statistics.mean(eff)
+    print(f"{case:6} {rate:8} {m:5} {strategy:12} {n:2} {p:9.3f} [{lo:.3f}, {hi:.3f}] {ns:8.3f} {mean:8.3f}"
+          f" {min(eff):.3f}..{max(eff):.3f} {p - mean:+7.3f} {'yes' if lo <= mean <= hi else 'NO'}")
+for (case, rate, m), v in sorted(ref.items()):
+    print(f"# {case} {rate} {m}: N = 1 on node 0: {v[0]:.2f} images/s before, {v[1]:.2f} after ({abs(v[0] - v[1]) / statistics.mean(v) * 100:.1f}% apart)")
+PY

@@ -55,6 +55,19 @@ void TrainConfig::validate() const {
              "--sync-bn needs an allreduce strategy or single, not {} (parameter-server workers have no "
              "collective among themselves)",
              st.name);
+  SB_REQUIRE(target_miou == 0 || target_accuracy == 0,
+             "--target-miou {} and --target-accuracy {}: a run has one target; give one of them", target_miou,
+             target_accuracy);
+  SB_REQUIRE(eval_every_steps == 0 || has_target(),
+             "--eval-every-steps {} needs --target-miou or --target-accuracy (the evaluations only decide a target)",
+             eval_every_steps);
+  // The workers agree on the target among themselves; a parameter server serves a fixed number of
+  // rounds and learns of a stop only from a signal (harness/strategy/param_server.h), so it would
+  // wait for pushes that never come.
+  SB_REQUIRE(!has_target() || st.exchange != Exchange::server,
+             "--target-{} needs an allreduce strategy or single, not {} (the parameter server cannot be told "
+             "to stop early)",
+             target_miou > 0 ? "miou" : "accuracy", st.name);
 }
 
 void TrainConfig::require_this_build() const {

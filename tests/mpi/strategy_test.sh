@@ -36,7 +36,7 @@
 #                         with every worker stopped after the same step (bit-identical final weights),
 #                         no step recorded past the target, and the target reached at single's step;
 #                         without a check reaching the target the weights are those of the same run
-#                         without one (a check never changes training). ~15 s.
+#                         without one (mirrored; a check never changes training). ~15 s.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
@@ -113,14 +113,14 @@ assert s['target_metric']=='val_accuracy', dict(s); print(int(s['steps_to_target
       cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers stopped at different steps"
       echo "ok: $st N=2 stopped with single at step $got, workers identical"
     done
-    strategy_cmd ring 2
+    strategy_cmd mirrored 2  # threads: no mpirun start-up twice more
     plain=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1 --seed 11
            --progress-seconds 1000 --batch 2)
-    "${cmd[@]}" "${plain[@]}" --dump-weights "$tmp/plain" >/dev/null 2>&1 || fail "ring without a target"
+    "${cmd[@]}" "${plain[@]}" --dump-weights "$tmp/plain" >/dev/null 2>&1 || fail "mirrored without a target"
     "${cmd[@]}" "${plain[@]}" --target-miou 0.99 --eval-every-steps 1 --dump-weights "$tmp/never" >/dev/null 2>&1 \
-      || fail "ring with an unreachable target"
+      || fail "mirrored with an unreachable target"
     cmp_py identical "$tmp/plain.rank0" "$tmp/never.rank0" || fail "the target checks changed training"
-    echo "ok: ring with checks every step trains bit for bit as without"
+    echo "ok: mirrored with checks every step trains bit for bit as without"
     ;;
   accumulate)
     n=$1; model=$2; b=2; k=2

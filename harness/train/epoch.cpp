@@ -14,6 +14,12 @@
 namespace scalebench {
 namespace {
 
+// What a worker asks a parameter server for when the target is reached: a stop, as a signal asks
+// for one (Strategy::agree_stop), under a number no stop signal has (SIGHUP's, which stops
+// nothing here): the server takes the highest number its workers send, so a real signal at the
+// same moment wins and the run is recorded preempted, resumable, instead.
+constexpr int kTargetStop = 1;
+
 std::string format_iou(const std::vector<double>& iou, const std::vector<std::string>& names) {
   std::string s;
   for (std::size_t c = 1; c < iou.size(); ++c)
@@ -50,7 +56,8 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
       log_(log),
       loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .cpu_kernels = st.cfg.cpu_kernels, .seed = st.cfg.seed, .step = 0,
-           .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()} {
+           .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()},
+      via_server_(st.cfg.strategy_traits().exchange == Exchange::server) {
   if (st.cfg.has_target()) {
     SB_REQUIRE(st.cfg.target_miou == 0 || st.info.task == data::Task::segmentation,
                "--target-miou {}: {} holds classification data, which has no mIoU; use --target-accuracy",
@@ -238,15 +245,22 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       progress_clock.lap();
     }
     // All workers stop after the same step or none does (the exchange carried the requests).
-    o.stop_signal = st_.strategy->agree_stop(preemption_signal());
+    o.stop_signal = st_.strategy->agree_stop(target_pending_ ? kTargetStop : preemption_signal());
     o.stop = o.stop_signal != 0;
+    o.target = o.stop_signal == kTargetStop;  // a parameter server's stop for the target
     // A target check between epochs' closes (the last step's is the close's); the same step on
     // every worker, as ctx_.step is. Not when stopping for a signal: that run continues later.
-    if (cfg.eval_every_steps > 0 && ctx_.step % cfg.eval_every_steps == 0 && s + 1 < st_.steps && !o.stop) {
+    if (cfg.eval_every_steps > 0 && ctx_.step % cfg.eval_every_steps == 0 && s + 1 < st_.steps && !o.stop &&
+        !target_pending_) {
       Stopwatch eval_clock;
       const double trained = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
-      o.target = check_target_mid_epoch(o, closed_seconds() + trained);
-      o.stop = o.target;
+      const bool reached = check_target_mid_epoch(o, closed_seconds() + trained);
+      if (via_server_ && reached) {
+        target_pending_ = true;
+        st_.strategy->agree_stop(kTargetStop);  // rides on the next push (the stop itself comes later)
+      } else {
+        o.target = o.stop = reached;
+      }
       eval_here += eval_clock.elapsed();
     }
     const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
@@ -297,9 +311,12 @@ bool EpochRunner::check_target_mid_epoch(const Outcome& o, double seconds) {
                                          .value = value});
     log_ << fmt::format("  check at step {} (epoch {} step {}): {} {:.4f}{}\n", ctx_.step, o.epoch.epoch,
                         o.steps_done, st_.result.target.metric(), value,
-                        reached ? fmt::format(" >= {}: target reached, every worker stops here",
-                                              st_.result.target.target())
-                                : "")
+                        !reached ? std::string()
+                        : via_server_ ? fmt::format(" >= {}: target reached; every worker stops after its next "
+                                                    "push, which tells the parameter server",
+                                                    st_.result.target.target())
+                                      : fmt::format(" >= {}: target reached, every worker stops here",
+                                                    st_.result.target.target()))
          << std::flush;
   }
   // The reporting rank's verdict, shared: every worker stops after this same step or none does.
@@ -320,7 +337,14 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   // it as training time, which N = 1 never does: measured 117 ms of a 1.9 s epoch at N = 2 (-0.04
   // of scaling efficiency; docs/projection.md). The same scalar carries rank 0's target verdict.
   const bool reached = st_.reports() && st_.result.target.reached();
-  o.target = st_.strategy->max_over_workers(reached ? 1.0 : 0.0) > 0;
+  const bool agreed = st_.strategy->max_over_workers(reached ? 1.0 : 0.0) > 0;
+  const bool run_ends = o.epoch.epoch == st_.cfg.epochs && o.steps_done == st_.steps;
+  if (agreed && !o.target && via_server_ && !run_ends) {  // the server must be told first
+    target_pending_ = true;
+    st_.strategy->agree_stop(kTargetStop);
+  } else {
+    o.target = o.target || agreed;
+  }
 }
 
 void EpochRunner::evaluate_and_record(Outcome& o, TrainObserver* observer) {
@@ -386,6 +410,10 @@ void EpochRunner::resume(const RankCheckpoint& c) {
   finished_rows_ = c.epoch_steps;
   st_.result.epochs = c.epochs;
   st_.result.target.restore(c.target_checks);  // the best so far and the verdict continue
+  // A parameter-server run preempted while its target was pending (a signal won the stop) asks
+  // for the stop again at once. Every worker resumes (train_rank.cpp), so this agreement is theirs.
+  if (via_server_ && st_.cfg.has_target())
+    target_pending_ = st_.strategy->max_over_workers(st_.reports() && st_.result.target.reached() ? 1.0 : 0.0) > 0;
   Outcome o;
   o.epoch.epoch = c.epoch;
   o.epoch.warmup = c.epoch == 1;

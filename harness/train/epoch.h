@@ -1,6 +1,6 @@
 // epoch.h — one epoch of one worker rank: its steps (data → forward → loss → backward → exchange
 // + update, timed per phase, a progress line at most every --progress-seconds, and the workers'
-// agreement to stop after a step on preemption), then its close (epoch time = max over workers,
+// agreement to stop after a step on preemption or at a target), then its close (epoch time = max over workers,
 // loss = mean over every worker's steps, held-out evaluation, the epoch line and the observer, on
 // the reporting rank). What it deliberately does not do: set anything up (rank_state.h) or decide
 // what a run does after a preemption (train_rank.cpp).
@@ -95,6 +95,12 @@ class EpochRunner {
   std::int64_t eval_step_ = -1;     // ... at this optimizer step
   double resumed_wall_s_ = 0;
   int segment_ = 1;             // this launch (RunSegment::segment)
+  // A parameter server learns of a stop only through the stop protocol of preemption (the next
+  // push carries it, the reply names the push count every worker stops after: param_server.h), so
+  // there the workers' agreement that the target is reached first makes it pending: every step
+  // then asks the server for a stop (kTargetStop), and the run ends at the count it names.
+  bool target_pending_ = false;
+  const bool via_server_;       // the strategy has a parameter server
   Stopwatch since_checkpoint_;  // --checkpoint-minutes (rank 0's decides)
 };
 

@@ -61,13 +61,6 @@ void TrainConfig::validate() const {
   SB_REQUIRE(eval_every_steps == 0 || has_target(),
              "--eval-every-steps {} needs --target-miou or --target-accuracy (the evaluations only decide a target)",
              eval_every_steps);
-  // The workers agree on the target among themselves; a parameter server serves a fixed number of
-  // rounds and learns of a stop only from a signal (harness/strategy/param_server.h), so it would
-  // wait for pushes that never come.
-  SB_REQUIRE(!has_target() || st.exchange != Exchange::server,
-             "--target-{} needs an allreduce strategy or single, not {} (the parameter server cannot be told "
-             "to stop early)",
-             target_miou > 0 ? "miou" : "accuracy", st.name);
 }
 
 void TrainConfig::require_this_build() const {

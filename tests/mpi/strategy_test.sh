@@ -36,7 +36,9 @@
 #                         with every worker stopped after the same step (bit-identical final weights),
 #                         no step recorded past the target, and the target reached at single's step;
 #                         without a check reaching the target the weights are those of the same run
-#                         without one (mirrored; a check never changes training). ~15 s.
+#                         without one (mirrored; a check never changes training); ps-sync and
+#                         ps-async end ok one step after their target step (the next push tells
+#                         the server), ps-sync's at single's step, with identical workers. ~12 s.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
@@ -112,6 +114,19 @@ assert s['target_metric']=='val_accuracy', dict(s); print(int(s['steps_to_target
       [ "$got" = "$want" ] && [ "$rows" = "$want" ] || fail "$st: target at step $got ($rows recorded), single's at $want"
       cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers stopped at different steps"
       echo "ok: $st N=2 stopped with single at step $got, workers identical"
+    done
+    # The parameter servers hear of the stop with the next push: one step more (ps-sync: the target
+    # at single's step; ps-async: its own, its updates being stale).
+    for st in ps-sync ps-async; do
+      cmd=("${mpi[@]}" -np 3 "$sb" train --strategy "$st")  # 2 workers and the server
+      "${cmd[@]}" "${common[@]}" --batch 2 --target-accuracy 0.85 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
+        2>&1 || { cat "$tmp/log"; fail "$st to target"; }
+      out=$(step_of "$tmp/$st") || fail "$st: no target step"
+      read -r got rows <<<"$out"
+      [ "$rows" = "$((got + 1))" ] || fail "$st: target at step $got but $rows steps recorded (want one more)"
+      [ "$st" = ps-async ] || [ "$got" = "$want" ] || fail "$st: target at step $got, single's at $want"
+      cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers ended with different weights"
+      echo "ok: $st N=2 reached it at step $got and stopped after step $rows, workers identical"
     done
     strategy_cmd mirrored 2  # threads: no mpirun start-up twice more
     plain=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1 --seed 11

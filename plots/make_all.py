@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sbload  # noqa: E402
 
-PLOTS = ["speedup", "efficiency", "accuracy", "accuracy_cost", "sweep_axes", "curves", "breakdown", "commbench"]
+PLOTS = ["speedup", "efficiency", "accuracy", "accuracy_cost", "critical_batch", "sweep_axes", "curves", "breakdown",
+         "commbench"]
 
 
 def fail(msg: str):

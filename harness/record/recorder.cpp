@@ -138,6 +138,7 @@ void Recorder::finish(const TrainResult& result) {
   in.peak_mem_bytes = peak_rss_bytes();
   std::lock_guard lock(mu_);
   file_.summary = summarize(file_.epochs, file_.steps, in);
+  summarize_target(result.target, file_.summary);
   // What the strategy saw that the tables cannot hold (ps-async: the staleness of its updates).
   if (!result.strategy_summary.empty()) file_.summary.set("strategy_note", result.strategy_summary);
   heartbeat_.stop();

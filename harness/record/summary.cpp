@@ -83,6 +83,23 @@ Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in
   return s;
 }
 
+void summarize_target(const TargetTracker& t, Attrs& s) {
+  if (!t.active()) return;
+  s.set("target_metric", t.metric());
+  s.set("target_value", t.target());
+  s.set("target_reached", std::int64_t(t.reached()));
+  s.set("target_checks", std::int64_t(t.checks().size()));
+  const TargetCheck* r = t.first_reached();
+  s.set("steps_to_target", r ? double(r->global_step) : kNaN);
+  s.set("epochs_to_target", r ? r->epochs : kNaN);
+  s.set("images_to_target", r ? double(r->images) : kNaN);
+  s.set("seconds_to_target", r ? r->seconds : kNaN);
+  const TargetCheck* b = t.best();
+  s.set("target_best", b ? b->value : kNaN);
+  s.set("target_best_step", b ? double(b->global_step) : kNaN);
+  s.set("target_best_epochs", b ? b->epochs : kNaN);
+}
+
 std::int64_t peak_rss_bytes() {
   rusage ru{};
   if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;

@@ -14,6 +14,8 @@
 //   comm_bytes_per_step as the strategy reports it (0 for single)
 //   final_*             the last epoch's values (final_val_miou NaN for classification)
 //   peak_mem_bytes      as given (getrusage ru_maxrss of rank 0, see peak_rss_bytes)
+//   target_*            with --target-miou/--target-accuracy (summarize_target): the target, whether
+//                       it was reached, steps/epochs/images/seconds to it, the best value and when
 // Pure: no I/O, so tests check it against hand-computed values.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include <string>
 
 #include "harness/record/table.h"
+#include "harness/train/target.h"
 
 namespace scalebench::record {
 
@@ -35,6 +38,13 @@ struct SummaryInputs {
 };
 
 Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in);
+
+// A run with a target (nothing without one): target_metric (val_miou | val_accuracy), target_value,
+// target_reached (1/0), target_checks (held-out checks taken); at the first check that reached it
+// steps_to_target (optimizer steps), epochs_to_target (fractional), images_to_target (all workers),
+// seconds_to_target (training time, validation and checkpoint writes left out) — NaN when not
+// reached; target_best with target_best_step and target_best_epochs (the earliest of equal bests).
+void summarize_target(const TargetTracker& t, Attrs& s);
 
 // Peak resident set size of this process so far, in bytes (Linux ru_maxrss is in KiB).
 std::int64_t peak_rss_bytes();

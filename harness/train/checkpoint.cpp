@@ -25,7 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 // 02: epochs and steps carry their checkpoint time and launch; the launches themselves.
-constexpr char kMagic[8] = {'S', 'B', 'C', 'K', 'P', 'T', '0', '2'};
+// 03: the held-out checks of a run with a target (target.h).
+constexpr char kMagic[8] = {'S', 'B', 'C', 'K', 'P', 'T', '0', '3'};
 
 std::uint64_t fnv1a(const std::string& bytes) {
   std::uint64_t h = 14695981039346656037ull;
@@ -202,6 +203,7 @@ void write_rank_checkpoint(const std::string& dir, const RankCheckpoint& c) {
   w.vec(c.current_steps);
   w.pod(std::uint64_t(c.segments.size()));
   for (const auto& g : c.segments) w.segment(g);
+  w.vec(c.target_checks);
   w.pod(fnv1a(w.bytes()));
   const fs::path step_dir = fs::path(dir) / step_name(c.global_step);
   std::error_code ec;
@@ -297,6 +299,7 @@ RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank) {
   const auto segments = r.pod<std::uint64_t>();
   SB_REQUIRE(segments <= 1'000'000, "checkpoint {}: {} launches is not plausible", file, segments);
   for (std::uint64_t i = 0; i < segments; ++i) c.segments.push_back(r.segment());
+  c.target_checks = r.vec<TargetCheck>();
   SB_REQUIRE(r.done(), "checkpoint {}: unexpected bytes after the record", file);
   SB_REQUIRE(c.rank == rank, "checkpoint {}: holds rank {}'s state, not rank {}'s", file, c.rank, rank);
   return c;

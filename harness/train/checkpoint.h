@@ -46,6 +46,7 @@ struct RankCheckpoint {
   std::vector<std::vector<StepRow>> epoch_steps;  // one list per finished epoch
   std::vector<StepRow> current_steps;             // the unfinished epoch's
   std::vector<RunSegment> segments;               // the launches so far, the writer's last
+  std::vector<TargetCheck> target_checks;         // --target-*: the held-out checks so far (target.h)
 };
 
 inline constexpr int kCheckpointsKept = 2;

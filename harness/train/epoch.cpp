@@ -14,6 +14,12 @@
 namespace scalebench {
 namespace {
 
+// What a worker asks a parameter server for when the target is reached: a stop, as a signal asks
+// for one (Strategy::agree_stop), under a number no stop signal has (SIGHUP's, which stops
+// nothing here): the server takes the highest number its workers send, so a real signal at the
+// same moment wins and the run is recorded preempted, resumable, instead.
+constexpr int kTargetStop = 1;
+
 std::string format_iou(const std::vector<double>& iou, const std::vector<std::string>& names) {
   std::string s;
   for (std::size_t c = 1; c < iou.size(); ++c)
@@ -50,7 +56,15 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
       log_(log),
       loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .cpu_kernels = st.cfg.cpu_kernels, .seed = st.cfg.seed, .step = 0,
-           .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()} {
+           .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()},
+      via_server_(st.cfg.strategy_traits().exchange == Exchange::server) {
+  if (st.cfg.has_target()) {
+    SB_REQUIRE(st.cfg.target_miou == 0 || st.info.task == data::Task::segmentation,
+               "--target-miou {}: {} holds classification data, which has no mIoU; use --target-accuracy",
+               st.cfg.target_miou, st.cfg.data);
+    st.result.target = st.cfg.target_miou > 0 ? TargetTracker("val_miou", st.cfg.target_miou)
+                                              : TargetTracker("val_accuracy", st.cfg.target_accuracy);
+  }
   if (!st.trace) return;
   // Backward per layer: the model's hook fires as each layer with parameters has its gradient; the
   // span since the previous one is that layer's (and any parameter-free layers' after it in
@@ -152,6 +166,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
   resumed_.reset();
   Stopwatch epoch_clock, progress_clock;
   double checkpoint_here = 0;  // this launch's checkpoint writes in the epoch: not training time
+  double eval_here = 0;        // nor are its mid-epoch target checks (--eval-every-steps)
   const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
     sleep_in_step_for_tests();
@@ -230,11 +245,28 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       progress_clock.lap();
     }
     // All workers stop after the same step or none does (the exchange carried the requests).
-    o.stop_signal = st_.strategy->agree_stop(preemption_signal());
+    o.stop_signal = st_.strategy->agree_stop(target_pending_ ? kTargetStop : preemption_signal());
     o.stop = o.stop_signal != 0;
+    o.target = o.stop_signal == kTargetStop;  // a parameter server's stop for the target
+    // A target check between epochs' closes (the last step's is the close's); the same step on
+    // every worker, as ctx_.step is. Not when stopping for a signal: that run continues later.
+    if (cfg.eval_every_steps > 0 && ctx_.step % cfg.eval_every_steps == 0 && s + 1 < st_.steps && !o.stop &&
+        !target_pending_) {
+      Stopwatch eval_clock;
+      const double trained = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
+      const bool reached = check_target_mid_epoch(o, closed_seconds() + trained);
+      if (via_server_ && reached) {
+        target_pending_ = true;
+        st_.strategy->agree_stop(kTargetStop);  // rides on the next push (the stop itself comes later)
+      } else {
+        o.target = o.stop = reached;
+      }
+      eval_here += eval_clock.elapsed();
+    }
     const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
-    if (checkpointing() && (periodic || xch.checkpoint)) {  // xch.checkpoint: the same on every worker
-      o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here;
+    // No checkpoint at the target: the run ends here (a crash before its record replays to it).
+    if (checkpointing() && (periodic || xch.checkpoint) && !o.target) {  // xch.checkpoint: the same on every worker
+      o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
       const double dt = save_checkpoint(o, false);
       checkpoint_here += dt;
       o.epoch.checkpoint_s += dt;
@@ -243,8 +275,52 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
     if (st_.reports()) kill_after_step_for_tests(ctx_.step);
     if (o.stop) break;
   }
-  o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here;
+  o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
   return o;
+}
+
+double EpochRunner::epochs_so_far(int epoch, std::int64_t steps_done) const {
+  return double(epoch - 1) + double(steps_done) / double(st_.steps);
+}
+
+double EpochRunner::closed_seconds() const {
+  double t = 0;
+  for (const auto& e : st_.result.epochs) t += e.wall_s;
+  return t;
+}
+
+const EvalResult& EpochRunner::evaluate_now(int epoch) {
+  if (eval_step_ != ctx_.step || !eval_) {
+    const auto t0 = trace::Clock::now();
+    eval_ = evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
+    eval_step_ = ctx_.step;
+    if (st_.trace) st_.trace->add(trace::SpanCat::evaluation, std::to_string(epoch), t0, trace::Clock::now());
+  }
+  return *eval_;
+}
+
+bool EpochRunner::check_target_mid_epoch(const Outcome& o, double seconds) {
+  bool reached = false;
+  if (st_.reports()) {
+    const EvalResult& ev = evaluate_now(o.epoch.epoch);
+    const double value = st_.result.target.metric() == "val_miou" ? ev.confusion.mean_iou_non_background()
+                                                                  : ev.confusion.accuracy();
+    reached = st_.result.target.observe({.epoch = o.epoch.epoch, .step = o.steps_done, .global_step = ctx_.step,
+                                         .epochs = epochs_so_far(o.epoch.epoch, o.steps_done),
+                                         .images = ctx_.step * st_.result.global_batch, .seconds = seconds,
+                                         .value = value});
+    log_ << fmt::format("  check at step {} (epoch {} step {}): {} {:.4f}{}\n", ctx_.step, o.epoch.epoch,
+                        o.steps_done, st_.result.target.metric(), value,
+                        !reached ? std::string()
+                        : via_server_ ? fmt::format(" >= {}: target reached; every worker stops after its next "
+                                                    "push, which tells the parameter server",
+                                                    st_.result.target.target())
+                                      : fmt::format(" >= {}: target reached, every worker stops here",
+                                                    st_.result.target.target()))
+         << std::flush;
+  }
+  // The reporting rank's verdict, shared: every worker stops after this same step or none does.
+  return st_.strategy->max_over_workers(reached ? 1.0 : 0.0) > 0;
 }
 
 void EpochRunner::close(Outcome& o, TrainObserver* observer) {
@@ -259,21 +335,33 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   // Every worker starts the next epoch's clock after the evaluation. Otherwise the others' first
   // exchange of the next epoch waits for rank 0's evaluation, and the max over workers above counts
   // it as training time, which N = 1 never does: measured 117 ms of a 1.9 s epoch at N = 2 (-0.04
-  // of scaling efficiency; docs/projection.md).
-  st_.strategy->max_over_workers(0);
+  // of scaling efficiency; docs/projection.md). The same scalar carries rank 0's target verdict.
+  const bool reached = st_.reports() && st_.result.target.reached();
+  const bool agreed = st_.strategy->max_over_workers(reached ? 1.0 : 0.0) > 0;
+  const bool run_ends = o.epoch.epoch == st_.cfg.epochs && o.steps_done == st_.steps;
+  if (agreed && !o.target && via_server_ && !run_ends) {  // the server must be told first
+    target_pending_ = true;
+    st_.strategy->agree_stop(kTargetStop);
+  } else {
+    o.target = o.target || agreed;
+  }
 }
 
 void EpochRunner::evaluate_and_record(Outcome& o, TrainObserver* observer) {
   EpochResult& er = o.epoch;
   Stopwatch eval_clock;
-  const auto eval_t0 = trace::Clock::now();
-  const EvalResult ev =
-      evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
-  if (st_.trace) st_.trace->add(trace::SpanCat::evaluation, std::to_string(er.epoch), eval_t0, trace::Clock::now());
+  const EvalResult& ev = evaluate_now(o.epoch.epoch);
   er.val_loss = ev.loss;
   er.val_iou = ev.confusion.iou_all();
   er.val_miou = ev.confusion.mean_iou_non_background();
   er.val_accuracy = ev.confusion.accuracy();
+  TargetTracker& target = st_.result.target;
+  if (target.active() && target.observe({.epoch = er.epoch, .step = o.steps_done, .global_step = ctx_.step,
+                                         .epochs = epochs_so_far(o.epoch.epoch, o.steps_done),
+                                         .images = ctx_.step * st_.result.global_batch,
+                                         .seconds = closed_seconds() + er.wall_s,
+                                         .value = target.metric() == "val_miou" ? er.val_miou : er.val_accuracy}))
+    log_ << fmt::format("  target reached at the close of epoch {}: {}\n", er.epoch, describe_target(target));
   // The epochs left at this epoch's pace, its validation pass included.
   const double left = double(st_.cfg.epochs - er.epoch) * (er.wall_s + eval_clock.elapsed());
   log_ << fmt::format("epoch {}/{}  loss {:.4f}  val_loss {:.4f}  {}  {:.1f} images/s  lr {:.4g}  ({:.1f} s){}\n",
@@ -305,6 +393,7 @@ double EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   c.consecutive_skips = consecutive_skips_;
   c.nonfinite_skipped = st_.result.nonfinite_skipped;
   if (st_.reports()) c.epochs = st_.result.epochs, c.epoch_steps = finished_rows_;
+  if (st_.reports()) c.target_checks = st_.result.target.checks();
   write_rank_checkpoint(st_.cfg.checkpoint_dir, c);
   since_checkpoint_.lap();
   st_.strategy->max_over_workers(0);  // every worker's file is in place before `latest` moves
@@ -320,6 +409,11 @@ void EpochRunner::resume(const RankCheckpoint& c) {
   st_.result.nonfinite_skipped = c.nonfinite_skipped;
   finished_rows_ = c.epoch_steps;
   st_.result.epochs = c.epochs;
+  st_.result.target.restore(c.target_checks);  // the best so far and the verdict continue
+  // A parameter-server run preempted while its target was pending (a signal won the stop) asks
+  // for the stop again at once. Every worker resumes (train_rank.cpp), so this agreement is theirs.
+  if (via_server_ && st_.cfg.has_target())
+    target_pending_ = st_.strategy->max_over_workers(st_.reports() && st_.result.target.reached() ? 1.0 : 0.0) > 0;
   Outcome o;
   o.epoch.epoch = c.epoch;
   o.epoch.warmup = c.epoch == 1;

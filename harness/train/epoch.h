@@ -1,6 +1,6 @@
 // epoch.h — one epoch of one worker rank: its steps (data → forward → loss → backward → exchange
 // + update, timed per phase, a progress line at most every --progress-seconds, and the workers'
-// agreement to stop after a step on preemption), then its close (epoch time = max over workers,
+// agreement to stop after a step on preemption or at a target), then its close (epoch time = max over workers,
 // loss = mean over every worker's steps, held-out evaluation, the epoch line and the observer, on
 // the reporting rank). What it deliberately does not do: set anything up (rank_state.h) or decide
 // what a run does after a preemption (train_rank.cpp).
@@ -13,6 +13,7 @@
 
 #include "harness/data/loader.h"
 #include "harness/train/checkpoint.h"
+#include "harness/train/evaluate.h"
 #include "harness/train/phase_timer.h"
 #include "harness/train/rank_state.h"
 #include "harness/train/trace.h"
@@ -32,14 +33,17 @@ class EpochRunner {
     std::int64_t steps_done = 0;
     bool stop = false;              // the workers agreed to stop after the last step done
     int stop_signal = 0;            // ... because of this signal (preemption.h)
+    bool target = false;            // ... because the run's target was reached there (target.h)
     std::vector<StepRow> rows;      // this epoch's steps, for the observer
   };
-  // Runs the epoch's steps; stops early when the workers agree to (preemption). A resumed epoch
-  // starts after the steps its checkpoint had done, with its sums.
+  // Runs the epoch's steps; stops early when the workers agree to (preemption, or a target reached
+  // at a --eval-every-steps check). A resumed epoch starts after the steps its checkpoint had done,
+  // with its sums.
   Outcome run_steps(int epoch);
-  // After a complete epoch: reduces it over the workers and, on the reporting rank, evaluates,
-  // logs and observes it and appends it to the result. A collective among the workers, which
-  // leave it together, after the evaluation.
+  // After a complete epoch (or one cut short by its target): reduces it over the workers and, on
+  // the reporting rank, evaluates, logs and observes it and appends it to the result. A collective
+  // among the workers, which leave it together, after the evaluation, agreeing whether the target
+  // is reached (o.target).
   void close(Outcome& o, TrainObserver* observer);
 
   // Checkpoints (checkpoint.h): every worker writes its file, then rank 0 commits the step. `o` is
@@ -60,6 +64,15 @@ class EpochRunner {
   void on_nonfinite(const StepExchange& x, int epoch, std::int64_t step);
   // The reporting rank's part of close(): evaluation, log line, observer, result.
   void evaluate_and_record(Outcome& o, TrainObserver* observer);
+  // The held-out evaluation of the model as it is now, on the reporting rank; the same step's
+  // result again when a mid-epoch check already took it (an epoch closed by its target).
+  const EvalResult& evaluate_now(int epoch);  // epoch: the trace span's subject
+  // --eval-every-steps: every worker, after the same step. The reporting rank evaluates and
+  // records the check (`seconds`: training time so far); all agree whether the target is reached.
+  bool check_target_mid_epoch(const Outcome& o, double seconds);
+  // Training seconds of the closed epochs (reporting rank).
+  double closed_seconds() const;
+  double epochs_so_far(int epoch, std::int64_t steps_done) const;  // TargetCheck::epochs
 
   RankState& st_;
   std::ostream& log_;
@@ -78,8 +91,16 @@ class EpochRunner {
   std::vector<Tensor> saved_buffers_;
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint
+  std::optional<EvalResult> eval_;  // the last evaluation (reporting rank) ...
+  std::int64_t eval_step_ = -1;     // ... at this optimizer step
   double resumed_wall_s_ = 0;
   int segment_ = 1;             // this launch (RunSegment::segment)
+  // A parameter server learns of a stop only through the stop protocol of preemption (the next
+  // push carries it, the reply names the push count every worker stops after: param_server.h), so
+  // there the workers' agreement that the target is reached first makes it pending: every step
+  // then asks the server for a stop (kTargetStop), and the run ends at the count it names.
+  bool target_pending_ = false;
+  const bool via_server_;       // the strategy has a parameter server
   Stopwatch since_checkpoint_;  // --checkpoint-minutes (rank 0's decides)
 };
 

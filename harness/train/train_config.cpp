@@ -55,6 +55,12 @@ void TrainConfig::validate() const {
              "--sync-bn needs an allreduce strategy or single, not {} (parameter-server workers have no "
              "collective among themselves)",
              st.name);
+  SB_REQUIRE(target_miou == 0 || target_accuracy == 0,
+             "--target-miou {} and --target-accuracy {}: a run has one target; give one of them", target_miou,
+             target_accuracy);
+  SB_REQUIRE(eval_every_steps == 0 || has_target(),
+             "--eval-every-steps {} needs --target-miou or --target-accuracy (the evaluations only decide a target)",
+             eval_every_steps);
 }
 
 void TrainConfig::require_this_build() const {

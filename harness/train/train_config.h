@@ -75,6 +75,13 @@ struct TrainConfig {
   CpuKernels cpu_kernels = CpuKernels::automatic;  // cpu convolutions: auto|blas|onednn (models/ctx.h)
   int threads = 0;                   // BLAS threads; 0 = all cores
   std::int64_t max_steps = 0;        // per epoch, 0 = whole epoch (for quick checks)
+  // Train to a target (harness/train/target.h): every worker stops after the step at which the
+  // held-out mIoU (segmentation) or accuracy (classification) first reaches it; 0: off, at most one
+  // of the two. Checked after every epoch and, with eval_every_steps K > 0, after every K optimizer
+  // steps; `epochs` is then the budget.
+  double target_miou = 0;
+  double target_accuracy = 0;
+  std::int64_t eval_every_steps = 0;
   double progress_seconds = 30.0;    // a step progress line at most this often
   // Distributed (harness/strategy): devices in this process (mirrored), fusion bucket, overlap,
   // node grouping (hierarchical), bounded staleness (ps-async), and how long a rank may wait for a
@@ -110,6 +117,7 @@ struct TrainConfig {
   std::string trace;                 // step timeline, Chrome trace events (harness/train/trace.h)
 
   const StrategyTraits& strategy_traits() const { return traits(strategy); }
+  bool has_target() const { return target_miou > 0 || target_accuracy > 0; }
   // Every field's own check (train_fields.cpp) and the rules between fields; throws
   // scalebench::Error naming the option.
   // Not in validate(): a sweep of GPU points may be expanded and written out (dry run, Slurm

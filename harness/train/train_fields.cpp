@@ -97,6 +97,21 @@ std::vector<Field<T>> make_table() {
   f.push_back(make_field("threads", &T::threads, "BLAS threads (0: all cores)", {.agree = false}, in_range(0, 4096)));
   f.push_back(make_field("max_steps", &T::max_steps, "Stop each epoch after this many steps (0: full epoch)", {},
                          at_least(std::int64_t{0})));
+  const auto fraction = Check<double>([](const double& v) -> Problem {
+    if (v >= 0 && v <= 1) return std::nullopt;
+    return fmt::format("{} must be in [0, 1] (0: no target)", v);
+  });
+  f.push_back(make_field("target_miou", &T::target_miou,
+                         "Stop once the held-out mean non-background IoU reaches this (segmentation; 0: no target; "
+                         "checked after every epoch and every --eval-every-steps steps)",
+                         kLater, fraction));
+  f.push_back(make_field("target_accuracy", &T::target_accuracy,
+                         "Stop once the held-out accuracy reaches this (classification; 0: no target)", kLater,
+                         fraction));
+  f.push_back(make_field("eval_every_steps", &T::eval_every_steps,
+                         "With a target: also evaluate the held-out data every K optimizer steps (0: after each epoch "
+                         "only)",
+                         kLater, at_least(std::int64_t{0})));
   f.push_back(make_field("progress_seconds", &T::progress_seconds, "Step progress line interval", kLocal,
                          above(0.0)));
   f.push_back(make_field("devices", &T::devices,

@@ -191,15 +191,17 @@ int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, Train
 // Epoch after epoch until the last, or until the workers agree to stop (preemption): a stop on
 // an epoch's last step keeps that epoch (closed and recorded); a stop mid-epoch keeps its steps.
 // A stopped run leaves a checkpoint (with a checkpoint folder), so a rerun continues it.
+// A target reached (--target-*, the workers agreed at a check) ends the run ok at that step: an
+// epoch it cuts short is closed as it stands (its row covers the steps it ran).
 void train_epochs(RankState& st, EpochRunner& runner, int first_epoch, TrainObserver* observer) {
   for (int epoch = first_epoch; epoch <= st.cfg.epochs; ++epoch) {
     EpochRunner::Outcome o = runner.run_steps(epoch);
     const bool last = epoch == st.cfg.epochs && o.steps_done == st.steps;
-    if (o.stop && !last) {  // on the run's very last step a stop is just the end
+    if (o.stop && !o.target && !last) {  // on the run's very last step a stop is just the end
       TrainResult& r = st.result;
       r.preempted = true, r.preempted_signal = o.stop_signal, r.preempted_epoch = epoch, r.preempted_step = o.steps_done;
     }
-    if (o.stop && o.steps_done < st.steps) {  // mid-epoch: no epoch row, the steps are kept
+    if (o.stop && !o.target && o.steps_done < st.steps) {  // mid-epoch: no epoch row, the steps are kept
       if (runner.checkpointing()) {
         const double dt = runner.save_checkpoint(o, false);
         if (!o.rows.empty()) o.rows.back().checkpoint_s += dt;
@@ -208,6 +210,11 @@ void train_epochs(RankState& st, EpochRunner& runner, int first_epoch, TrainObse
       return;
     }
     runner.close(o, observer);
+    if (o.target) {  // reached (at the close, or at a check that cut the epoch short): done, ok
+      TrainResult& r = st.result;  // a signal on that same step changes nothing: nothing is left to run
+      r.preempted = false, r.preempted_signal = 0, r.preempted_epoch = 0, r.preempted_step = 0;
+      return;
+    }
     if (o.stop) {
       if (runner.checkpointing() && !last) runner.save_checkpoint(o, true);
       return;
@@ -231,6 +238,7 @@ void log_final(const RankState& st, std::ostream& log) {
   if (!st.reports() || st.result.preempted) return;  // the caller reports a preemption
   if (!st.result.strategy_summary.empty()) log << st.result.strategy_summary << "\n";
   log << format_final(st.result.epochs.back(), st.info) << "\n";
+  if (st.result.target.active()) log << "target: " << describe_target(st.result.target) << "\n";
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "harness/train/phase_timer.h"
 #include "harness/train/preemption.h"
+#include "harness/train/target.h"
 #include "harness/train/train_config.h"
 
 namespace scalebench {
@@ -85,6 +86,9 @@ struct TrainResult {
   std::int64_t preempted_step = 0;
   std::int64_t epoch_steps = 0;
   std::vector<StepRow> partial_steps;
+  // --target-miou / --target-accuracy (target.h): rank 0's held-out checks and their verdict. A
+  // run that reaches its target stops there with status ok (not preempted); inactive without one.
+  TargetTracker target;
 };
 
 // "SIGUSR1 at epoch 2 step 5 of 12" (+ " (epoch complete)" when it stopped on an epoch's last step).

@@ -177,6 +177,57 @@ PY
     # It must learn: the epoch-2 training loss is below epoch 1's.
     awk '/^epoch 1\/2 /{a=$4} /^epoch 2\/2 /{b=$4} END{exit !(a>0 && b<a)}' "$tmp/out" || fail "training loss did not fall"
     ;;
+  train_to_target)
+    # --target-miou: the run stops after the step whose held-out check first reaches the target
+    # (status ok; steps, epochs, images to target in /summary, and nothing trained past it); killed
+    # after step 15 and resumed from its step-15 checkpoint it reaches it at the same step, with the
+    # earlier launch's checks kept (they travel in the checkpoint); an unreachable target runs the
+    # budget and records the best value and where; bad target options are one line each. ~3 s.
+    small_seg
+    args=(--data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 6 --batch 4 --threads 1 --target-miou 0.2
+          --eval-every-steps 3 --progress-seconds 1000 --checkpoint-every 5)
+    "$sb" train "${args[@]}" -o "$tmp/whole" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train to target"; }
+    cat "$tmp/out"
+    grep -qE "^  check at step [0-9]+ .*target reached, every worker stops here" "$tmp/out" || fail "no target line"
+    SCALEBENCH_KILL_AFTER_STEP=15 "$sb" train "${args[@]}" -o "$tmp/resumed" >/dev/null 2>&1
+    "$sb" train "${args[@]}" -o "$tmp/resumed" >"$tmp/out2" 2>&1 || { cat "$tmp/out2"; fail "resumed train to target"; }
+    grep -q "^resume: continuing from .* (optimizer step 15)" "$tmp/out2" || { cat "$tmp/out2"; fail "did not resume"; }
+    "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 2 --batch 4 --threads 1 --target-miou 0.99 \
+      --eval-every-steps 3 --progress-seconds 1000 -o "$tmp/never" >"$tmp/out3" 2>&1 \
+      || { cat "$tmp/out3"; fail "train to an unreachable target"; }
+    /usr/bin/python3 - "$tmp" <<'PY' || fail "run files of the target runs"
+import glob, math, sys, h5py
+d = sys.argv[1]
+def one(folder):
+    (p,) = glob.glob(f"{d}/{folder}/*.h5")
+    f = h5py.File(p, "r")
+    return f.attrs["status"], dict(f["summary"].attrs), f["steps"][()], f["epochs"][()]
+status, s, steps, epochs = one("whole")
+assert status == "ok", status
+assert s["target_reached"] == 1 and s["target_metric"] == "val_miou" and s["target_value"] == 0.2, s
+n = int(s["steps_to_target"])
+assert len(steps) == n, f"{len(steps)} steps recorded, target at step {n}: trained past it"
+assert len(epochs) < 6, "ran the whole budget"
+assert s["images_to_target"] == 4 * n and s["target_best_step"] >= n, s
+assert abs(s["epochs_to_target"] - n / 10) < 1e-9, s  # 43 training samples: 10 steps per epoch
+# One check every 3 steps but at an epoch's last step, where the epoch's close checks; the check
+# that reached the target is one of them.
+want = {g for g in range(3, n + 1, 3) if g % 10} | {10 * k for k in range(1, n // 10 + 1)} | {n}
+assert s["target_checks"] == len(want), (s, sorted(want))
+rstatus, r, rsteps, _ = one("resumed")
+assert rstatus == "ok" and r["steps_to_target"] == n and r["target_checks"] == s["target_checks"], (r, s)
+assert r["target_best"] == s["target_best"], (r, s)
+nstatus, never, _, nep = one("never")
+assert nstatus == "ok" and never["target_reached"] == 0 and len(nep) == 2, never
+assert math.isnan(never["steps_to_target"]) and 0 < never["target_best"] < 0.99, never
+assert never["target_best_step"] >= 1, never
+print(f"ok: target at step {n} (whole and resumed), {int(s['target_checks'])} checks; unreachable: best",
+      f"{never['target_best']:.3f} at step {int(never['target_best_step'])}")
+PY
+    expect_error "--eval-every-steps 5 needs --target-miou or --target-accuracy" "$sb" train --data "$tmp/seg.h5" \
+      --eval-every-steps 5
+    expect_error "--target-miou: 1.5 must be in [0, 1]" "$sb" train --data "$tmp/seg.h5" --target-miou 1.5
+    ;;
   train_vgg_small)
     "$sb" datagen --task classification --n 96 --size 32 --seed 4 -o "$tmp/cls.h5" >/dev/null || fail datagen
     "$sb" train --data "$tmp/cls.h5" --model vgg11:width=0.0625,hidden=16,bn=1 --epochs 2 --batch 8 \

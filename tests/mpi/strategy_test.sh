@@ -32,6 +32,14 @@
 #                         --devices 1 --sync-bn (statistics through the NCCL group's ReplicaSum)
 #                         against the CPU's single. MODEL must have batch norm. Exit 77 (ctest's
 #                         Skipped) without a GPU or without the CUDA backend.
+#   target              : --target-accuracy 0.85 with --eval-every-steps 2 (U-Net, 2 workers x batch 2
+#                         against single at batch 4; held-out accuracy 0.81 at step 2, 0.87 at 4): mirrored, multiworker, ring and hierarchical each end ok
+#                         with every worker stopped after the same step (bit-identical final weights),
+#                         no step recorded past the target, and the target reached at single's step;
+#                         without a check reaching the target the weights are those of the same run
+#                         without one (mirrored; a check never changes training); ps-sync and
+#                         ps-async end ok one step after their target step (the next push tells
+#                         the server), ps-sync's at single's step, with identical workers. ~12 s.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
@@ -81,6 +89,54 @@ case $what in
       for ((r = 0; r < n; r++)); do ranks+=("$tmp/$s-3.rank$r"); done
       [ ${#ranks[@]} -le 1 ] || cmp_py identical "${ranks[@]}" || fail "$s N=$n ranks differ"
     done
+    ;;
+  target)
+    model="unet:depth=2,base=4,bn=0"
+    data_for "$model"
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 8 --lr 0.1 --class-weights none --threads 1
+            --val-fraction 0.1 --seed 11 --progress-seconds 1000 --eval-every-steps 2)
+    step_of() {  # run folder -> "steps_to_target rows_in_steps"
+      /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
+assert f.attrs['status']=='ok', f.attrs['status']; s=f['summary'].attrs; assert s['target_reached']==1, dict(s); \
+assert s['target_metric']=='val_accuracy', dict(s); print(int(s['steps_to_target']), len(f['steps']))" "$1"
+    }
+    "$sb" train "${common[@]}" --batch 4 --target-accuracy 0.85 -o "$tmp/single" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "single to target"; }
+    out=$(step_of "$tmp/single") || fail "single: no target step"
+    read -r want rows <<<"$out"
+    [ "$want" = "$rows" ] || fail "single: target at step $want but $rows steps recorded"
+    echo "single: target at step $want"
+    for st in mirrored multiworker ring hierarchical; do
+      strategy_cmd "$st" 2
+      "${cmd[@]}" "${common[@]}" --batch 2 --target-accuracy 0.85 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
+        2>&1 || { cat "$tmp/log"; fail "$st to target"; }
+      out=$(step_of "$tmp/$st") || fail "$st: no target step"
+      read -r got rows <<<"$out"
+      [ "$got" = "$want" ] && [ "$rows" = "$want" ] || fail "$st: target at step $got ($rows recorded), single's at $want"
+      cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers stopped at different steps"
+      echo "ok: $st N=2 stopped with single at step $got, workers identical"
+    done
+    # The parameter servers hear of the stop with the next push: one step more (ps-sync: the target
+    # at single's step; ps-async: its own, its updates being stale).
+    for st in ps-sync ps-async; do
+      cmd=("${mpi[@]}" -np 3 "$sb" train --strategy "$st")  # 2 workers and the server
+      "${cmd[@]}" "${common[@]}" --batch 2 --target-accuracy 0.85 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
+        2>&1 || { cat "$tmp/log"; fail "$st to target"; }
+      out=$(step_of "$tmp/$st") || fail "$st: no target step"
+      read -r got rows <<<"$out"
+      [ "$rows" = "$((got + 1))" ] || fail "$st: target at step $got but $rows steps recorded (want one more)"
+      [ "$st" = ps-async ] || [ "$got" = "$want" ] || fail "$st: target at step $got, single's at $want"
+      cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers ended with different weights"
+      echo "ok: $st N=2 reached it at step $got and stopped after step $rows, workers identical"
+    done
+    strategy_cmd mirrored 2  # threads: no mpirun start-up twice more
+    plain=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1 --seed 11
+           --progress-seconds 1000 --batch 2)
+    "${cmd[@]}" "${plain[@]}" --dump-weights "$tmp/plain" >/dev/null 2>&1 || fail "mirrored without a target"
+    "${cmd[@]}" "${plain[@]}" --target-miou 0.99 --eval-every-steps 1 --dump-weights "$tmp/never" >/dev/null 2>&1 \
+      || fail "mirrored with an unreachable target"
+    cmp_py identical "$tmp/plain.rank0" "$tmp/never.rank0" || fail "the target checks changed training"
+    echo "ok: mirrored with checks every step trains bit for bit as without"
     ;;
   accumulate)
     n=$1; model=$2; b=2; k=2

@@ -452,6 +452,111 @@ class AccuracyCostPlot(FixtureStudyCase):
         self.assertIn(os.path.join(out, "accuracy-cost.png"), p.stdout.split())
 
 
+def make_critical_batch_study(dst, b_simple=True):
+    """A study file (no run files: critical_batch reads only the study file) of a tuned
+    critical-batch study as collect writes it: U-Net, global batch 4-64 (batch x accumulate on
+    one device), lr 0.05/0.1 of which one is selected per batch, 3 seeds; batch 64 reached the
+    target in one seed of three only (its olympic mean: not reached). Invented steps (CRITICAL_STEPS),
+    real column names; with b_simple, every run carries a measured noise scale near 20."""
+    import h5py
+    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
+        attrs = dict(f.attrs)
+    cols = {k: [] for k in ("run_id", "point_id", "group_id", "config_id", "status", "model", "strategy", "scaling",
+                            "task", "target_metric", "lr")}
+    num_cols = ("world_size", "batch", "accumulate", "global_batch", "seed", "selected", "config_runs", "config_seeds",
+                "target_not_reached")
+    f64_cols = ("target_value", "steps_to_target", "steps_to_target_olympic", "steps_to_target_lo",
+                "steps_to_target_hi", "b_simple")
+    for c in num_cols + f64_cols:
+        cols[c] = []
+    k = 0
+    for gb, (steps, lo, hi, nr) in CRITICAL_STEPS.items():
+        for lr in ("0.05", "0.1"):
+            for seed in (1, 2, 3):
+                sel = lr == "0.1"
+                row = dict(run_id=f"{k:016x}", point_id=f"p{gb}-{lr}-{seed}", group_id=f"g{gb}-{lr}-{seed}",
+                           config_id=f"c{gb}-{lr}", status="ok", model="unet:depth=2,base=8", strategy="single",
+                           scaling="weak", task="segmentation", target_metric="val_miou", lr=lr, world_size=1,
+                           batch=4, accumulate=gb // 4, global_batch=gb, seed=seed, selected=int(sel), config_runs=3,
+                           config_seeds=3, target_not_reached=nr if sel else 0, target_value=0.4,
+                           steps_to_target=lo, steps_to_target_olympic=steps if sel else steps * 1.5,
+                           steps_to_target_lo=lo, steps_to_target_hi=hi,
+                           b_simple=(18.0 + seed) if b_simple else np.nan)
+                for c, v in row.items():
+                    cols[c].append(v)
+                k += 1
+    fields = []
+    for c, v in cols.items():
+        kind = (h5py.string_dtype("utf-8") if isinstance(v[0], str)
+                else np.int64 if c in num_cols else np.float64)
+        fields.append((c, kind))
+    arr = np.array(list(zip(*cols.values())), dtype=np.dtype(fields))
+    os.makedirs(dst)
+    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
+        f.attrs.update(attrs)
+        f.attrs["study"] = "critical-batch-fixture"
+        f.attrs["runs"] = len(arr)
+        f.attrs["point_fields"] = "model,strategy,world_size,batch,accumulate,lr,seed"
+        f.attrs["select_objective"] = "steps_to_target"
+        f.attrs["select_tuned"] = "lr"
+        f.create_dataset("runs", data=arr)
+    return dst
+
+
+# global batch -> (olympic mean of steps, lowest seed, highest seed, seeds not reached) of the
+# selected lr; batch 64: two seeds of three never reached the target.
+CRITICAL_STEPS = {4: (400.0, 380.0, 430.0, 0), 8: (210.0, 200.0, 240.0, 0), 16: (120.0, 110.0, 150.0, 0),
+                  32: (90.0, 80.0, np.inf, 1), 64: (np.inf, 85.0, np.inf, 2)}
+
+
+class CriticalBatchPlot(FixtureStudyCase):
+    """critical_batch.py on a tuned study with B_simple (invented numbers, real study-file shape)."""
+    build = staticmethod(make_critical_batch_study)
+
+    def test_plot_drawn_with_its_marks(self):
+        import critical_batch
+        check_outputs(self, critical_batch.make(self.study, os.path.join(self.tmp, "out")), ["critical-batch"])
+        rec = sbplot.LAYOUT[-1]  # the figure rules (FigureRules) hold here too
+        self.assertEqual(rec["stem"], "critical-batch")
+        self.assertTrue(rec["title_fits"])
+        self.assertFalse(any(a["legend_inside"] for a in rec["axes"]))
+        labels = [s[0] for s in rec["axes"][0]["series"]]
+        self.assertIn("perfect scaling (steps ∝ 1/batch)", labels)
+        self.assertTrue(any(lb.startswith("B_simple (measured)") for lb in labels), labels)
+        self.assertIn("not reached (olympic mean)", labels)
+        # The strategy keeps its one colour (FigureRules): single's.
+        single = [s for s in rec["axes"][0]["series"] if s[0] == "single"]
+        self.assertEqual(single[0][1], sbplot.STRATEGY_STYLE["single"][0].lower())
+        self.assertIn("tuned per batch over lr by steps_to_target", rec["caption"])
+        self.assertIn("3 of 15 runs shown did not reach the target", rec["caption"])
+
+    def test_points_are_the_selected_ones(self):
+        import critical_batch
+        rows = critical_batch.shown_rows(sbload.load_study(self.study))
+        self.assertEqual({r["lr"] for r in rows}, {"0.1"})
+        pts = critical_batch.points(rows)
+        self.assertEqual([p[0] for p in pts], [4, 8, 16, 32, 64])
+        self.assertEqual(pts[0][1], 400.0)
+        self.assertTrue(np.isinf(pts[-1][1]))
+
+    def test_without_b_simple_the_caption_says_so(self):
+        import critical_batch
+        d = make_critical_batch_study(os.path.join(self.tmp, "no-b"), b_simple=False)
+        critical_batch.make(d, os.path.join(self.tmp, "no-b-out"))
+        rec = sbplot.LAYOUT[-1]
+        self.assertIn("B_simple: not measured in this study", rec["caption"])
+        self.assertFalse(any(s[0].startswith("B_simple") for s in rec["axes"][0]["series"]))
+
+    def test_no_target_is_no_data_and_make_all_draws_it(self):
+        import critical_batch
+        with self.assertRaises(sbload.NoData):
+            critical_batch.make(SAMPLES, os.path.join(self.tmp, "none"))
+        out = os.path.join(self.tmp, "all")
+        p = run_make_all(self.study, "-o", out, "--only", "critical_batch")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn(os.path.join(out, "critical-batch.png"), p.stdout.split())
+
+
 class BadInputs(unittest.TestCase):
     """Missing or corrupt inputs: non-zero exit, exactly one line on stderr naming the file."""
 

@@ -93,3 +93,39 @@ TEST(Summary, StepTimeDistributionAfterWarmup) {
   const Attrs one = summarize(epochs({{4.0, 100}}), steps({{1, 0.0, 4.0}}), SummaryInputs{});
   EXPECT_TRUE(std::isnan(one.num("step_time_cv")));  // one step: no spread to speak of
 }
+
+// The target's attributes (summarize_target): where it was first reached, or NaN and the best.
+TEST(Summary, TargetReachedAndNot) {
+  const auto check = [](std::int64_t g, double v) {
+    return scalebench::TargetCheck{.epoch = int(g / 10) + 1, .step = g % 10, .global_step = g, .epochs = double(g) / 10,
+                                   .images = g * 8, .seconds = 0.5 * double(g), .value = v};
+  };
+  scalebench::TargetTracker t("val_miou", 0.5);
+  for (auto [g, v] : {std::pair{5, 0.2}, {15, 0.5}, {20, 0.7}}) t.observe(check(g, v));
+  Attrs s;
+  summarize_target(t, s);
+  EXPECT_EQ(s.str("target_metric"), "val_miou");
+  EXPECT_EQ(s.num("target_value"), 0.5);
+  EXPECT_EQ(s.integer("target_reached"), 1);
+  EXPECT_EQ(s.num("steps_to_target"), 15);
+  EXPECT_EQ(s.num("epochs_to_target"), 1.5);
+  EXPECT_EQ(s.num("images_to_target"), 120);
+  EXPECT_EQ(s.num("seconds_to_target"), 7.5);
+  EXPECT_EQ(s.num("target_best"), 0.7);
+  EXPECT_EQ(s.num("target_best_step"), 20);
+  EXPECT_EQ(s.integer("target_checks"), 3);
+  scalebench::TargetTracker never("val_accuracy", 0.9);
+  for (auto [g, v] : {std::pair{4, 0.3}, {8, 0.8}, {12, 0.8}}) never.observe(check(g, v));
+  Attrs n;
+  summarize_target(never, n);
+  EXPECT_EQ(n.integer("target_reached"), 0);
+  EXPECT_TRUE(std::isnan(n.num("steps_to_target")));
+  EXPECT_TRUE(std::isnan(n.num("epochs_to_target")));
+  EXPECT_TRUE(std::isnan(n.num("seconds_to_target")));
+  EXPECT_EQ(n.num("target_best"), 0.8);
+  EXPECT_EQ(n.num("target_best_step"), 8);
+  EXPECT_EQ(n.num("target_best_epochs"), 0.8);
+  Attrs none;
+  summarize_target(scalebench::TargetTracker(), none);
+  EXPECT_TRUE(none.empty());
+}

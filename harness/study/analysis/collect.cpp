@@ -13,6 +13,8 @@
 #include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/stats.h"
+#include "harness/study/analysis/tuning.h"
+#include "harness/study/spec/spec.h"
 #include "harness/study/status.h"
 #include "kernels/common/check.h"
 
@@ -47,8 +49,20 @@ void add_config_columns(Attrs& r, const Attrs& config, std::span<const Field<C>>
 }
 // Summary fields are float64 in the study table so that a run without a summary reads NaN: the
 // metrics of metrics.def whose source is the summary, and these facts beside them.
+// The target's (record/summary.h summarize_target) and the gradient noise scale, b_simple, when the
+// run recorded one (NaN otherwise).
 const char* kSummaryFacts[] = {"peak_tflops", "comm_bytes_per_step", "final_train_loss", "train_flops_per_image",
-                               "measured_epochs", "measured_steps", "step_time_iqr_s", "step_time_cv"};
+                               "measured_epochs", "measured_steps", "step_time_iqr_s", "step_time_cv",
+                               "target_value", "target_reached", "target_checks", "epochs_to_target",
+                               "images_to_target", "seconds_to_target", "target_best", "target_best_step",
+                               "target_best_epochs", "b_simple"};
+
+// A study folder's [select], from the spec its sweep kept there (study.toml); none without one.
+SelectSpec select_of(const std::string& dir) {
+  const fs::path spec = fs::path(dir) / "study.toml";
+  if (!fs::exists(spec)) return {};
+  return load_spec(spec.string()).select;
+}
 
 }  // namespace
 
@@ -65,7 +79,8 @@ Attrs study_row(const record::RunFile& f, const std::string& file) {
   for (const Metric& m : metric_table())
     if (m.source == "summary") r.set(m.name, f.summary.num(m.name));
   for (const char* k : kSummaryFacts) r.set(k, f.summary.num(k));
-  r.set("peak_method", f.summary.str("peak_method"));  // what MFU divides by (compare shows a change)
+  r.set("peak_method", f.summary.str("peak_method"));
+  r.set("target_metric", f.summary.str("target_metric"));  // what MFU divides by (compare shows a change)
   r.set("epochs_done", std::int64_t(f.epochs.rows()));
   for (const std::string& k : context_columns()) r.set(k, f.context.str(k));
   r.set("created_utc", f.created_utc);
@@ -154,6 +169,15 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   SB_REQUIRE(sf.runs.rows() > 0, "{}: none of the {} files is a readable run file", runs_dir.string(), files.size());
   add_speedup(sf.runs);
   add_point_stats(sf.runs);
+  add_seed_stats(sf.runs);
+  const SelectSpec select = select_of(dir);
+  sf.selection = select_best(sf.runs, select);
+  if (select.active()) {
+    std::string tuned;
+    for (const std::string& k : select.tuned) tuned += (tuned.empty() ? "" : ",") + k;
+    sf.attrs.set("select_objective", select.objective);
+    sf.attrs.set("select_tuned", tuned);
+  }
   sf.metrics = metrics_as_table();
   std::int64_t ok = 0;
   for (std::size_t r = 0; r < sf.runs.rows(); ++r) ok += sf.runs.str("status", r) == "ok";

@@ -149,7 +149,7 @@ std::string report(const StudyFile& f, Format format) {
       }
       out += "]}";
     }
-    return out + "\n]}\n";
+    return out + "\n]" + report_tuning(f, format) + "}\n";
   }
 
   std::string out;
@@ -203,7 +203,7 @@ std::string report(const StudyFile& f, Format format) {
     out += render(tt, format);
     for (std::size_t i = 0; i < notes.size(); ++i) out += fmt::format("  [{}] {}\n", i + 1, notes[i]);
   }
-  return out;
+  return out + report_tuning(f, format);
 }
 
 }  // namespace scalebench::study

@@ -18,5 +18,8 @@
 namespace scalebench::study {
 
 std::string report(const StudyFile& f, Format format);
+// Its sections for a study with a target or a [select] (report_tuning.cpp): "" when there are
+// none; in JSON, the members to add to the top object (", \"steps_to_target\": [...], ...").
+std::string report_tuning(const StudyFile& f, Format format);
 
 }  // namespace scalebench::study

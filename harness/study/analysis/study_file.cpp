@@ -12,6 +12,7 @@ void write_study_file(const std::string& path, const StudyFile& f) {
     record::h5::write_attrs(file, f.attrs, path);
     record::h5::write_table(file, "runs", f.runs, path);
     if (f.metrics.rows() > 0) record::h5::write_table(file, "metrics", f.metrics, path);
+    if (f.selection.rows() > 0) record::h5::write_table(file, "selection", f.selection, path);
   });
 }
 
@@ -26,6 +27,7 @@ StudyFile read_study_file(const std::string& path) {
              record::kSchemaVersion);
   f.runs = record::h5::read_table(file.get(), "runs", path);
   if (record::h5::exists(file.get(), "metrics")) f.metrics = record::h5::read_table(file.get(), "metrics", path);
+  if (record::h5::exists(file.get(), "selection")) f.selection = record::h5::read_table(file.get(), "selection", path);
   return f;
 }
 

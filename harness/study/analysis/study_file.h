@@ -7,6 +7,7 @@
 //   /metrics table, one row per metric of metrics.def (name, unit, better, tolerance, kind,
 //          source, definition): how readers such as the plots label and judge the columns
 //          (absent from files written before it existed and from project's predictions)
+//   /selection table, a study with [select] only: one row per candidate of each cell (tuning.h)
 // Written atomically like run files. Not here: how the rows are computed (collect.h).
 #pragma once
 
@@ -20,6 +21,7 @@ struct StudyFile {
   record::Attrs attrs;
   record::Table runs;
   record::Table metrics;  // empty when the file has none
+  record::Table selection;  // a tuned study's candidates (tuning.h select_best); empty when none
 };
 
 void write_study_file(const std::string& path, const StudyFile& f);

@@ -172,6 +172,33 @@ void read_sweep(const Section& s, SweepSpec& spec) {
   read_axes(s, spec);
 }
 
+// [select]: which runs of a tuned study count (tuning.h). objective names a per-run figure; tuned
+// lists [sweep] axes (the seed is never tuned: seeds are what a candidate's score is taken over).
+void read_select(const Section& s, SweepSpec& spec) {
+  if (!s.present()) return;
+  s.check_known({"objective", "tuned"});
+  const auto objective = s.str("objective");
+  if (!objective) s.fail("objective", fmt::format("required: one of {}", objective_names()));
+  if (!find_objective(*objective)) s.fail("objective", fmt::format("'{}' is not one of: {}", *objective, objective_names()));
+  const bool target_swept = std::any_of(spec.axes.begin(), spec.axes.end(), [](const SweepAxis& a) {
+    return a.key == "target_miou" || a.key == "target_accuracy";
+  });
+  if (*objective == "steps_to_target" && !spec.train.has_target() && !target_swept)
+    s.fail("objective", "steps_to_target needs a target: train.target_miou or train.target_accuracy");
+  spec.select.objective = *objective;
+  spec.select.tuned = s.strings("tuned");
+  const toml::array* listed = s.node("tuned")->as_array();
+  for (std::size_t i = 0; i < spec.select.tuned.size(); ++i) {
+    const std::string& k = spec.select.tuned[i];
+    const auto where = listed ? (*listed)[i].source() : s.node("tuned")->source();
+    if (k == "seed") s.fail_at(where, "select.tuned", "seed is not tuned: a candidate's score is taken over its seeds");
+    if (std::none_of(spec.axes.begin(), spec.axes.end(), [&](const SweepAxis& a) { return a.key == k; }))
+      s.fail_at(where, "select.tuned", fmt::format("'{}' is not a [sweep] axis (tuning picks among swept values)", k));
+    if (std::count(spec.select.tuned.begin(), spec.select.tuned.end(), k) > 1)
+      s.fail_at(where, "select.tuned", fmt::format("'{}' is listed twice", k));
+  }
+}
+
 }  // namespace
 
 SweepSpec parse_spec(std::string_view text, const std::string& source) {
@@ -180,9 +207,10 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
   spec.source = source;
   spec.text = std::string(text);
   for (auto&& [k, v] : root)
-    if (k.str() != "study" && k.str() != "dataset" && k.str() != "sweep" && k.str() != "train")
+    if (k.str() != "study" && k.str() != "dataset" && k.str() != "sweep" && k.str() != "train" && k.str() != "select")
       Section(source, &root, "", k.source())
-          .fail_at(k.source(), std::string(k.str()), "unknown section (known: [study], [dataset], [sweep], [train])");
+          .fail_at(k.source(), std::string(k.str()),
+                   "unknown section (known: [study], [dataset], [sweep], [train], [select])");
 
   const Section st = section(source, root, "study");
   st.check_known({"name", "description", "output", "launcher", "profile", "repetitions"});
@@ -209,6 +237,7 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
   read_train_table(train, spec.train, nullptr, [](const Field<TrainConfig>& f) { return f.in_spec; });
   for (const SweepAxis& a : spec.axes)
     if (train.has(a.key.c_str())) train.fail(a.key.c_str(), "also swept in [sweep]; give it in one place");
+  read_select(section(source, root, "select"), spec);
   return spec;
 }
 

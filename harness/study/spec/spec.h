@@ -13,6 +13,7 @@
 
 #include "harness/data/particle_gen.h"
 #include "harness/record/run_config.h"
+#include "harness/study/analysis/tuning.h"
 #include "harness/study/launch/launcher_kind.h"
 
 namespace scalebench::study {
@@ -52,6 +53,7 @@ struct SweepSpec {
   std::vector<int> global_batches;    // fixed global batch (strong)
   std::vector<SweepAxis> axes;        // every other [sweep] key: a run option swept over its values
   TrainConfig train;                  // the [train] template (model, strategy, batch, data set per point)
+  SelectSpec select;                  // [select]: the per-cell tuning collect and report apply (tuning.h)
 };
 
 // Throws scalebench::Error: "<file>:<line>:<column>: <section.field>: <problem>".

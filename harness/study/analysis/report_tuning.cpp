@@ -1,0 +1,123 @@
+// report_tuning.cpp — report's sections for a study with a target or a [select] (tuning.h): steps
+// to target per configuration (olympic mean over its runs, their range, how many did not reach
+// it) and, with a selection, every candidate of every cell with its score, the grid and the
+// winner. Reads only the study file's columns and /selection; computes nothing collect did not.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "harness/study/analysis/point_fields.h"
+#include "harness/study/analysis/report.h"
+
+namespace scalebench::study {
+namespace {
+
+// "412", "not reached" (+inf) or "-" (NaN).
+std::string steps(double v) {
+  if (std::isinf(v) && v > 0) return "not reached";
+  return std::isfinite(v) ? fmt::format("{:.0f}", v) : "-";
+}
+std::string score(double v, const std::string& objective) {
+  return objective == "steps_to_target" ? steps(v) : fixed(v, 3);
+}
+std::string json_steps(double v) { return std::isinf(v) && v > 0 ? "\"not reached\"" : json_number(v); }
+
+// One row per configuration (config_id): its first row.
+std::vector<std::size_t> configurations(const record::Table& t) {
+  std::vector<std::size_t> out;
+  std::map<std::string, bool> seen;
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (std::isfinite(t.num("target_value", r)) && !seen[t.str("config_id", r)]) {
+      seen[t.str("config_id", r)] = true;
+      out.push_back(r);
+    }
+  std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
+    return std::pair(t.integer("global_batch", a), t.integer("world_size", a)) <
+           std::pair(t.integer("global_batch", b), t.integer("world_size", b));
+  });
+  return out;
+}
+
+std::vector<std::string> shown_keys(const record::Table& t) {
+  std::vector<std::string> out;
+  for (const std::string& k : varied_keys({&t}))
+    if (k != "seed") out.push_back(k);
+  return out;
+}
+
+}  // namespace
+
+std::string report_tuning(const StudyFile& f, Format format) {
+  const record::Table& t = f.runs;
+  const auto rows = configurations(t);
+  const record::Table& sel = f.selection;
+  const std::string objective = f.attrs.str("select_objective");
+  if (format == Format::json) {
+    std::string out = ", \"steps_to_target\": [";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::size_t r = rows[i];
+      out += fmt::format("{}\n  {{\"configuration\": {}, \"global_batch\": {}, \"world_size\": {}, \"target\": {}, "
+                         "\"target_metric\": {}, \"runs\": {}, \"seeds\": {}, \"not_reached\": {}, "
+                         "\"steps_olympic\": {}, \"steps_lo\": {}, \"steps_hi\": {}, \"selected\": {}}}",
+                         i ? "," : "", json_string(row_label(t, r, shown_keys(t))), t.integer("global_batch", r),
+                         t.integer("world_size", r), json_number(t.num("target_value", r)),
+                         json_string(t.str("target_metric", r)), t.integer("config_runs", r),
+                         t.integer("config_seeds", r), t.integer("target_not_reached", r),
+                         json_steps(t.num("steps_to_target_olympic", r)), json_steps(t.num("steps_to_target_lo", r)),
+                         json_steps(t.num("steps_to_target_hi", r)), t.integer("selected", r) ? "true" : "false");
+    }
+    out += "], \"selection\": {\"objective\": " + json_string(objective) +
+           ", \"tuned\": " + json_string(f.attrs.str("select_tuned")) + ", \"candidates\": [";
+    for (std::size_t r = 0; r < sel.rows(); ++r)
+      out += fmt::format("{}\n  {{\"cell\": {}, \"global_batch\": {}, \"grid\": {}, \"candidate\": {}, \"score\": {}, "
+                         "\"score_lo\": {}, \"score_hi\": {}, \"runs\": {}, \"not_reached\": {}, \"selected\": {}}}",
+                         r ? "," : "", json_string(sel.str("cell", r)), sel.integer("global_batch", r),
+                         json_string(sel.str("grid", r)), json_string(sel.str("candidate", r)),
+                         json_steps(sel.num("score", r)), json_steps(sel.num("score_lo", r)),
+                         json_steps(sel.num("score_hi", r)), sel.integer("runs", r), sel.integer("not_reached", r),
+                         sel.integer("selected", r) ? "true" : "false");
+    return out + "]}";
+  }
+  std::string out;
+  const bool md = format == Format::markdown;
+  if (!rows.empty()) {
+    out += fmt::format("\n{}steps to target ({} >= {}): the olympic mean over a configuration's ok runs (its seeds; "
+                       "the lowest and highest dropped when there are 3 or more), [..] the lowest and highest run; a "
+                       "run that did not reach the target counts as the highest\n",
+                       md ? "### " : "== ", t.str("target_metric", rows[0]), t.str("target_value", rows[0]));
+    if (md) out += "\n";
+    TextTable tt;
+    tt.header = {"configuration", "global batch", "runs", "seeds", "not reached", "steps to target", "range",
+                 sel.rows() ? "selected" : "-"};
+    if (!sel.rows()) tt.header.pop_back();
+    const auto keys = shown_keys(t);
+    for (std::size_t r : rows) {
+      tt.rows.push_back({row_label(t, r, keys), std::to_string(t.integer("global_batch", r)),
+                         std::to_string(t.integer("config_runs", r)), std::to_string(t.integer("config_seeds", r)),
+                         std::to_string(t.integer("target_not_reached", r)), steps(t.num("steps_to_target_olympic", r)),
+                         "[" + steps(t.num("steps_to_target_lo", r)) + ", " + steps(t.num("steps_to_target_hi", r)) + "]"});
+      if (sel.rows()) tt.rows.back().push_back(t.integer("selected", r) ? "yes" : "");
+    }
+    out += render(tt, format);
+  }
+  if (sel.rows()) {
+    out += fmt::format("\n{}selection: per cell, the candidate with the best {} (olympic mean over its runs) is "
+                       "selected; tuned over {}\n",
+                       md ? "### " : "== ", objective, f.attrs.str("select_tuned"));
+    if (md) out += "\n";
+    TextTable tt;
+    tt.header = {"cell", "grid", "candidate", objective, "range", "runs", "not reached", "selected"};
+    for (std::size_t r = 0; r < sel.rows(); ++r)
+      tt.rows.push_back({sel.str("cell", r), sel.str("grid", r), sel.str("candidate", r),
+                         score(sel.num("score", r), objective),
+                         "[" + score(sel.num("score_lo", r), objective) + ", " + score(sel.num("score_hi", r), objective) + "]",
+                         std::to_string(sel.integer("runs", r)), std::to_string(sel.integer("not_reached", r)),
+                         sel.integer("selected", r) ? "WINNER" : ""});
+    out += render(tt, format);
+  }
+  return out;
+}
+
+}  // namespace scalebench::study

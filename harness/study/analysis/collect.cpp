@@ -48,7 +48,8 @@ void add_config_columns(Attrs& r, const Attrs& config, std::span<const Field<C>>
 // Summary fields are float64 in the study table so that a run without a summary reads NaN: the
 // metrics of metrics.def whose source is the summary, and these facts beside them.
 const char* kSummaryFacts[] = {"peak_tflops", "comm_bytes_per_step", "final_train_loss", "train_flops_per_image",
-                               "measured_epochs", "measured_steps", "step_time_iqr_s", "step_time_cv"};
+                               "measured_epochs", "measured_steps", "step_time_iqr_s", "step_time_cv",
+                               "b_simple"};
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,9 @@ struct EpochResult {
   double val_accuracy = 0;
   // The gradient noise scale over the epoch's measured steps (harness/strategy/noise_scale.h;
   // docs/metrics.md): mean tr(Σ) estimate, mean |G|² estimate, their ratio. NaN when not measured.
-  double grad_noise_trace = 0, grad_sq_norm = 0, b_simple = 0;
+  double grad_noise_trace = std::numeric_limits<double>::quiet_NaN();
+  double grad_sq_norm = std::numeric_limits<double>::quiet_NaN();
+  double b_simple = std::numeric_limits<double>::quiet_NaN();
   StepTimes time;                 // summed over the epoch's steps
   // Writing checkpoints during the epoch (rank 0's clock, which waits for every worker's file):
   // not in wall_s, so not in images_per_s. A resumed epoch's misses the write it resumed from.

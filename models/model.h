@@ -63,6 +63,10 @@ class Model {
   // adds the held sum into each node's range before that node's hook fires (so an overlapping
   // strategy sends the accumulated gradient), then empties it.
   void backward(Ctx& ctx, const Tensor& dlogits, bool last_micro_batch = true);
+  // After a last_micro_batch backward that followed held ones: the earlier micro-batches' summed
+  // gradients it added into the arena (until the next step's first backward). The noise scale on
+  // one replica reads it to tell the last micro-batch's own gradient from the sum.
+  const Tensor& held_grads() const { return held_; }
 
   Tensor& params() { return params_; }  // flat [param_count]
   Tensor& grads() { return grads_; }    // flat [param_count]

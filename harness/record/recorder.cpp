@@ -141,6 +141,8 @@ void Recorder::finish(const TrainResult& result) {
   summarize_target(result.target, file_.summary);
   // What the strategy saw that the tables cannot hold (ps-async: the staleness of its updates).
   if (!result.strategy_summary.empty()) file_.summary.set("strategy_note", result.strategy_summary);
+  // Why b_simple is NaN when the run could not measure it (a parameter server, one batch size).
+  if (!result.noise_scale_note.empty()) file_.summary.set("b_simple_note", result.noise_scale_note);
   heartbeat_.stop();
   file_.status = "ok";
   file_.error.clear();

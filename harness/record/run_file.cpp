@@ -38,7 +38,8 @@ RunFile make_run_file() {
   for (const char* c : {"epoch", "warmup"}) f.epochs.add(c, K::i64);
   f.epochs.add("wall_s", K::f64);
   f.epochs.add("images", K::i64);
-  for (const char* c : {"images_per_s", "lr", "train_loss", "val_loss", "val_miou", "val_accuracy", "checkpoint_s"})
+  for (const char* c : {"images_per_s", "lr", "train_loss", "val_loss", "val_miou", "val_accuracy", "checkpoint_s",
+                        "grad_noise_trace", "grad_sq_norm", "b_simple"})
     f.epochs.add(c, K::f64);
   f.epochs.add("segment", K::i64);
   for (const char* c : {"epoch", "step"}) f.steps.add(c, K::i64);
@@ -81,6 +82,9 @@ void append_epoch(RunFile& f, const EpochResult& e, const std::vector<StepRow>& 
   row.set("val_miou", segmentation ? e.val_miou : kNaN);
   row.set("val_accuracy", e.val_accuracy);
   row.set("checkpoint_s", e.checkpoint_s);
+  row.set("grad_noise_trace", e.grad_noise_trace);
+  row.set("grad_sq_norm", e.grad_sq_norm);
+  row.set("b_simple", e.b_simple);
   row.set("segment", e.segment);
   f.epochs.append(row);
   append_steps(f, steps);

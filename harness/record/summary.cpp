@@ -79,6 +79,8 @@ Attrs summarize(const Table& epochs, const Table& steps, const SummaryInputs& in
   s.set("final_val_loss", n ? epochs.num("val_loss", last) : kNaN);
   s.set("final_val_miou", n ? epochs.num("val_miou", last) : kNaN);
   s.set("final_val_accuracy", n ? epochs.num("val_accuracy", last) : kNaN);
+  // The gradient noise scale of the last epoch (the latest weights'; it changes as training goes).
+  s.set("b_simple", n && epochs.find("b_simple") ? epochs.num("b_simple", last) : kNaN);
   s.set("peak_mem_bytes", std::int64_t(in.peak_mem_bytes));
   return s;
 }

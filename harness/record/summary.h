@@ -13,6 +13,7 @@
 //                       variation (sample sd / mean); measured_steps counts them
 //   comm_bytes_per_step as the strategy reports it (0 for single)
 //   final_*             the last epoch's values (final_val_miou NaN for classification)
+//   b_simple            the last epoch's gradient noise scale (NaN when not measured)
 //   peak_mem_bytes      as given (getrusage ru_maxrss of rank 0, see peak_rss_bytes)
 //   target_*            with --target-miou/--target-accuracy (summarize_target): the target, whether
 //                       it was reached, steps/epochs/images/seconds to it, the best value and when

@@ -5,7 +5,11 @@
 // Gradient compression (--compression bf16|fp16) sends 16-bit floats between ranks and adds in
 // float32 (ring and hierarchical only; the native collectives are float32). With --sync-bn the
 // strategy lends batch norm a ReplicaSum over its communicator (doubles, summed in rank order).
+// Each step also measures the gradient noise scale's two norms (noise_scale.h): at N > 1 the
+// replica's own gradient, bucket by bucket just before each bucket's exchange, and the averaged
+// one; at N = 1 the micro-batches of --accumulate (micro_batch_norms.h).
 #include "harness/strategy/bucketer.h"
+#include "harness/strategy/micro_batch_norms.h"
 #include "harness/strategy/scalar_reduce.h"
 #include "harness/strategy/strategy_impl.h"
 
@@ -52,8 +56,21 @@ class AllreduceStrategy final : public Strategy {
     buckets_ = std::make_unique<BucketAllreducer>(*bg_, algo_opts_, model.grads().f32(), model.param_count(), bucket,
                                                   overlap, opts_.on_bucket);
     model.set_backward_hook([this](int, std::int64_t b, std::int64_t e) { buckets_->ready(b, e); });
+    // |G_small|²: this replica's mean gradient, read in each bucket's range before the exchange
+    // sums it in place (overlapped or not) and before any 16-bit wire rounds it. Buckets tile the
+    // arena, so the parts add up to the whole squared norm.
+    if (comm_.size() > 1)
+      buckets_->set_before_exchange([this, &model](std::int64_t b, std::int64_t e) {
+        local_sq_ += model.device().sum_squares(model.grads().f32(), {{b, e - b}}).front();
+      });
   }
-  void before_backward(Model&) override { buckets_->begin_step(); }
+  void before_backward(Model&) override {
+    buckets_->begin_step();
+    local_sq_ = 0;
+  }
+  void after_micro_batch(Model& model) override {
+    if (comm_.size() == 1) micro_.after_micro_batch(model);
+  }
 
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     DeviceClock clock(model.device());  // phases on the device's timeline (CUDA events on GPUs)
@@ -64,11 +81,15 @@ class AllreduceStrategy final : public Strategy {
     // time-based checkpoint. A stop that meets a bad step waits one step (the signal stays set and
     // the next step's scalar carries it); a checkpoint wish that meets another rank's higher
     // signal is dropped (the stop writes one anyway).
+    // The same collective sums the replicas' squared gradient norms (the noise scale): no extra
+    // message per step.
     constexpr int kIssues = 8;
     constexpr double kBad = 1 << 16;  // above every signal number, doubled
-    const double code = allreduce_scalar_max(
-        comm_, health.bad ? kBad + (comm_.rank() + 1) * kIssues + int(health.issue)
-                          : double(2 * health.stop_wanted + (health.checkpoint_wanted ? 1 : 0)));
+    const auto [code, small_sq_sum] = allreduce_scalar_max_sum(
+        comm_,
+        health.bad ? kBad + (comm_.rank() + 1) * kIssues + int(health.issue)
+                   : double(2 * health.stop_wanted + (health.checkpoint_wanted ? 1 : 0)),
+        local_sq_);
     const int bad_code = code >= kBad ? int(code - kBad) : 0;
     const int ok_code = code >= kBad ? 0 : int(code);
     agreed_stop_ = ok_code / 2;
@@ -80,7 +101,19 @@ class AllreduceStrategy final : public Strategy {
     const double comm_exposed = comm_.size() > 1 ? clock.lap() : 0.0;
     model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
     StepExchange x = check_gradient(model, bad_rank == comm_.rank() ? health : StepHealth{}, bad_rank, issue);
-    if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
+    if (!x.nonfinite) {
+      // |G_big|²: the averaged gradient, the same bits on every worker. N = 1: a one-rank exchange
+      // left the sum as it was, and the micro-batches are the small batch.
+      const int n = comm_.size();
+      const GradNorms micro = micro_.finish(model);
+      x.norms = n == 1 ? micro
+                       : GradNorms{.small_sq = small_sq_sum / n,
+                                   .big_sq = model.device().sum_squares(model.grads().f32(), {{0, count_}}).front(),
+                                   .smalls = n};
+      opt.step(model.params().f32(), model.grads().f32(), lr);
+    } else {
+      micro_.finish(model);  // starts the next step's micro-batches afresh
+    }
     x.checkpoint = ok_code % 2 == 1;
     x.comm_exposed = comm_exposed;
     x.update = clock.lap();
@@ -106,6 +139,8 @@ class AllreduceStrategy final : public Strategy {
   std::unique_ptr<BucketAllreducer> buckets_;
   int agreed_stop_ = 0;  // the signal the last step's scalar agreed on (0: no stop)
   CommReplicaSum stats_;
+  double local_sq_ = 0;    // N > 1: this step's Σ |own gradient|² over the buckets exchanged so far
+  MicroBatchNorms micro_;  // N = 1 with --accumulate
 };
 
 }  // namespace

@@ -39,6 +39,7 @@ void BucketAllreducer::ready(std::int64_t begin, std::int64_t end) {
 
 void BucketAllreducer::submit(std::int64_t begin, std::int64_t end) {
   ++submitted_;
+  if (before_exchange_) before_exchange_(begin, end);
   if (!overlap_) {
     reduce(begin, end);
     return;

@@ -39,6 +39,11 @@ class BucketAllreducer {
   BucketAllreducer(const BucketAllreducer&) = delete;
   BucketAllreducer& operator=(const BucketAllreducer&) = delete;
 
+  // Told of each bucket on the submitting (training) thread just before it is handed to the
+  // exchange: the last moment its range holds this rank's own gradient (the noise scale's norm).
+  using SubmitHook = std::function<void(std::int64_t begin, std::int64_t end)>;
+  void set_before_exchange(SubmitHook hook) { before_exchange_ = std::move(hook); }
+
   void begin_step();
   void ready(std::int64_t begin, std::int64_t end);  // [begin, end) of the arena is final
   void finish();                                     // every bucket reduced; rethrows a comm error
@@ -54,6 +59,7 @@ class BucketAllreducer {
   std::int64_t count_, bucket_elems_;
   bool overlap_;
   BucketObserver observer_;
+  SubmitHook before_exchange_;
   int index_ = 0;  // the next bucket's number within the step
   std::int64_t pending_hi_ = 0, pending_lo_ = 0;  // [lo, hi): ready, not yet submitted
   int buckets_ = 0, submitted_ = 0;

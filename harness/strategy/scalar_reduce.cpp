@@ -44,4 +44,12 @@ double allreduce_scalar_max(comm::Communicator& comm, double x) {
   return *std::max_element(all.begin(), all.end());
 }
 
+std::pair<double, double> allreduce_scalar_max_sum(comm::Communicator& comm, double max_of, double sum_of) {
+  const double mine[2] = {max_of, sum_of};
+  const auto all = gather(comm, mine, 2);
+  double mx = all[0], sum = 0;
+  for (std::size_t at = 0; at < all.size(); at += 2) mx = std::max(mx, all[at]), sum += all[at + 1];
+  return {mx, sum};
+}
+
 }  // namespace scalebench

@@ -3,6 +3,7 @@
 #include "harness/strategy/strategy.h"
 
 
+#include "harness/strategy/micro_batch_norms.h"
 #include "harness/strategy/strategy_impl.h"
 
 namespace scalebench {
@@ -14,9 +15,12 @@ class SingleStrategy final : public Strategy {
   int workers() const override { return 1; }
   int worker_index() const override { return 0; }
   void start(Model&) override {}
+  void after_micro_batch(Model& model) override { micro_.after_micro_batch(model); }
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     DeviceClock clock(model.device());  // the update's time includes its device work
+    const GradNorms norms = micro_.finish(model);  // one replica: its micro-batches are the small batch
     StepExchange x = check_gradient(model, health, health.bad ? 0 : -1, health.issue);
+    if (!x.nonfinite) x.norms = norms;
     x.checkpoint = health.checkpoint_wanted;
     if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
     x.update = clock.lap();
@@ -26,6 +30,9 @@ class SingleStrategy final : public Strategy {
   double sum_over_workers(double x) override { return x; }
   double max_over_workers(double x) override { return x; }
   int agree_stop(int local) override { return local; }
+
+ private:
+  MicroBatchNorms micro_;
 };
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "harness/comm/communicator.h"
 #include "harness/strategy/strategy_traits.h"
 #include "harness/strategy/bucketer.h"
+#include "harness/strategy/noise_scale.h"
 #include "models/lr_schedule.h"
 #include "models/model.h"
 #include "models/optimizer.h"
@@ -65,6 +66,9 @@ struct StepExchange {
   // Every worker writes a checkpoint after this step (--checkpoint-minutes: a time-based one, agreed
   // in the exchange so that all of them write at the same step).
   bool checkpoint = false;
+  // The gradient noise scale's squared norms of this step (noise_scale.h), the same on every
+  // worker; smalls = 0 when the step measured nothing (a non-finite step, one batch size, ps-*).
+  GradNorms norms;
 };
 
 class Strategy {
@@ -76,6 +80,9 @@ class Strategy {
   // Before the first step: make the weights (and batch-norm statistics) equal everywhere.
   virtual void start(Model& model) = 0;
   virtual void before_backward(Model& model) {}
+  // --accumulate M > 1: after the backward of each micro-batch but the step's last (the arena
+  // holds that micro-batch's gradient alone). Reads only; the noise scale on one replica uses it.
+  virtual void after_micro_batch(Model& model) {}
   // After backward: exchange gradients and update the weights with learning rate `lr`, unless
   // some worker's step (or the exchanged gradient) is not finite: then no worker updates and every
   // worker's result says so (StepExchange::nonfinite).

@@ -25,7 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 // 02: epochs and steps carry their checkpoint time and launch; the launches themselves.
-// 03: the held-out checks of a run with a target (target.h).
+// 03: the held-out checks of a run with a target (target.h); epochs carry the gradient noise scale,
+//     the unfinished epoch its sums.
 constexpr char kMagic[8] = {'S', 'B', 'C', 'K', 'P', 'T', '0', '3'};
 
 std::uint64_t fnv1a(const std::string& bytes) {
@@ -53,7 +54,7 @@ class Writer {
   void epoch(const EpochResult& e) {
     pod(e.epoch), pod(e.warmup), pod(e.wall_s), pod(e.images), pod(e.images_per_s), pod(e.lr), pod(e.train_loss);
     pod(e.val_loss), vec(e.val_iou), pod(e.val_miou), pod(e.val_accuracy), pod(e.time), pod(e.checkpoint_s);
-    pod(e.segment);
+    pod(e.segment), pod(e.grad_noise_trace), pod(e.grad_sq_norm), pod(e.b_simple);
   }
   void segment(const RunSegment& g) {
     pod(g.segment), str(g.started_utc), str(g.host), str(g.resumed_from), pod(g.first_epoch), pod(g.first_step);
@@ -98,6 +99,7 @@ class Reader {
     e.images_per_s = pod<double>(), e.lr = pod<double>(), e.train_loss = pod<double>(), e.val_loss = pod<double>();
     e.val_iou = vec<double>(), e.val_miou = pod<double>(), e.val_accuracy = pod<double>(), e.time = pod<StepTimes>();
     e.checkpoint_s = pod<double>(), e.segment = pod<int>();
+    e.grad_noise_trace = pod<double>(), e.grad_sq_norm = pod<double>(), e.b_simple = pod<double>();
     return e;
   }
   RunSegment segment() {
@@ -195,7 +197,7 @@ void write_rank_checkpoint(const std::string& dir, const RankCheckpoint& c) {
   w.pod(std::uint64_t(c.buffers.size()));
   for (const auto& b : c.buffers) w.vec(b);
   w.pod(c.loss_sum), w.pod(c.wall_s), w.pod(c.lr), w.pod(c.loss_steps), w.pod(c.images), w.pod(c.nonfinite_skipped);
-  w.pod(c.consecutive_skips), w.pod(c.time), w.pod(c.checkpoint_s), w.pod(c.segment);
+  w.pod(c.consecutive_skips), w.pod(c.time), w.pod(c.checkpoint_s), w.pod(c.segment), w.pod(c.noise);
   w.pod(std::uint64_t(c.epochs.size()));
   for (const auto& e : c.epochs) w.epoch(e);
   w.pod(std::uint64_t(c.epoch_steps.size()));
@@ -288,7 +290,7 @@ RankCheckpoint read_rank_checkpoint(const std::string& step_dir, int rank) {
   c.loss_sum = r.pod<double>(), c.wall_s = r.pod<double>(), c.lr = r.pod<double>();
   c.loss_steps = r.pod<std::int64_t>(), c.images = r.pod<std::int64_t>(), c.nonfinite_skipped = r.pod<std::int64_t>();
   c.consecutive_skips = r.pod<int>(), c.time = r.pod<StepTimes>(), c.checkpoint_s = r.pod<double>();
-  c.segment = r.pod<int>();
+  c.segment = r.pod<int>(), c.noise = r.pod<NoiseScaleSums>();
   const auto epochs = r.pod<std::uint64_t>();
   SB_REQUIRE(epochs <= 10'000'000, "checkpoint {}: {} epochs is not plausible", file, epochs);
   for (std::uint64_t i = 0; i < epochs; ++i) c.epochs.push_back(r.epoch());

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/strategy/noise_scale.h"
 #include "harness/train/trainer.h"
 #include "models/model.h"
 #include "models/optimizer.h"
@@ -39,6 +40,7 @@ struct RankCheckpoint {
   std::int64_t loss_steps = 0, images = 0, nonfinite_skipped = 0;
   int consecutive_skips = 0;
   StepTimes time;
+  NoiseScaleSums noise;           // the unfinished epoch's gradient noise scale sums
   double checkpoint_s = 0;        // the unfinished epoch's checkpoint writes before this one
   int segment = 1;                // the launch that wrote it (a resume is launch segment + 1)
   // Rank 0: the record so far.

@@ -205,6 +205,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       if (m + 1 == micro) st_.strategy->before_backward(st_.model);
       layer_mark_ = trace::Clock::now();
       st_.model.backward(ctx_, dlogits_, /*last_micro_batch=*/m + 1 == micro);
+      if (m + 1 < micro) st_.strategy->after_micro_batch(st_.model);  // reads this micro-batch's gradient
       t.bwd += sw.lap();
     }
     health.stop_wanted = preemption_signal();
@@ -230,6 +231,7 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       restore_buffers();
     } else {
       consecutive_skips_ = 0;
+      o.noise.add(xch.norms);
       o.loss_sum += loss;
       ++o.loss_steps;
     }
@@ -331,6 +333,9 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   er.train_loss = st_.strategy->sum_over_workers(o.loss_sum) / st_.strategy->sum_over_workers(double(o.loss_steps));
   er.images *= st_.workers;
   er.images_per_s = double(er.images) / er.wall_s;
+  // Every worker measured the same norms (the strategies reduce them), so no reduction here.
+  const NoiseScale ns = o.noise.estimate(st_.result.global_batch);
+  er.grad_noise_trace = ns.trace, er.grad_sq_norm = ns.sq_norm, er.b_simple = ns.b_simple;
   if (st_.reports()) evaluate_and_record(o, observer);
   // Every worker starts the next epoch's clock after the evaluation. Otherwise the others' first
   // exchange of the next epoch waits for rank 0's evaluation, and the max over workers above counts
@@ -386,6 +391,7 @@ double EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
   if (!closed) {
     c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
     c.images = o.epoch.images, c.time = o.epoch.time, c.checkpoint_s = o.epoch.checkpoint_s;
+    c.noise = o.noise;
     if (st_.reports()) c.current_steps = o.rows;
   }
   c.segment = segment_;
@@ -421,6 +427,7 @@ void EpochRunner::resume(const RankCheckpoint& c) {
   o.loss_sum = c.loss_sum, o.loss_steps = c.loss_steps, o.epoch.lr = c.lr, o.epoch.images = c.images;
   o.epoch.time = c.time;
   o.epoch.checkpoint_s = c.checkpoint_s;
+  o.noise = c.noise;
   o.rows = c.current_steps;
   segment_ = c.segment + 1;
   resumed_wall_s_ = c.wall_s;

@@ -31,6 +31,7 @@ class EpochRunner {
     double loss_sum = 0;            // this worker's steps (skipped non-finite steps left out)
     std::int64_t loss_steps = 0;    // the steps loss_sum sums
     std::int64_t steps_done = 0;
+    NoiseScaleSums noise;           // the gradient noise scale's measured steps (same on every worker)
     bool stop = false;              // the workers agreed to stop after the last step done
     int stop_signal = 0;            // ... because of this signal (preemption.h)
     bool target = false;            // ... because the run's target was reached there (target.h)

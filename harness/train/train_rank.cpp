@@ -15,6 +15,7 @@
 #include <ostream>
 
 #include "harness/comm/consistency.h"
+#include "harness/strategy/noise_scale.h"
 #include "harness/train/checkpoint.h"
 #include "harness/train/epoch.h"
 #include "harness/train/preemption.h"
@@ -267,6 +268,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
     throw;
   }
   st.result.strategy_summary = st.strategy->summary();
+  st.result.noise_scale_note = noise_scale_unmeasurable(traits(cfg.strategy), st.workers, cfg.accumulate);
   dump_weights(st, "");
   if (st.trace) st.trace->write();
   log_final(st, log);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct EpochResult {
   std::vector<double> val_iou;    // per class (segmentation)
   double val_miou = 0;            // mean over non-background classes (segmentation)
   double val_accuracy = 0;
+  // The gradient noise scale over the epoch's measured steps (harness/strategy/noise_scale.h;
+  // docs/metrics.md): mean tr(Σ) estimate, mean |G|² estimate, their ratio. NaN when not measured.
+  double grad_noise_trace = std::numeric_limits<double>::quiet_NaN();
+  double grad_sq_norm = std::numeric_limits<double>::quiet_NaN();
+  double b_simple = std::numeric_limits<double>::quiet_NaN();
   StepTimes time;                 // summed over the epoch's steps
   // Writing checkpoints during the epoch (rank 0's clock, which waits for every worker's file):
   // not in wall_s, so not in images_per_s. A resumed epoch's misses the write it resumed from.
@@ -73,6 +79,7 @@ struct TrainResult {
   int workers = 1;                          // data-parallel replicas: the device count of scaling
   std::int64_t global_batch = 0;
   std::string strategy_summary;             // e.g. the staleness ps-async saw
+  std::string noise_scale_note;             // why b_simple is NaN ("" when it is measured)
   std::int64_t nonfinite_skipped = 0;       // steps this worker skipped (--on-nonfinite skip)
   std::vector<EpochResult> epochs;
   std::vector<RunSegment> segments;         // rank 0: this run's launches so far, this one last

@@ -99,7 +99,11 @@ ea, eb = a["epochs"][()], b["epochs"][()]
 assert len(ea) == len(eb) == 2
 for k in ("epoch", "images", "train_loss", "val_loss", "val_miou", "lr"):
     assert np.array_equal(ea[k], eb[k]), (k, ea[k], eb[k])
-print("ok: 12 steps and 2 epochs equal the uninterrupted run's (losses, IoU, LR)")
+# The gradient noise scale: the resumed epoch's sums came through the checkpoint (NaN where the
+# run cannot measure it, e.g. one replica without --accumulate).
+for k in ("grad_noise_trace", "grad_sq_norm", "b_simple"):
+    assert np.array_equal(ea[k], eb[k], equal_nan=True), (k, ea[k], eb[k])
+print("ok: 12 steps and 2 epochs equal the uninterrupted run's (losses, IoU, LR, noise scale)")
 PY
 }
 

@@ -81,7 +81,7 @@ TEST(RunFile, SchemaRoundTrip) {
   EXPECT_EQ(g.context.str("gpu_names").empty(), g.context.str("gpu_stack").empty()) << g.context.str("gpu_stack");
   ASSERT_EQ(g.epochs.rows(), 2u);
   for (const char* c : {"epoch", "warmup", "wall_s", "images", "images_per_s", "lr", "train_loss", "val_loss",
-                        "val_miou", "val_accuracy"})
+                        "val_miou", "val_accuracy", "grad_noise_trace", "grad_sq_norm", "b_simple"})
     EXPECT_NE(g.epochs.find(c), nullptr) << c;
   EXPECT_EQ(g.epochs.integer("warmup", 0), 1);
   EXPECT_EQ(g.epochs.integer("warmup", 1), 0);

@@ -115,7 +115,7 @@ TEST(Collect, RunFilesToStudyFile) {
     record::RunFile f = record::make_run_file();
     f.config = record::config_attrs(c);
     f.status = status;
-    if (status == "ok") f.summary.set("images_per_s", ips);
+    if (status == "ok") f.summary.set("images_per_s", ips), f.summary.set("b_simple", ips / 10);  // noise scale
     else f.error = "strategy not available";
     record::write_run_file(runs + "/" + record::run_id(c) + ".h5", f);
   };
@@ -153,8 +153,10 @@ TEST(Collect, RunFilesToStudyFile) {
       EXPECT_EQ(sf.runs.integer("world_size", r), 2);
       EXPECT_EQ(sf.runs.integer("global_batch", r), 16);
       EXPECT_TRUE(std::isnan(sf.runs.num("speedup", r)));
+      EXPECT_TRUE(std::isnan(sf.runs.num("b_simple", r)));  // no summary
     } else {
       speedups += sf.runs.num("speedup", r);
+      EXPECT_DOUBLE_EQ(sf.runs.num("b_simple", r), sf.runs.num("images_per_s", r) / 10);  // the summary's
       EXPECT_EQ(sf.runs.str("baseline", r), "single N=1");
     }
     EXPECT_EQ(sf.runs.str("model", r), "unet:depth=2,base=4");

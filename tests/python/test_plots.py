@@ -4,6 +4,8 @@ expected PNG/PDF must exist, be non-empty, and the PNG must be a real image with
 corrupt or missing inputs must give a non-zero exit with exactly one error line.
 
 Run: /usr/bin/python3 -m unittest -v tests/python/test_plots.py   (ctest: python.plots)
+The recipe figures (accuracy-cost, critical batch) are tested in test_plots_recipes.py; what both
+files share is in plot_fixtures.py.
 
 It deliberately does not compare pixels against reference images (fonts and matplotlib versions
 move them), and does not judge whether a plot is pretty. The multi-N fixture is made here with
@@ -22,21 +24,10 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-PLOTS = os.path.join(ROOT, "plots")
-SAMPLES = os.path.join(ROOT, "results", "samples")
-PY = sys.executable or "/usr/bin/python3"
-sys.path.insert(0, PLOTS)
-
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.image as mpimg  # noqa: E402
-import numpy as np  # noqa: E402
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_fixtures import (ROOT, SAMPLES, FixtureStudyCase, check_outputs, make_multi_n_study,  # noqa: E402
+                           mpimg, np, pdf_ok, png_has_content, run_make_all)
 import accuracy  # noqa: E402
-import accuracy_cost  # noqa: E402
 import breakdown  # noqa: E402
 import commbench  # noqa: E402
 import curves  # noqa: E402
@@ -44,6 +35,7 @@ import efficiency  # noqa: E402
 import sbload  # noqa: E402
 import sbplot  # noqa: E402
 import speedup  # noqa: E402
+
 
 # A real `scalebench commbench --json` output (threads transport, 4 ranks, this project's
 # commbench_main on a 2-core VM), trimmed to 4K…1M. Used because the sample folder has no
@@ -60,128 +52,6 @@ COMMBENCH_THREADS4 = {
     ],
 }
 
-
-def png_has_content(test, path):
-    test.assertTrue(os.path.isfile(path), path)
-    test.assertGreater(os.path.getsize(path), 2000, path)
-    with open(path, "rb") as fh:
-        test.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n", path)
-    img = mpimg.imread(path)
-    test.assertEqual(img.ndim, 3, path)
-    test.assertGreater(img.shape[0], 200, path)
-    test.assertGreater(img.shape[1], 300, path)
-    rgb = img[..., :3]
-    test.assertGreater(float(rgb.std()), 0.02, f"{path}: nearly uniform image")
-    # Drawn content: a fair share of non-white pixels, and coloured (non-grey) ones (data lines).
-    nonwhite = (rgb.min(axis=2) < 0.9).mean()
-    test.assertGreater(nonwhite, 0.005, f"{path}: almost nothing drawn")
-    colourful = ((rgb.max(axis=2) - rgb.min(axis=2)) > 0.25).mean()
-    test.assertGreater(colourful, 0.0005, f"{path}: no coloured data drawn")
-
-
-def pdf_ok(test, path):
-    test.assertTrue(os.path.isfile(path), path)
-    test.assertGreater(os.path.getsize(path), 1000, path)
-    with open(path, "rb") as fh:
-        test.assertEqual(fh.read(5), b"%PDF-", path)
-
-
-def check_outputs(test, paths, expected_stems):
-    stems = sorted({os.path.splitext(os.path.basename(p))[0] for p in paths})
-    test.assertEqual(stems, sorted(expected_stems))
-    for p in paths:
-        if p.endswith(".png"):
-            png_has_content(test, p)
-        else:
-            test.assertTrue(p.endswith(".pdf"), p)
-            pdf_ok(test, p)
-    test.assertEqual(len(paths), 2 * len(expected_stems))
-
-
-def run_make_all(*args):
-    return subprocess.run([PY, os.path.join(PLOTS, "make_all.py"), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
-
-
-def make_multi_n_study(dst):
-    """A study with U-Net single/ring/multiworker at N = 1…8 (two repetitions of ring, one failed
-    ring N=16), VGG multiworker at N = 1, 2, 4 in strong scaling, built from the sample run files."""
-    import h5py
-    runs = os.path.join(dst, "runs")
-    os.makedirs(runs)
-    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
-        tmpl = f["runs"][()]
-        study_attrs = dict(f.attrs)
-    by_id = {r["run_id"].decode(): r for r in tmpl}
-    points = []  # (source run id, strategy, N, rep, status, scaling)
-    for s, n_list in (("single", [1]), ("ring", [1, 2, 4, 8]), ("multiworker", [1, 2, 4, 8])):
-        for n in n_list:
-            for rep in ((1, 2) if s == "ring" else (1,)):
-                points.append(("d8270d579261f947", s, n, rep, "ok", "weak"))
-    points.append(("d8270d579261f947", "ring", 16, 1, "failed", "weak"))
-    for n in (1, 2, 4):
-        points.append(("7f88d9d897361a49", "multiworker", n, 1, "ok", "strong"))
-    rows = []
-    for k, (src, strat, n, rep, status, scaling) in enumerate(points):
-        rid = f"{k:016x}"
-        gid = f"g{src[:7]}{scaling[0]}"
-        comm = {"single": 0.0, "ring": 0.0015, "multiworker": 0.0025}[strat] * np.log2(2 * n) * (n > 1)
-        shutil.copy(os.path.join(SAMPLES, "runs", src + ".h5"), os.path.join(runs, rid + ".h5"))
-        with h5py.File(os.path.join(runs, rid + ".h5"), "r+") as f:
-            f.attrs["status"] = status
-            f["config"].attrs.update({"strategy": strat, "world_size": n, "repetition": rep, "run_id": rid,
-                                      "group_id": gid, "point_id": f"p{src[:5]}{strat}{n}", "scaling": scaling})
-            f["context"].attrs["hostnames"] = "node01" if n <= 4 else "node01,node02"
-            st = f["steps"][()]
-            if scaling == "strong":
-                for c in ("t_data", "t_fwd", "t_bwd", "t_update"):
-                    st[c] /= n
-            st["t_comm_exposed"] = comm * (1 + 0.1 * rep)
-            st["t_total"] = sum(st[c] for c in ("t_data", "t_fwd", "t_bwd", "t_comm_exposed", "t_update"))
-            st["loss"] *= 1 + 0.03 * np.log2(n)
-            f["steps"][...] = st
-            ep = f["epochs"][()]
-            ep["wall_s"] = [st["t_total"][st["epoch"] == e].sum() for e in ep["epoch"]]
-            ep["train_loss"] *= 1 + 0.04 * np.log2(n)
-            ep["val_miou"] *= 1 - 0.03 * np.log2(n)
-            ep["val_accuracy"] *= 1 - 0.02 * np.log2(n)
-            f["epochs"][...] = ep
-            if status != "ok":
-                f.attrs["error"] = "killed by signal 9 (Killed)"
-                for a in list(f["summary"].attrs):
-                    del f["summary"].attrs[a]
-        r = by_id[src].copy()
-        meas = ep[ep["warmup"] == 0]
-        imgs = meas["images"].sum() * (n if scaling == "weak" else 1)
-        r["run_id"], r["group_id"], r["point_id"] = rid.encode(), gid.encode(), f"p{src[:5]}{strat}{n}".encode()
-        r["strategy"], r["status"], r["scaling"] = strat.encode(), status.encode(), scaling.encode()
-        r["world_size"], r["repetition"], r["file"] = n, rep, f"runs/{rid}.h5".encode()
-        r["images_per_s"] = imgs / meas["wall_s"].sum() if status == "ok" else np.nan
-        r["final_train_loss"], r["final_val_miou"] = ep["train_loss"][-1], ep["val_miou"][-1]
-        r["final_val_accuracy"], r["final_val_loss"] = ep["val_accuracy"][-1], ep["val_loss"][-1]
-        r["error"] = b"" if status == "ok" else b"killed by signal 9 (Killed)"
-        rows.append(r)
-    for r in rows:  # speedup against the same strategy's N=1 (median over repetitions), as collect does
-        if r["status"] != b"ok":
-            r["speedup"] = r["efficiency"] = np.nan
-            r["baseline"] = b""
-            continue
-        base = [b["images_per_s"] for b in rows if b["group_id"] == r["group_id"] and b["world_size"] == 1
-                and b["strategy"] == r["strategy"] and b["status"] == b"ok"]
-        r["baseline_images_per_s"] = float(np.median(base))
-        r["baseline"] = r["strategy"] + b" N=1"
-        r["speedup"] = r["images_per_s"] / r["baseline_images_per_s"]
-        r["efficiency"] = r["speedup"] / r["world_size"]
-    dt = np.dtype([(n, h5py.string_dtype("utf-8") if tmpl.dtype[n].kind == "O" else tmpl.dtype[n])
-                   for n in tmpl.dtype.names])
-    arr = np.array([tuple(r[n].decode() if isinstance(r[n], bytes) else r[n] for n in tmpl.dtype.names)
-                    for r in rows], dtype=dt)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(study_attrs)
-        f.attrs["study"] = "multi-n-fixture"
-        f.attrs["runs"] = len(rows)
-        f.create_dataset("runs", data=arr)
-    return dst
 
 
 class SamplePlots(unittest.TestCase):
@@ -272,18 +142,6 @@ class SamplePlots(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^skipped: commbench: .+")
 
 
-class FixtureStudyCase(unittest.TestCase):
-    """A test class over one fixture study, made once in a temporary folder by `build`."""
-    build = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sb_plots_fixture_")
-        cls.study = cls.build(os.path.join(cls.tmp, "study"))
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
 
 class MultiNPlots(FixtureStudyCase):
@@ -385,176 +243,6 @@ class FigureRules(FixtureStudyCase):
         self.assertTrue(rec["title_fits"])
         self.assertTrue(rec["axes"][0]["legend_inside"] is False)
 
-
-def make_recipe_study(dst):
-    """A study file (no run files: accuracy_cost reads only the study file) of one U-Net at N = 1, 2,
-    4, 8 under lr_scaling none/linear × sync_bn false/true, built from the sample U-Net row with a
-    sync_bn column added. Its mIoU values are invented and listed in RECIPE_MIOU."""
-    import h5py
-    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
-        tmpl = f["runs"][()]
-        attrs = dict(f.attrs)
-    src = next(r for r in tmpl if r["run_id"].decode() == "d8270d579261f947")
-    names = list(tmpl.dtype.names) + ["sync_bn"]
-    dt = np.dtype([(n, h5py.string_dtype("utf-8") if n != "sync_bn" and tmpl.dtype[n].kind == "O"
-                    else (np.int8 if n == "sync_bn" else tmpl.dtype[n])) for n in names])
-    rows = []
-    for k, ((rule, sync, n), miou) in enumerate(RECIPE_MIOU.items()):
-        r = {n_: (src[n_].decode() if isinstance(src[n_], bytes) else src[n_]) for n_ in tmpl.dtype.names}
-        r.update(run_id=f"{k:016x}", point_id=f"p{k}", group_id=f"g{rule}{sync}", strategy="mirrored",
-                 world_size=n, lr_scaling=rule, sync_bn=int(sync), final_val_miou=miou, status="ok")
-        rows.append(tuple(r[n_] if n_ in r else 0 for n_ in names))
-    os.makedirs(dst)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(attrs)
-        f.attrs["study"] = "recipe-fixture"
-        f.attrs["runs"] = len(rows)
-        f.attrs["point_fields"] = "model,strategy,world_size,batch,lr_scaling,sync_bn"
-        f.create_dataset("runs", data=np.array(rows, dtype=dt))
-    return dst
-
-
-RECIPE_MIOU = {(rule, sync, n): round(0.60 - (0.02 if rule == "none" else 0.005) * (n.bit_length() - 1)
-                                      + (0.01 if sync else 0.0) + (0.003 * (rule == "linear") if n == 1 else 0), 4)
-               for rule in ("none", "linear") for sync in (False, True) for n in (1, 2, 4, 8)}
-
-
-class AccuracyCostPlot(FixtureStudyCase):
-    """accuracy_cost.py on a small recipe study (invented numbers, real study-file shape)."""
-    build = staticmethod(make_recipe_study)
-
-    def test_plot_drawn(self):
-        check_outputs(self, accuracy_cost.make(self.study, os.path.join(self.tmp, "out")), ["accuracy-cost"])
-        rec = sbplot.LAYOUT[-1]  # the figure rules (FigureRules) hold here too
-        self.assertEqual(rec["stem"], "accuracy-cost")
-        self.assertTrue(rec["title_fits"])
-        self.assertFalse(any(a["legend_inside"] for a in rec["axes"]))
-        self.assertFalse(sbplot.titles_collide(rec))
-
-    def test_recipe_fields_and_band(self):
-        rows = sbload.load_study(self.study).ok_rows()
-        self.assertEqual(accuracy_cost.varied_recipe_fields(rows), ["lr_scaling", "sync_bn"])
-        n1 = [v for (rule, sync, n), v in RECIPE_MIOU.items() if n == 1]
-        lo, med, hi = accuracy_cost.n1_band(rows, "final_val_miou", 1.0)
-        self.assertAlmostEqual(lo, min(n1))
-        self.assertAlmostEqual(hi, max(n1))
-        self.assertAlmostEqual(med, float(np.median(n1)))
-
-    def test_no_recipe_varied_is_no_data(self):
-        # The samples hold two models with their own LRs and one U-Net recipe: not a recipe study.
-        with self.assertRaises(sbload.NoData):
-            accuracy_cost.make(SAMPLES, os.path.join(self.tmp, "none"))
-
-    def test_make_all_draws_it(self):
-        out = os.path.join(self.tmp, "all")
-        p = run_make_all(self.study, "-o", out, "--only", "accuracy_cost")
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertIn(os.path.join(out, "accuracy-cost.png"), p.stdout.split())
-
-
-def make_critical_batch_study(dst, b_simple=True):
-    """A study file (no run files: critical_batch reads only the study file) of a tuned
-    critical-batch study as collect writes it: U-Net, global batch 4-64 (batch x accumulate on
-    one device), lr 0.05/0.1 of which one is selected per batch, 3 seeds; batch 64 reached the
-    target in one seed of three only (its olympic mean: not reached). Invented steps (CRITICAL_STEPS),
-    real column names; with b_simple, every run carries a measured noise scale near 20."""
-    import h5py
-    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
-        attrs = dict(f.attrs)
-    cols = {k: [] for k in ("run_id", "point_id", "group_id", "config_id", "status", "model", "strategy", "scaling",
-                            "task", "target_metric", "lr")}
-    num_cols = ("world_size", "batch", "accumulate", "global_batch", "seed", "selected", "config_runs", "config_seeds",
-                "target_not_reached")
-    f64_cols = ("target_value", "steps_to_target", "steps_to_target_olympic", "steps_to_target_lo",
-                "steps_to_target_hi", "b_simple")
-    for c in num_cols + f64_cols:
-        cols[c] = []
-    k = 0
-    for gb, (steps, lo, hi, nr) in CRITICAL_STEPS.items():
-        for lr in ("0.05", "0.1"):
-            for seed in (1, 2, 3):
-                sel = lr == "0.1"
-                row = dict(run_id=f"{k:016x}", point_id=f"p{gb}-{lr}-{seed}", group_id=f"g{gb}-{lr}-{seed}",
-                           config_id=f"c{gb}-{lr}", status="ok", model="unet:depth=2,base=8", strategy="single",
-                           scaling="weak", task="segmentation", target_metric="val_miou", lr=lr, world_size=1,
-                           batch=4, accumulate=gb // 4, global_batch=gb, seed=seed, selected=int(sel), config_runs=3,
-                           config_seeds=3, target_not_reached=nr if sel else 0, target_value=0.4,
-                           steps_to_target=lo, steps_to_target_olympic=steps if sel else steps * 1.5,
-                           steps_to_target_lo=lo, steps_to_target_hi=hi,
-                           b_simple=(18.0 + seed) if b_simple else np.nan)
-                for c, v in row.items():
-                    cols[c].append(v)
-                k += 1
-    fields = []
-    for c, v in cols.items():
-        kind = (h5py.string_dtype("utf-8") if isinstance(v[0], str)
-                else np.int64 if c in num_cols else np.float64)
-        fields.append((c, kind))
-    arr = np.array(list(zip(*cols.values())), dtype=np.dtype(fields))
-    os.makedirs(dst)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(attrs)
-        f.attrs["study"] = "critical-batch-fixture"
-        f.attrs["runs"] = len(arr)
-        f.attrs["point_fields"] = "model,strategy,world_size,batch,accumulate,lr,seed"
-        f.attrs["select_objective"] = "steps_to_target"
-        f.attrs["select_tuned"] = "lr"
-        f.create_dataset("runs", data=arr)
-    return dst
-
-
-# global batch -> (olympic mean of steps, lowest seed, highest seed, seeds not reached) of the
-# selected lr; batch 64: two seeds of three never reached the target.
-CRITICAL_STEPS = {4: (400.0, 380.0, 430.0, 0), 8: (210.0, 200.0, 240.0, 0), 16: (120.0, 110.0, 150.0, 0),
-                  32: (90.0, 80.0, np.inf, 1), 64: (np.inf, 85.0, np.inf, 2)}
-
-
-class CriticalBatchPlot(FixtureStudyCase):
-    """critical_batch.py on a tuned study with B_simple (invented numbers, real study-file shape)."""
-    build = staticmethod(make_critical_batch_study)
-
-    def test_plot_drawn_with_its_marks(self):
-        import critical_batch
-        check_outputs(self, critical_batch.make(self.study, os.path.join(self.tmp, "out")), ["critical-batch"])
-        rec = sbplot.LAYOUT[-1]  # the figure rules (FigureRules) hold here too
-        self.assertEqual(rec["stem"], "critical-batch")
-        self.assertTrue(rec["title_fits"])
-        self.assertFalse(any(a["legend_inside"] for a in rec["axes"]))
-        labels = [s[0] for s in rec["axes"][0]["series"]]
-        self.assertIn("perfect scaling (steps ∝ 1/batch)", labels)
-        self.assertTrue(any(lb.startswith("B_simple (measured)") for lb in labels), labels)
-        self.assertIn("not reached (olympic mean)", labels)
-        # The strategy keeps its one colour (FigureRules): single's.
-        single = [s for s in rec["axes"][0]["series"] if s[0] == "single"]
-        self.assertEqual(single[0][1], sbplot.STRATEGY_STYLE["single"][0].lower())
-        self.assertIn("tuned per batch over lr by steps_to_target", rec["caption"])
-        self.assertIn("3 of 15 runs shown did not reach the target", rec["caption"])
-
-    def test_points_are_the_selected_ones(self):
-        import critical_batch
-        rows = critical_batch.shown_rows(sbload.load_study(self.study))
-        self.assertEqual({r["lr"] for r in rows}, {"0.1"})
-        pts = critical_batch.points(rows)
-        self.assertEqual([p[0] for p in pts], [4, 8, 16, 32, 64])
-        self.assertEqual(pts[0][1], 400.0)
-        self.assertTrue(np.isinf(pts[-1][1]))
-
-    def test_without_b_simple_the_caption_says_so(self):
-        import critical_batch
-        d = make_critical_batch_study(os.path.join(self.tmp, "no-b"), b_simple=False)
-        critical_batch.make(d, os.path.join(self.tmp, "no-b-out"))
-        rec = sbplot.LAYOUT[-1]
-        self.assertIn("B_simple: not measured in this study", rec["caption"])
-        self.assertFalse(any(s[0].startswith("B_simple") for s in rec["axes"][0]["series"]))
-
-    def test_no_target_is_no_data_and_make_all_draws_it(self):
-        import critical_batch
-        with self.assertRaises(sbload.NoData):
-            critical_batch.make(SAMPLES, os.path.join(self.tmp, "none"))
-        out = os.path.join(self.tmp, "all")
-        p = run_make_all(self.study, "-o", out, "--only", "critical_batch")
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertIn(os.path.join(out, "critical-batch.png"), p.stdout.split())
 
 
 class BadInputs(unittest.TestCase):

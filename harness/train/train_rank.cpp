@@ -268,7 +268,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
     throw;
   }
   st.result.strategy_summary = st.strategy->summary();
-  st.result.noise_scale_note = noise_scale_unmeasurable(traits(cfg.strategy), st.workers, cfg.accumulate);
+  st.result.noise_scale_note = noise_scale_unmeasurable(cfg.strategy_traits(), st.workers, cfg.accumulate);
   dump_weights(st, "");
   if (st.trace) st.trace->write();
   log_final(st, log);

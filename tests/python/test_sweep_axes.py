@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from test_plots import PLOTS, SAMPLES, check_outputs, png_has_content, run_make_all  # noqa: E402
+from plot_fixtures import PLOTS, SAMPLES, check_outputs, png_has_content, run_make_all  # noqa: E402
 
 sys.path.insert(0, PLOTS)
 import sbload  # noqa: E402

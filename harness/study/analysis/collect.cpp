@@ -79,8 +79,8 @@ Attrs study_row(const record::RunFile& f, const std::string& file) {
   for (const Metric& m : metric_table())
     if (m.source == "summary") r.set(m.name, f.summary.num(m.name));
   for (const char* k : kSummaryFacts) r.set(k, f.summary.num(k));
-  r.set("peak_method", f.summary.str("peak_method"));
-  r.set("target_metric", f.summary.str("target_metric"));  // what MFU divides by (compare shows a change)
+  r.set("peak_method", f.summary.str("peak_method"));  // what MFU divides by (compare shows a change)
+  r.set("target_metric", f.summary.str("target_metric"));
   r.set("epochs_done", std::int64_t(f.epochs.rows()));
   for (const std::string& k : context_columns()) r.set(k, f.context.str(k));
   r.set("created_utc", f.created_utc);

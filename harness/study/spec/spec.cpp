@@ -206,11 +206,14 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
   SweepSpec spec;
   spec.source = source;
   spec.text = std::string(text);
+  // The sections a spec may hold: checked against, and listed in the error, from this one list.
+  static constexpr std::string_view kSections[] = {"study", "dataset", "sweep", "train", "select"};
   for (auto&& [k, v] : root)
-    if (k.str() != "study" && k.str() != "dataset" && k.str() != "sweep" && k.str() != "train" && k.str() != "select")
-      Section(source, &root, "", k.source())
-          .fail_at(k.source(), std::string(k.str()),
-                   "unknown section (known: [study], [dataset], [sweep], [train], [select])");
+    if (std::find(std::begin(kSections), std::end(kSections), k.str()) == std::end(kSections)) {
+      std::string known;
+      for (const auto name : kSections) known += fmt::format("{}[{}]", known.empty() ? "" : ", ", name);
+      Section(source, &root, "", k.source()).fail_at(k.source(), std::string(k.str()), "unknown section (known: " + known + ")");
+    }
 
   const Section st = section(source, root, "study");
   st.check_known({"name", "description", "output", "launcher", "profile", "repetitions"});

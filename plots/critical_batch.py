@@ -10,12 +10,16 @@ the target counts as the highest), bars from `steps_to_target_lo` to `_hi` (the 
 seed). With a [select] in the spec only the selected candidates (`selected` = 1: the LR etc. that won
 at that batch) are drawn, and the caption names what was tuned; configurations that did not reach
 the target are drawn as open triangles at the top of the axes and counted in the caption. B_simple
-is drawn (a vertical line at the median of the shown runs' `b_simple`, a band from their min to max)
-when the study has the column; otherwise the caption says it was not measured. Drawn whenever a run
-of the study has a target; otherwise NoData (make_all.py prints it as skipped).
+is drawn (a vertical line at the median of the shown runs' `b_simple`, a band over their
+interquartile range) when the study has the column; otherwise the caption says it was not
+measured. Where it bends: McCandlish et al.'s S = S_min (1 + B_crit / B), fitted (least squares in
+log steps, fit_bend) to a line's reached points when it has 3 or more, drawn dotted, its B_crit in
+the legend with the range of the same fit to each seed's runs alone — so the bend and B_simple can
+be compared on one axis. Drawn whenever a run of the study has a target; otherwise NoData
+(make_all.py prints it as skipped).
 
-It deliberately does not fit the curve or judge where it bends (docs/accuracy-cost.md does, from the
-numbers), and does not draw quality at equal epochs (accuracy_cost.py).
+It deliberately does not judge whether the bend and B_simple agree (docs/accuracy-cost.md does, from
+the numbers), and does not draw quality at equal epochs (accuracy_cost.py).
 
 Usage: /usr/bin/python3 plots/critical_batch.py STUDY_DIR_OR_FILE [-o OUT]
 """
@@ -71,6 +75,42 @@ def points(rows):
     return out
 
 
+def fit_bend(pairs):
+    """(B_crit, S_min) of S = S_min (1 + B_crit / B) fitted to (batch, steps) pairs, least squares
+    in log steps: for a given B_crit the best log S_min is the mean of log S - log(1 + B_crit/B), so
+    only B_crit is searched (a log grid from 1/100 of the smallest batch to 100 times the largest, then
+    refined around the best). None with fewer than 3 finite pairs."""
+    pts = [(float(b), float(s)) for b, s in pairs if math.isfinite(s) and s > 0 and b > 0]
+    if len({b for b, _ in pts}) < 3:
+        return None
+
+    def cost(bc):
+        xs = [math.log(s) - math.log1p(bc / b) for b, s in pts]
+        m = sum(xs) / len(xs)
+        return sum((x - m) ** 2 for x in xs), math.exp(m)
+
+    lo, hi = math.log(min(b for b, _ in pts) / 100), math.log(max(b for b, _ in pts) * 100)
+    for _ in range(4):  # grid, then three refinements around the best
+        grid = [lo + (hi - lo) * i / 400 for i in range(401)]
+        best = min(grid, key=lambda g: cost(math.exp(g))[0])
+        step = (hi - lo) / 400
+        lo, hi = best - 2 * step, best + 2 * step
+    bc = math.exp(best)
+    return bc, cost(bc)[1]
+
+
+def seed_fits(rows):
+    """fit_bend of each seed's runs alone (the selected configuration at every batch): B_crit per seed.
+    A seed that did not reach the target at some batch is left out at that batch."""
+    by_seed = {}
+    for r in rows:
+        if "seed" in r and "steps_to_target" in r:
+            by_seed.setdefault(str(r.get("seed")), []).append(
+                (int(r["global_batch"]), sbload.num(r.get("steps_to_target"))))
+    fits = [fit_bend(v) for v in by_seed.values()]
+    return [f[0] for f in fits if f]
+
+
 def b_simple_values(rows) -> list:
     return [sbload.num(r.get("b_simple")) for r in rows if sbload.finite(r.get("b_simple"))
             and sbload.num(r.get("b_simple")) > 0]
@@ -104,6 +144,14 @@ def make(study_path_or_dir, out_dir) -> list:
             for b, y, lo, hi, _ in reached:
                 if not math.isfinite(hi):
                     ax.annotate("", xy=(b, y * 1.6), xytext=(b, y), arrowprops=dict(arrowstyle="->", color=color))
+            bend = fit_bend([(b, y) for b, y, *_ in reached])
+            if bend:
+                bc, smin = bend
+                per_seed = seed_fits(srows)
+                spread = f" (seeds {min(per_seed):.3g}–{max(per_seed):.3g})" if len(per_seed) > 1 else ""
+                fx = [reached[0][0] * (reached[-1][0] / reached[0][0]) ** (i / 60) for i in range(61)]
+                ax.plot(fx, [smin * (1 + bc / x) for x in fx], ls=":", color=color, lw=1.4,
+                        label=f"fit S_min(1 + B_crit/B): B_crit {bc:.3g}{spread}")
             b0, y0 = reached[0][0], reached[0][1]
             xs = sorted(batches)
             ideal = [y0 * b0 / x for x in xs]
@@ -126,10 +174,12 @@ def make(study_path_or_dir, out_dir) -> list:
     bs = b_simple_values(rows)
     if bs:
         med = statistics.median(bs)
+        q1, q3 = (statistics.quantiles(bs, n=4, method="inclusive")[i] for i in (0, 2)) if len(bs) > 1 else (med, med)
         lo_x, hi_x = ax.get_xlim()
-        if min(bs) < max(bs):
-            ax.axvspan(min(bs), max(bs), color="#CC79A7", alpha=0.15, zorder=0)
-        ax.axvline(med, color="#CC79A7", lw=1.6, label=f"B_simple (measured): {med:.3g}")
+        if q1 < q3:
+            ax.axvspan(q1, q3, color="#CC79A7", alpha=0.15, zorder=0)
+        ax.axvline(med, color="#CC79A7", lw=1.6,
+                   label=f"B_simple (measured): {med:.3g}" + (f", IQR {q1:.3g}–{q3:.3g}" if q1 < q3 else ""))
         ax.set_xlim(min(lo_x, med / 1.3), max(hi_x, med * 1.3))
     ax.set_xlabel("global batch (log2)")
     ax.set_ylabel("optimizer steps to target (log)")
@@ -145,8 +195,9 @@ def make(study_path_or_dir, out_dir) -> list:
              f"{not_reached} of {runs} runs shown did not reach the target (counted as the highest)",
              (f"tuned per batch over {tuned} by {study.attrs.get('select_objective', '')}: the selected value drawn "
               "(scalebench report lists every candidate)") if tuned else "no [select]: every configuration drawn",
-             "dashed: perfect scaling from the smallest batch",
-             "B_simple (measured): median of the runs' gradient noise scale, band min–max" if bs
+             "dashed: perfect scaling from the smallest batch; dotted: S = S_min(1 + B_crit/B) fitted to the markers",
+             f"B_simple (measured): median of the {len(bs)} runs' gradient noise scale at their end, band: interquartile "
+             f"range (all: {min(bs):.3g}–{max(bs):.3g})" if bs
              else "B_simple: not measured in this study (no b_simple column)"]
     cap = sbplot.caption(study, rows, [r for r in study.rows if sbload.finite(r.get("target_value"))
                                        or r.get("status") != "ok"], extra)

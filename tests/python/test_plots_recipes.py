@@ -158,6 +158,20 @@ class CriticalBatchPlot(FixtureStudyCase):
         self.assertIn("tuned per batch over lr by steps_to_target", rec["caption"])
         self.assertIn("3 of 15 runs shown did not reach the target", rec["caption"])
 
+    def test_the_bend_fit_recovers_the_law_and_is_drawn(self):
+        import critical_batch
+        # exact S = 150 (1 + 12/B) at 4..64: B_crit 12, S_min 150, to the grid's refinement
+        bc, smin = critical_batch.fit_bend([(b, 150 * (1 + 12 / b)) for b in (4, 8, 16, 32, 64)])
+        self.assertAlmostEqual(bc / 12, 1, places=3)
+        self.assertAlmostEqual(smin / 150, 1, places=3)
+        self.assertIsNone(critical_batch.fit_bend([(4, 100.0), (8, 60.0), (16, float("inf"))]))
+        critical_batch.make(self.study, os.path.join(self.tmp, "fit"))
+        labels = [s[0] for s in sbplot.LAYOUT[-1]["axes"][0]["series"]]
+        fit = [lb for lb in labels if lb.startswith("fit S_min(1 + B_crit/B): B_crit ")]
+        self.assertEqual(len(fit), 1, labels)
+        self.assertIn("(seeds ", fit[0])  # each seed's own fit gives the range
+        self.assertTrue(any(lb.startswith("B_simple (measured): 20, IQR 19–21") for lb in labels), labels)
+
     def test_points_are_the_selected_ones(self):
         import critical_batch
         rows = critical_batch.shown_rows(sbload.load_study(self.study))

@@ -327,6 +327,42 @@ TEST(ProjectStragglers, ExpectedMaxMatchesTheClosedForms) {
   EXPECT_DOUBLE_EQ(straggler_factor(MeasuredStep{}, 8), 1.0);  // no samples: no spread known
 }
 
+// E[max] with one rank slowed, against the K^n equally likely draws enumerated one by one.
+double brute_expected_max(const std::vector<double>& v, int n, double slow) {
+  const std::size_t k = v.size();
+  std::size_t combos = 1;
+  for (int r = 0; r < n; ++r) combos *= k;
+  double sum = 0;
+  for (std::size_t c = 0; c < combos; ++c) {
+    std::size_t rest = c;
+    double mx = 0;
+    for (int r = 0; r < n; ++r, rest /= k) mx = std::max(mx, v[rest % k] / (r == 0 ? slow : 1.0));  // rank 0 is slow
+    sum += mx;
+  }
+  return sum / double(combos);
+}
+
+TEST(ProjectStragglers, ASlowNodeIsTheSlowestOfNWhenItsLeadIsLarge) {
+  // {1, 2}, n = 2, one rank at half speed draws {2, 4}: max (1,2) 2, (1,4) 4, (2,2) 2, (2,4) 4 -> 3
+  EXPECT_DOUBLE_EQ(expected_max({1.0, 2.0}, 2, 0.5), 3.0);
+  // identical steps: the slow rank's own, 1/0.8 of them, at every N >= 2; N = 1 is the traced rank
+  EXPECT_DOUBLE_EQ(expected_max({3.0, 3.0, 3.0}, 8, 0.8), 3.75);
+  EXPECT_DOUBLE_EQ(expected_max({3.0, 1.0}, 1, 0.8), 2.0);
+  // a spread of steps, ties and overlapping ranges included: the union of jumps, exactly
+  const std::vector<double> v{0.50, 0.52, 0.52, 0.55, 0.61, 0.70};
+  for (int n : {2, 3, 4, 5})
+    for (double slow : {0.95, 0.8, 0.52 / 0.61, 0.5}) EXPECT_NEAR(expected_max(v, n, slow), brute_expected_max(v, n, slow), 1e-12)
+        << n << " " << slow;
+  EXPECT_NEAR(expected_max(v, 4, 1.0), brute_expected_max(v, 4, 1.0), 1e-12);  // the plain term is the slow = 1 case
+  EXPECT_THROW(expected_max(v, 2, 0.0), Error);
+  EXPECT_THROW(expected_max(v, 2, 1.5), Error);
+  MeasuredStep m;
+  EXPECT_DOUBLE_EQ(straggler_factor(m, 4, 0.8), 1.25);  // no spread known: the slow rank alone
+  EXPECT_DOUBLE_EQ(straggler_factor(m, 1, 0.8), 1.0);
+  m.step_compute_s = v;
+  EXPECT_GT(straggler_factor(m, 4, 0.8), straggler_factor(m, 4));
+}
+
 // three_layers() whose two traced steps computed 60 and 70 ms (mean 65, as its phases sum to)
 MeasuredStep spread_steps() {
   MeasuredStep m = three_layers();
@@ -548,6 +584,15 @@ TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
   EXPECT_TRUE(has(t, "# warning: ")) << t;
   EXPECT_TRUE(has(t, "records no batch: --batch 8 is taken unchecked")) << t;
   EXPECT_TRUE(has(t, "the trace records no provenance")) << t;
+  // a slow node is part of the straggler term: said in the header; without the term, refused
+  o.batch = 0;
+  o.slow_node = 0.8;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "one of them at 0.8 of the traced speed (--slow-node)")) << t;
+  o.no_stragglers = true;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "error: project: --slow-node 0.8 is part of the straggler term, which --no-stragglers turns off")) << t;
+  EXPECT_EQ(t.find('\n'), std::string::npos) << t;
 }
 
 TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {

@@ -15,7 +15,7 @@
 # exchange's CPU (--comm-cpu-shared, a fraction of a whole core) does not enter; under a quota it
 # would be a fraction of the share, which project does not model.
 # --case slow: node 1 of A gets 80 % of SHARE (up.sh --node-share), the others SHARE (cluster B is
-#   left as it is, so give --strategies ring). --case noise: every node of A also runs a load that varies
+#   left as it is, so give --strategies ring); the projection with the term is told so (--slow-node 0.8). --case noise: every node of A also runs a load that varies
 #   (tools/cluster/noise.py, its own seed per node) inside its cgroup, also during the N = 1 run.
 # Prints one row per (rate, model, strategy, N): predicted efficiency, its band, the prediction
 # without the straggler term, the measured mean and spread (min..max over the repetitions), the
@@ -62,10 +62,10 @@ train() {  # train CLUSTER PPN NP MODEL RUNDIR [more train options]
   "$here/mpirun.sh" --name "$cl" --ppn "$ppn" -np "$np" -- "$sb" train --data "${data[$m]}" --model "${model[$m]}" \
     --batch "${batch[$m]}" "${common[@]}" -o "$run" "$@" >/dev/null
 }
-half=$(awk -v s="$share" 'BEGIN { print s * 0.8 }') double=$(awk -v s="$share" 'BEGIN { print s * 2 }')
+slower=$(awk -v s="$share" 'BEGIN { print s * 0.8 }') double=$(awk -v s="$share" 'BEGIN { print s * 2 }')
 : > measured.tsv
 for rate in "$@"; do
-  slow=(); [ "$case" != slow ] || slow=(--node-share "1=$half")
+  slow=(); [ "$case" != slow ] || slow=(--node-share "1=$slower")
   "$here/up.sh" --nodes 8 --rate "$rate" --name sbva --subnet 10.234.1 --cpu-share "$share" "${slow[@]}" >&2
   "$here/up.sh" --nodes 4 --rate "$rate" --name sbvb --subnet 10.234.2 --cpu-share "$double" >&2
   if [ "$case" = noise ]; then
@@ -80,10 +80,12 @@ for rate in "$@"; do
     train sbva 1 1 "$m" "n1-$tag" --trace "n1-$tag.json"
     for strategy in $strategies; do
       rpn=1; [ "$strategy" = ring ] || rpn=2
-      for st in "" --no-stragglers; do
-        "$sb" project --trace "n1-$tag.json" --commbench "cb-$rate.json" --bucket-mb 64 --max-devices 8 \
-          --ranks-per-node $rpn $st -o "proj-$tag-$strategy${st:+-ns}.h5" > "proj-$tag-$strategy${st:+-ns}.txt"
-      done
+      # with the straggler term (told of the slow node: no N = 1 trace on node 0 can show it), and without
+      term=(); [ "$case" != slow ] || term=(--slow-node 0.8)
+      "$sb" project --trace "n1-$tag.json" --commbench "cb-$rate.json" --bucket-mb 64 --max-devices 8 \
+        --ranks-per-node $rpn "${term[@]}" -o "proj-$tag-$strategy.h5" > "proj-$tag-$strategy.txt"
+      "$sb" project --trace "n1-$tag.json" --commbench "cb-$rate.json" --bucket-mb 64 --max-devices 8 \
+        --ranks-per-node $rpn --no-stragglers -o "proj-$tag-$strategy-ns.h5" > "proj-$tag-$strategy-ns.txt"
     done
     for ((r = 1; r <= reps; r++)); do
       for n in 4 8; do

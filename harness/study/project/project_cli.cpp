@@ -42,6 +42,10 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_flag("--no-stragglers", o.no_stragglers,
               "Every rank computes the traced mean (default: a synchronous step waits for the slowest of N, "
               "from the traced steps' spread)");
+  c->add_option("--slow-node", o.slow_node,
+                 "One of the N ranks computes at this fraction of the traced speed (a node or card known to be "
+                 "slower, e.g. 0.8): the straggler term takes it into the slowest of N")
+      ->check(CLI::Range(0.01, 1.0));
   c->add_flag("--comm-cpu-shared", o.comm_cpu_shared,
               "The exchange's CPU (commbench's cpu_us, from --commbench) slows backward while they overlap: "
               "CPU training with a thread per core, or one-core emulated nodes");
@@ -126,13 +130,15 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   SB_REQUIRE(!o.comm_cpu_shared || net.inter.cpu_per_msg_s > 0 || net.inter.cpu_per_byte_s > 0,
              "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
              "written by this version's commbench --json){}", o.commbench.empty() ? "" : "; " + o.commbench + " has none");
+  SB_REQUIRE(!(o.no_stragglers && o.slow_node < 1),
+             "project: --slow-node {} is part of the straggler term, which --no-stragglers turns off", o.slow_node);
   const MeasuredStep m = read_trace(o.trace);
   std::vector<std::string> warnings;
   const auto [batch, model] = checked_inputs(o, m, warnings);
   for (const auto& w : warnings) out << "# warning: " << w << "\n";
   const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.bucket_mb,
                           .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
-                          .stragglers = !o.no_stragglers};
+                          .stragglers = !o.no_stragglers, .slow_node = o.slow_node};
   study::StudyFile sf;
   sf.runs = project_all(m, net, po, model, !o.no_overlap, o.compression == "bf16", out);
   if (!o.output.empty()) {
@@ -152,6 +158,7 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     const auto* run_id = trace::Provenance::find(m.provenance.config, "run_id");
     sf.attrs.set("measured_run_id", run_id && std::holds_alternative<std::string>(*run_id) ? std::get<std::string>(*run_id) : "");
     sf.attrs.set("stragglers", o.no_stragglers ? "off" : "on");
+    sf.attrs.set("slow_node", o.slow_node);
     sf.attrs.set("band_definition", "each prediction recomputed with compute x (1 -/+ 2 relative standard errors of the "
                                     "traced mean step) and communication x (1 -/+ the commbench curve's leave-one-out "
                                     "residual; 0 without a commbench fit of 3+ sizes); efficiency pairs the N = 1 "

@@ -18,6 +18,7 @@ struct ProjectCli {
   bool no_overlap = false;
   bool comm_cpu_shared = false;
   bool no_stragglers = false;
+  double slow_node = 1.0;  // --slow-node: one rank's speed as a fraction of the traced one
 };
 
 CLI::App* add_project(CLI::App& app, ProjectCli& o);

@@ -64,25 +64,44 @@ MeasuredStep read_trace(const std::string& path) {
   return m;
 }
 
-double expected_max(std::vector<double> samples, int n) {
+double expected_max(std::vector<double> samples, int n, double slow) {
   SB_REQUIRE(!samples.empty() && n >= 1, "expected_max: {} samples, n = {}", samples.size(), n);
+  SB_REQUIRE(slow > 0 && slow <= 1, "expected_max: slow fraction {} outside (0, 1]", slow);
   std::sort(samples.begin(), samples.end());
   const double k = double(samples.size());
-  double e = 0, below = 0;  // below: P(max of n <= the previous sample) = ((i-1)/K)^n
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double upto = std::pow(double(i + 1) / k, n);
-    e += samples[i] * (upto - below);
+  if (slow == 1.0 || n == 1) {
+    double e = 0, below = 0;  // below: P(max of n <= the previous sample) = ((i-1)/K)^n
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const double upto = std::pow(double(i + 1) / k, n);
+      e += samples[i] * (upto - below);
+      below = upto;
+    }
+    return e;
+  }
+  // n - 1 draws x from the samples, one draw x / slow: walk the jumps of both step functions in
+  // order; at each, P(max <= it) = (i/K)^(n-1) (j/K), i and j the samples (plain, slowed) at or below.
+  std::vector<double> slowed(samples);
+  for (double& x : slowed) x /= slow;
+  std::size_t i = 0, j = 0;
+  double e = 0, below = 0;
+  while (i < samples.size() || j < slowed.size()) {
+    const double at = j == slowed.size() || (i < samples.size() && samples[i] <= slowed[j]) ? samples[i] : slowed[j];
+    while (i < samples.size() && samples[i] <= at) ++i;
+    while (j < slowed.size() && slowed[j] <= at) ++j;
+    const double upto = std::pow(double(i) / k, n - 1) * (double(j) / k);
+    e += at * (upto - below);
     below = upto;
   }
   return e;
 }
 
-double straggler_factor(const MeasuredStep& m, int n) {
-  if (n <= 1 || m.step_compute_s.empty()) return 1.0;
+double straggler_factor(const MeasuredStep& m, int n, double slow) {
+  if (n <= 1) return 1.0;
+  if (m.step_compute_s.empty()) return 1.0 / slow;
   double mean = 0;
   for (double x : m.step_compute_s) mean += x;
   mean /= double(m.step_compute_s.size());
-  return mean > 0 ? expected_max(m.step_compute_s, n) / mean : 1.0;
+  return mean > 0 ? expected_max(m.step_compute_s, n, slow) / mean : 1.0 / slow;
 }
 
 bool synchronous(StrategyKind kind) {
@@ -153,7 +172,7 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   Prediction p;
   const double global = o.global_batch > 0 ? o.global_batch : o.batch;
   p.device_batch = s.strong ? global / s.n : o.batch;
-  p.straggler = o.stragglers && synchronous(s.strategy) ? straggler_factor(m, s.n) : 1.0;
+  p.straggler = o.stragglers && synchronous(s.strategy) ? straggler_factor(m, s.n, o.slow_node) : 1.0;
   // the slowest rank's compute (all phases but the exchange), per device linear in its batch but
   // the optimizer's, which does not shrink with it
   const double pace = p.straggler * o.compute_scale;
@@ -241,10 +260,12 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
     out << "# stragglers: off (--no-stragglers): every rank computes the traced mean\n";
   else
     out << fmt::format("# stragglers: on: a synchronous step computes at the pace of the slowest of N ranks, each an "
-                       "independent draw from the {} traced steps (compute {:.2f} ms mean): x{:.3f} at N = 2, x{:.3f} at "
+                       "independent draw from the {} traced steps (compute {:.2f} ms mean){}: x{:.3f} at N = 2, x{:.3f} at "
                        "N = {}\n",
-                       m.step_compute_s.size(), mean * 1e3, straggler_factor(m, 2), straggler_factor(m, o.max_devices),
-                       o.max_devices);
+                       m.step_compute_s.size(), mean * 1e3,
+                       o.slow_node < 1 ? fmt::format(", one of them at {:.3g} of the traced speed (--slow-node)", o.slow_node)
+                                       : std::string(),
+                       straggler_factor(m, 2, o.slow_node), straggler_factor(m, o.max_devices, o.slow_node), o.max_devices);
   out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean), communication x(1 -/+ {:.4f}) "
                      "({}); efficiency pairs N = 1's opposite extreme\n",
                      2 * se, r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"

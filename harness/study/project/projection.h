@@ -39,12 +39,15 @@ MeasuredStep read_trace(const std::string& path);
 
 // E[max of n independent draws] from the empirical distribution of `samples` (resampling with
 // replacement, in closed form: the k-th smallest of K is the maximum with probability
-// (k/K)^n - ((k-1)/K)^n). n = 1: their mean. Throws on no samples or n < 1.
-double expected_max(std::vector<double> samples, int n);
+// (k/K)^n - ((k-1)/K)^n). n = 1: their mean. With slow < 1, one of the n draws is divided by
+// `slow` (a rank that computes at that fraction of the traced speed; n >= 2): the maximum's CDF is
+// F(x)^(n-1) F(x slow), evaluated exactly on the union of the two step functions' jumps. Throws on
+// no samples, n < 1 or slow outside (0, 1].
+double expected_max(std::vector<double> samples, int n, double slow = 1.0);
 // The slowest of n ranks' step compute relative to one rank's mean, when each rank's compute is an
-// independent draw from the traced steps: expected_max(step_compute_s, n) / mean; 1 for n <= 1 or
-// without samples.
-double straggler_factor(const MeasuredStep& m, int n);
+// independent draw from the traced steps (one of them slowed by `slow`, as above):
+// expected_max(step_compute_s, n, slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).
+double straggler_factor(const MeasuredStep& m, int n, double slow = 1.0);
 // A step of this strategy ends only when every worker's gradient is in: allreduce strategies and
 // the synchronous parameter server (not ps-async).
 bool synchronous(StrategyKind kind);
@@ -78,6 +81,10 @@ struct ProjectOptions {
   // A synchronous step at N > 1 computes at the pace of its slowest rank (straggler_factor); off:
   // every rank computes the traced mean (--no-stragglers).
   bool stragglers = true;
+  // One of the N ranks (N >= 2) computes at this fraction of the traced speed: a node or card known to
+  // be slower than the traced one, which no N = 1 trace can show (--slow-node; part of the straggler
+  // term, so only with `stragglers`).
+  double slow_node = 1.0;
   // The band's what-ifs (band()): compute (every phase but the exchange) and every exchange's wire
   // time scaled by these.
   double compute_scale = 1.0, comm_scale = 1.0;

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.2] [--reps 3]
-#     [--models "unet vgg"] [--strategies "ring hierarchical"] RATE... — the held-out validation of
+#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] RATE... — the held-out validation of
 # `scalebench project` at 4 and 8 emulated nodes (docs/projection.md). Every node is a share of a
 # core (tools/cluster/up.sh --cpu-share), so 8 of them fit on a 2-core host. Per link RATE:
 #   - cluster A: 8 nodes of SHARE each (ring, one rank per node); cluster B: 4 nodes of 2 x SHARE each
 #     (hierarchical, 2 ranks per node: each rank has SHARE, as the reference's one rank has);
 #   - calibration, and all a prediction sees: the N = 1 run with --trace on node 0 of A, and
-#     commbench (ring, 2 ranks) on nodes 0 and 1 of A;
+#     commbench (ring, K ranks) on nodes 0 .. K-1 of A, for each K of --calib-ranks (default "2";
+#     "2 3" projects from each and prints a table per calibration: a ring of 2 sends and receives
+#     with one peer, a ring of 3 or more with two, docs/projection.md);
 #   - the projection at N = 4 and 8 (--ranks-per-node 2 for hierarchical), with and without the
 #     straggler term; then the measured runs, --reps repetitions of every (strategy, N), interleaved;
 #     then the N = 1 run again (the reference images/s is the mean of the two, as in
@@ -25,7 +27,7 @@
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical"
+case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2
 while [ $# -gt 0 ]; do
   case "$1" in
     --case) case=$2; shift 2 ;;
@@ -33,11 +35,13 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
     --strategies) strategies=$2; shift 2 ;;
+    --calib-ranks) calibs=$2; shift 2 ;;
     -*) echo "validate_heldout.sh: unknown option '$1'" >&2; exit 1 ;;
     *) break ;;
   esac
 done
 [ $# -ge 1 ] || { echo "validate_heldout.sh: give at least one link RATE (e.g. 100mbit 400mbit)" >&2; exit 1; }
+for k in $calibs; do [[ $k =~ ^[2-4]$ ]] || { echo "validate_heldout.sh: --calib-ranks '$calibs': ranks of 2 to 4 (below the predicted N), e.g. \"2 3\"" >&2; exit 1; }; done
 case "$case" in plain|slow|noise) ;; *) echo "validate_heldout.sh: --case '$case': plain, slow or noise" >&2; exit 1 ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 noise_pids=()
@@ -73,8 +77,10 @@ for rate in "$@"; do
       "$here/agent.sh" "sbva-n$i" /usr/bin/python3 "$here/noise.py" --seed "$i" & noise_pids+=($!)
     done
   fi
-  "$here/mpirun.sh" --name sbva -np 2 -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
-    --warmup 2 --iters 8 --json "cb-$rate.json" > "cb-$rate.txt"
+  for k in $calibs; do  # the calibration: a ring of k ranks over nodes 0 .. k-1 of A
+    "$here/mpirun.sh" --name sbva -np "$k" -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
+      --warmup 2 --iters 8 --json "cb$k-$rate.json" > "cb$k-$rate.txt"
+  done
   for m in $models; do
     tag=$case-$rate-$m
     train sbva 1 1 "$m" "n1-$tag" --trace "n1-$tag.json"
@@ -82,10 +88,12 @@ for rate in "$@"; do
       rpn=1; [ "$strategy" = ring ] || rpn=2
       # with the straggler term (told of the slow node: no N = 1 trace on node 0 can show it), and without
       term=(); [ "$case" != slow ] || term=(--slow-node 0.8)
-      "$sb" project --trace "n1-$tag.json" --commbench "cb-$rate.json" --bucket-mb 64 --max-devices 8 \
-        --ranks-per-node $rpn "${term[@]}" -o "proj-$tag-$strategy.h5" > "proj-$tag-$strategy.txt"
-      "$sb" project --trace "n1-$tag.json" --commbench "cb-$rate.json" --bucket-mb 64 --max-devices 8 \
-        --ranks-per-node $rpn --no-stragglers -o "proj-$tag-$strategy-ns.h5" > "proj-$tag-$strategy-ns.txt"
+      for k in $calibs; do
+        "$sb" project --trace "n1-$tag.json" --commbench "cb$k-$rate.json" --bucket-mb 64 --max-devices 8 \
+          --ranks-per-node $rpn "${term[@]}" -o "proj-$tag-$strategy-c$k.h5" > "proj-$tag-$strategy-c$k.txt"
+        "$sb" project --trace "n1-$tag.json" --commbench "cb$k-$rate.json" --bucket-mb 64 --max-devices 8 \
+          --ranks-per-node $rpn --no-stragglers -o "proj-$tag-$strategy-c$k-ns.h5" > "proj-$tag-$strategy-c$k-ns.txt"
+      done
     done
     for ((r = 1; r <= reps; r++)); do
       for n in 4 8; do
@@ -105,9 +113,10 @@ for rate in "$@"; do
   teardown; noise_pids=()
 done
 # the table: measured efficiency of a repetition = images/s at N / (N x the mean of the two N = 1 runs)
-/usr/bin/python3 - measured.tsv <<'PY'
+/usr/bin/python3 - measured.tsv "$calibs" <<'PY'
 import sys, statistics, h5py
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+calibs = sys.argv[2].split()
 ref, runs = {}, {}
 for case, rate, m, strategy, n, rep, ips in rows:
     if n == "1": ref.setdefault((case, rate, m), []).append(float(ips))
@@ -116,16 +125,21 @@ def pick(path, strategy, n):
     t = h5py.File(path, "r")["runs"][()]
     r = [r for r in t if r["strategy"].decode() == strategy and r["scaling"].decode() == "weak" and r["world_size"] == n][0]
     return r["efficiency"], r["efficiency_band_lo"], r["efficiency_band_hi"]
-print(f"{'case':6} {'rate':8} {'model':5} {'strategy':12} {'N':>2} {'predicted':>9} {'band':>15} {'no-strag':>8}"
-      f" {'measured':>8} {'spread':>13} {'error':>7} inside")
-for (case, rate, m, strategy, n), ips in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
-    ips1 = statistics.mean(ref[(case, rate, m)])
-    eff = [x / (n * ips1) for x in ips]
-    p, lo, hi = pick(f"proj-{case}-{rate}-{m}-{strategy}.h5", strategy, n)
-    ns, _, _ = pick(f"proj-{case}-{rate}-{m}-{strategy}-ns.h5", strategy, n)
-    mean = statistics.mean(eff)
-    print(f"{case:6} {rate:8} {m:5} {strategy:12} {n:2} {p:9.3f} [{lo:.3f}, {hi:.3f}] {ns:8.3f} {mean:8.3f}"
-          f" {min(eff):.3f}..{max(eff):.3f} {p - mean:+7.3f} {'yes' if lo <= mean <= hi else 'NO'}")
+for k in calibs:
+    print(f"# calibration: commbench ring of {k} ranks on {k} nodes")
+    print(f"{'case':6} {'rate':8} {'model':5} {'strategy':12} {'N':>2} {'predicted':>9} {'band':>15} {'no-strag':>8}"
+          f" {'measured':>8} {'spread':>13} {'error':>7} {'no-strag error':>14} inside")
+    within = inside = total = 0
+    for (case, rate, m, strategy, n), ips in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
+        ips1 = statistics.mean(ref[(case, rate, m)])
+        eff = [x / (n * ips1) for x in ips]
+        p, lo, hi = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}.h5", strategy, n)
+        ns, _, _ = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}-ns.h5", strategy, n)
+        mean = statistics.mean(eff)
+        total += 1; within += abs(p - mean) <= 0.05; inside += lo <= mean <= hi
+        print(f"{case:6} {rate:8} {m:5} {strategy:12} {n:2} {p:9.3f} [{lo:.3f}, {hi:.3f}] {ns:8.3f} {mean:8.3f}"
+              f" {min(eff):.3f}..{max(eff):.3f} {p - mean:+7.3f} {ns - mean:+14.3f} {'yes' if lo <= mean <= hi else 'NO'}")
+    print(f"# calibration {k}: {within} of {total} within +-0.05, {inside} of {total} inside their band")
 for (case, rate, m), v in sorted(ref.items()):
     print(f"# {case} {rate} {m}: N = 1 on node 0: {v[0]:.2f} images/s before, {v[1]:.2f} after ({abs(v[0] - v[1]) / statistics.mean(v) * 100:.1f}% apart)")
 PY

@@ -1,0 +1,242 @@
+// test_project_inputs.cpp — what `scalebench project` reads: a trace written by the Trace class (the
+// first step skipped, its provenance round-tripped with its types), the batch and model checked
+// against that provenance, the study file's notes, and bad inputs failing with one line naming the
+// file. The model itself is tested in test_project.cpp and test_project_stragglers.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "harness/study/analysis/study_file.h"
+#include "harness/study/project/netmodel.h"
+#include "harness/study/project/project_cli.h"
+#include "harness/study/project/projection.h"
+#include "harness/train/trace.h"
+#include "kernels/common/check.h"
+#include "tests/common/harness_test_util.h"
+#include "tests/study/project_fixtures.h"
+
+namespace scalebench::project {
+namespace {
+using fixtures::net, fixtures::three_layers, fixtures::spread_steps;
+
+TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
+  sbtest::TempDir d;
+  const std::string path = d.path() + "/t.json";
+  trace::Trace tr(path, 0);
+  const auto t0 = trace::Clock::now();
+  const auto ms = [](double v) { return std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double, std::milli>(v)); };
+  for (int s = 0; s < 3; ++s) {
+    const auto at = t0 + ms(100.0 * s);
+    const double k = s == 0 ? 10.0 : 1.0;  // the first step is 10x slower: it must not count
+    using trace::SpanCat;
+    tr.add(SpanCat::step, std::to_string(s + 1), at, at + ms(50 * k));
+    tr.add(SpanCat::phase, "data", at, at + ms(1 * k));
+    tr.add(SpanCat::phase, "forward", at + ms(1 * k), at + ms(11 * k));
+    tr.add(SpanCat::phase, "backward", at + ms(11 * k), at + ms(41 * k));
+    tr.add(SpanCat::layer, "head", at + ms(11 * k), at + ms(21 * k), trace::kTrainRow, "\"begin\": 100, \"end\": 300");
+    tr.add(SpanCat::layer, "enc0", at + ms(21 * k), at + ms(41 * k), trace::kTrainRow, "\"begin\": 0, \"end\": 100");
+    tr.add(SpanCat::phase, "optimizer", at + ms(41 * k), at + ms(43 * k));
+  }
+  tr.write();
+  const MeasuredStep m = read_trace(path);
+  EXPECT_EQ(m.steps, 2);
+  EXPECT_NEAR(m.fwd_s, 0.010, 1e-6);
+  EXPECT_NEAR(m.bwd_s, 0.030, 1e-6);
+  EXPECT_NEAR(m.update_s, 0.002, 1e-6);
+  ASSERT_EQ(m.layers.size(), 2u);
+  EXPECT_EQ(m.layers[0].name, "head");
+  EXPECT_EQ(m.layers[0].elems, 200);
+  EXPECT_NEAR(m.layers[1].bwd_s, 0.020, 1e-6);
+  EXPECT_EQ(m.params, 300);
+  // not a trace
+  std::ofstream(d.path() + "/x.json") << "{}\n";
+  try {
+    read_trace(d.path() + "/x.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("x.json is not a trace written by train --trace"), std::string::npos) << e.what();
+  }
+}
+
+
+// ---- the trace's provenance and the inputs checked against it ----------------------------------------
+
+// A 3-step trace like ProjectTrace.ReadsWhatTrainWritesAndSkipsTheFirstStep's, with `prov`.
+std::string write_trace(const std::string& path, trace::Provenance prov) {
+  trace::Trace tr(path, 0, std::move(prov));
+  const auto t0 = trace::Clock::now();
+  const auto ms = [](double v) { return std::chrono::duration_cast<trace::Clock::duration>(std::chrono::duration<double, std::milli>(v)); };
+  for (int s = 0; s < 3; ++s) {
+    const auto at = t0 + ms(100.0 * s);
+    using trace::SpanCat;
+    tr.add(SpanCat::step, std::to_string(s + 1), at, at + ms(50));
+    tr.add(SpanCat::phase, "forward", at, at + ms(10 + s));
+    tr.add(SpanCat::phase, "backward", at + ms(10 + s), at + ms(40 + s));
+    tr.add(SpanCat::layer, "head", at + ms(10 + s), at + ms(40 + s), trace::kTrainRow, "\"begin\": 0, \"end\": 300");
+  }
+  tr.write();
+  return path;
+}
+
+trace::Provenance unet_batch(std::int64_t batch, std::int64_t accumulate) {
+  trace::Provenance p;
+  p.config = {{"model", std::string("unet:depth=3,base=16")}, {"batch", batch}, {"accumulate", accumulate},
+              {"lr", 0.05}, {"warmup_epochs", 0.0}, {"run_id", std::string("abc123")}};
+  p.context = {{"hostnames", std::string("node\"7")}, {"git_sha", std::string("0123abcd")}, {"cpu_threads", std::int64_t(2)},
+               {"environment", std::string("A=1\nB=2\n")}};
+  return p;
+}
+
+TEST(ProjectTrace, ProvenanceRoundTripsWithItsTypes) {
+  sbtest::TempDir d;
+  const trace::Provenance p = unet_batch(8, 1);
+  const trace::TraceFile f = trace::read_trace_file(write_trace(d.path() + "/t.json", p), "test");
+  EXPECT_EQ(f.rank, 0);
+  EXPECT_EQ(f.provenance.config, p.config);  // 0.0 stays a double, 8 an integer
+  EXPECT_EQ(f.provenance.context, p.context);
+  // a trace without provenance (older scalebench, or a run without the recording caller)
+  const trace::TraceFile old = trace::read_trace_file(write_trace(d.path() + "/old.json", {}), "test");
+  EXPECT_TRUE(old.provenance.empty());
+  // merge keeps the lowest rank's
+  const std::string r1 = d.path() + "/t.rank1.json";
+  { trace::Trace(r1, 1).write(); }
+  trace::merge({r1, d.path() + "/t.json"}, d.path() + "/m.json");
+  EXPECT_EQ(trace::read_trace_file(d.path() + "/m.json", "test").provenance.context, p.context);
+  // a provenance line that is not an object of strings and numbers: one line naming file and line
+  {
+    std::ifstream in(d.path() + "/t.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    const std::string batch = "\"batch\": 8";
+    s.replace(s.find(batch), batch.size(), "\"batch\": [8]");
+    std::ofstream(d.path() + "/bad.json") << s;
+  }
+  try {
+    trace::read_trace_file(d.path() + "/bad.json", "test");
+    FAIL() << "a malformed config line must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json line "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("otherData.config is not an object of strings and numbers"), std::string::npos)
+        << e.what();
+  }
+  // the steps' compute for the band and the stragglers: 40 and 42 ms (forward 11/12, backward 30)
+  const MeasuredStep m = read_trace(d.path() + "/t.json");
+  ASSERT_EQ(m.step_compute_s.size(), 2u);
+  EXPECT_NEAR(m.step_compute_s[0], 0.041, 1e-6);
+  EXPECT_NEAR(m.step_compute_s[1], 0.042, 1e-6);
+}
+
+// run_project on a trace with `prov`; the table, or the error's text.
+std::string project_with(const trace::Provenance& prov, ProjectCli o) {
+  sbtest::TempDir d;
+  o.trace = write_trace(d.path() + "/n1.json", prov);
+  o.network = o.network.empty() && o.commbench.empty() ? "1gbe" : o.network;
+  o.max_devices = 2;
+  std::ostringstream out;
+  try {
+    run_project(o, out);
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+  return out.str();
+}
+
+TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
+  const auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  ProjectCli o;
+  // the trace's batch and model by default, its provenance in the header
+  std::string t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "batch 8 per device")) << t;
+  EXPECT_TRUE(has(t, "abc123 (unet:depth=3,base=16, threads -, backend -) on node\"7, commit 0123abcd")) << t;
+  // a named profile is all it has: said, with the way out
+  EXPECT_TRUE(has(t, "profile 1gbe is a nameplate rate")) << t;
+  EXPECT_TRUE(has(t, "calibrate with --commbench")) << t;
+  // --batch that contradicts it: one line naming both
+  o.batch = 32;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "error: project: --batch 32 contradicts --trace")) << t;
+  EXPECT_TRUE(has(t, "n1.json, whose run trained 8 images per device per step")) << t;
+  EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+  // accumulated micro-batches: a step's images are batch x accumulate
+  o.batch = 8;
+  t = project_with(unet_batch(8, 4), o);
+  EXPECT_TRUE(has(t, "trained 32 (--batch 8 x --accumulate 4) images per device per step")) << t;
+  o.batch = 32;
+  EXPECT_TRUE(has(project_with(unet_batch(8, 4), o), "batch 32 per device"));
+  // the model: the same spec in another order is the same model; another is refused
+  o.batch = 0;
+  o.model = "unet:base=16,depth=3";
+  EXPECT_TRUE(has(project_with(unet_batch(8, 1), o), "batch 8 per device"));
+  o.model = "vgg16";
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "error: project: --model vgg16 contradicts --trace")) << t;
+  EXPECT_TRUE(has(t, "whose run trained unet:depth=3,base=16")) << t;
+  // an older trace: --batch needed, then taken with a warning
+  o.model.clear();
+  t = project_with({}, o);
+  EXPECT_TRUE(has(t, "error: project: --trace")) << t;
+  EXPECT_TRUE(has(t, "records no batch")) << t;
+  o.batch = 8;
+  t = project_with({}, o);
+  EXPECT_TRUE(has(t, "# warning: ")) << t;
+  EXPECT_TRUE(has(t, "records no batch: --batch 8 is taken unchecked")) << t;
+  EXPECT_TRUE(has(t, "the trace records no provenance")) << t;
+  // a slow node is part of the straggler term: said in the header; without the term, refused
+  o.batch = 0;
+  o.slow_node = 0.8;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "one of them at 0.8 of the traced speed (--slow-node)")) << t;
+  o.no_stragglers = true;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_TRUE(has(t, "error: project: --slow-node 0.8 is part of the straggler term, which --no-stragglers turns off")) << t;
+  EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+}
+
+TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {
+  sbtest::TempDir d;
+  ProjectCli o;
+  o.trace = write_trace(d.path() + "/n1.json", unet_batch(8, 1));
+  o.network = "1gbe";
+  o.max_devices = 2;
+  o.output = d.path() + "/p.h5";
+  std::ostringstream out;
+  ASSERT_EQ(run_project(o, out), 0);
+  const study::StudyFile f = study::read_study_file(o.output);
+  EXPECT_EQ(f.attrs.str("measured_run_id"), "abc123");
+  EXPECT_EQ(f.attrs.str("stragglers"), "on");
+  EXPECT_NE(f.attrs.str("network_note").find("calibrate with --commbench"), std::string::npos);
+  EXPECT_EQ(f.attrs.str("warnings"), "");
+  EXPECT_EQ(f.attrs.str("study"), "projection unet:depth=3,base=16");
+  ASSERT_GT(f.runs.rows(), 0u);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) {
+    EXPECT_EQ(f.runs.str("hostnames", r), "node\"7");
+    EXPECT_EQ(f.runs.str("model", r), "unet:depth=3,base=16");
+    EXPECT_EQ(f.runs.integer("batch", r) * f.runs.integer("world_size", r), f.runs.integer("global_batch", r));
+    EXPECT_LE(f.runs.num("efficiency_band_lo", r), f.runs.num("efficiency", r));
+    EXPECT_GE(f.runs.num("efficiency_band_hi", r), f.runs.num("efficiency", r));
+    EXPECT_GE(f.runs.num("straggler_factor", r), 1.0);
+  }
+}
+
+TEST(ProjectInputs, RowsCarryTheTracesContext) {
+  MeasuredStep m = three_layers();
+  m.provenance = unet_batch(8, 1);
+  std::ostringstream table;
+  const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 2};
+  const record::Table t = project_all(m, net(0, 1e8), o, "toy", true, false, table);
+  ASSERT_GT(t.rows(), 0u);
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    EXPECT_EQ(t.str("hostnames", r), "node\"7");
+    EXPECT_EQ(t.str("git_sha", r), "0123abcd");
+    EXPECT_EQ(t.str("cpu_threads", r), "2");  // a string column, as collect writes it
+  }
+}
+
+}  // namespace
+}  // namespace scalebench::project

@@ -71,6 +71,24 @@ def run_make_all(*args):
                           cwd=ROOT, timeout=300)
 
 
+def write_fixture_study(dst, name, runs, **attrs):
+    """Write DST/study.h5 as collect would: the committed sample study's root attributes, `study` =
+    NAME, `runs` = the row count, any further ATTRS, and the structured array RUNS as /runs. Returns
+    DST (made if missing)."""
+    import h5py
+    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
+        sample_attrs = dict(f.attrs)
+    os.makedirs(dst, exist_ok=True)
+    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
+        f.attrs.update(sample_attrs)
+        f.attrs["study"] = name
+        f.attrs["runs"] = len(runs)
+        for k, v in attrs.items():
+            f.attrs[k] = v
+        f.create_dataset("runs", data=runs)
+    return dst
+
+
 def make_multi_n_study(dst):
     """A study with U-Net single/ring/multiworker at N = 1…8 (two repetitions of ring, one failed
     ring N=16), VGG multiworker at N = 1, 2, 4 in strong scaling, built from the sample run files."""
@@ -79,7 +97,6 @@ def make_multi_n_study(dst):
     os.makedirs(runs)
     with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
         tmpl = f["runs"][()]
-        study_attrs = dict(f.attrs)
     by_id = {r["run_id"].decode(): r for r in tmpl}
     points = []  # (source run id, strategy, N, rep, status, scaling)
     for s, n_list in (("single", [1]), ("ring", [1, 2, 4, 8]), ("multiworker", [1, 2, 4, 8])):
@@ -144,12 +161,7 @@ def make_multi_n_study(dst):
                    for n in tmpl.dtype.names])
     arr = np.array([tuple(r[n].decode() if isinstance(r[n], bytes) else r[n] for n in tmpl.dtype.names)
                     for r in rows], dtype=dt)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(study_attrs)
-        f.attrs["study"] = "multi-n-fixture"
-        f.attrs["runs"] = len(rows)
-        f.create_dataset("runs", data=arr)
-    return dst
+    return write_fixture_study(dst, "multi-n-fixture", arr)
 
 
 

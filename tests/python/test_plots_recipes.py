@@ -15,7 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_fixtures import (SAMPLES, FixtureStudyCase, assert_figure_rules, check_outputs, np,  # noqa: E402
-                           run_make_all)
+                           run_make_all, write_fixture_study)
 import accuracy_cost  # noqa: E402
 import sbload  # noqa: E402
 import sbplot  # noqa: E402
@@ -28,7 +28,6 @@ def make_recipe_study(dst):
     import h5py
     with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
         tmpl = f["runs"][()]
-        attrs = dict(f.attrs)
     src = next(r for r in tmpl if r["run_id"].decode() == "d8270d579261f947")
     names = list(tmpl.dtype.names) + ["sync_bn"]
     dt = np.dtype([(n, h5py.string_dtype("utf-8") if n != "sync_bn" and tmpl.dtype[n].kind == "O"
@@ -39,14 +38,8 @@ def make_recipe_study(dst):
         r.update(run_id=f"{k:016x}", point_id=f"p{k}", group_id=f"g{rule}{sync}", strategy="mirrored",
                  world_size=n, lr_scaling=rule, sync_bn=int(sync), final_val_miou=miou, status="ok")
         rows.append(tuple(r[n_] if n_ in r else 0 for n_ in names))
-    os.makedirs(dst)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(attrs)
-        f.attrs["study"] = "recipe-fixture"
-        f.attrs["runs"] = len(rows)
-        f.attrs["point_fields"] = "model,strategy,world_size,batch,lr_scaling,sync_bn"
-        f.create_dataset("runs", data=np.array(rows, dtype=dt))
-    return dst
+    return write_fixture_study(dst, "recipe-fixture", np.array(rows, dtype=dt),
+                               point_fields="model,strategy,world_size,batch,lr_scaling,sync_bn")
 
 
 RECIPE_MIOU = {(rule, sync, n): round(0.60 - (0.02 if rule == "none" else 0.005) * (n.bit_length() - 1)
@@ -90,8 +83,6 @@ def make_critical_batch_study(dst, b_simple=True):
     target in one seed of three only (its olympic mean: not reached). Invented steps (CRITICAL_STEPS),
     real column names; with b_simple, every run carries a measured noise scale near 20."""
     import h5py
-    with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
-        attrs = dict(f.attrs)
     cols = {k: [] for k in ("run_id", "point_id", "group_id", "config_id", "status", "model", "strategy", "scaling",
                             "task", "target_metric", "lr")}
     num_cols = ("world_size", "batch", "accumulate", "global_batch", "seed", "selected", "config_runs", "config_seeds",
@@ -122,16 +113,9 @@ def make_critical_batch_study(dst, b_simple=True):
                 else np.int64 if c in num_cols else np.float64)
         fields.append((c, kind))
     arr = np.array(list(zip(*cols.values())), dtype=np.dtype(fields))
-    os.makedirs(dst)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(attrs)
-        f.attrs["study"] = "critical-batch-fixture"
-        f.attrs["runs"] = len(arr)
-        f.attrs["point_fields"] = "model,strategy,world_size,batch,accumulate,lr,seed"
-        f.attrs["select_objective"] = "steps_to_target"
-        f.attrs["select_tuned"] = "lr"
-        f.create_dataset("runs", data=arr)
-    return dst
+    return write_fixture_study(dst, "critical-batch-fixture", arr,
+                               point_fields="model,strategy,world_size,batch,accumulate,lr,seed",
+                               select_objective="steps_to_target", select_tuned="lr")
 
 
 # global batch -> (olympic mean of steps, lowest seed, highest seed, seeds not reached) of the

@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from plot_fixtures import PLOTS, SAMPLES, check_outputs, png_has_content, run_make_all  # noqa: E402
+from plot_fixtures import PLOTS, SAMPLES, check_outputs, png_has_content, run_make_all, write_fixture_study  # noqa: E402
 
 sys.path.insert(0, PLOTS)
 import sbload  # noqa: E402
@@ -47,7 +47,6 @@ def make_axes_study(dst, swept=True):
     import h5py
     with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
         tmpl = f["runs"][()]
-        attrs = dict(f.attrs)
     src = next(r for r in tmpl if r["run_id"].decode() == "d8270d579261f947")
     names = list(tmpl.dtype.names) + ["bucket_mb", "compression"]
     sdt = h5py.string_dtype("utf-8")
@@ -65,14 +64,7 @@ def make_axes_study(dst, swept=True):
                                * (1.05 if rep == 2 else 1.0)) if ok else np.nan,
                  final_val_miou=(0.6 - 0.01 * n - (0.02 if comp == "bf16" else 0.0)) if ok else np.nan)
         rows.append(tuple(r[c] for c in names))
-    os.makedirs(dst)
-    with h5py.File(os.path.join(dst, "study.h5"), "w") as f:
-        f.attrs.update(attrs)
-        f.attrs["study"] = "axes-fixture"
-        f.attrs["runs"] = len(rows)
-        f.attrs["point_fields"] = POINT_FIELDS
-        f.create_dataset("runs", data=np.array(rows, dtype=dt))
-    return dst
+    return write_fixture_study(dst, "axes-fixture", np.array(rows, dtype=dt), point_fields=POINT_FIELDS)
 
 
 class SweepAxesPlots(unittest.TestCase):

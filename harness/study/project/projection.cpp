@@ -67,21 +67,14 @@ MeasuredStep read_trace(const std::string& path) {
 double expected_max(std::vector<double> samples, int n, double slow) {
   SB_REQUIRE(!samples.empty() && n >= 1, "expected_max: {} samples, n = {}", samples.size(), n);
   SB_REQUIRE(slow > 0 && slow <= 1, "expected_max: slow fraction {} outside (0, 1]", slow);
+  if (n == 1) slow = 1.0;  // the one rank is the traced one
   std::sort(samples.begin(), samples.end());
-  const double k = double(samples.size());
-  if (slow == 1.0 || n == 1) {
-    double e = 0, below = 0;  // below: P(max of n <= the previous sample) = ((i-1)/K)^n
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const double upto = std::pow(double(i + 1) / k, n);
-      e += samples[i] * (upto - below);
-      below = upto;
-    }
-    return e;
-  }
-  // n - 1 draws x from the samples, one draw x / slow: walk the jumps of both step functions in
-  // order; at each, P(max <= it) = (i/K)^(n-1) (j/K), i and j the samples (plain, slowed) at or below.
+  // n - 1 draws x from the samples, one draw x / slow (slow = 1: n plain draws): walk the jumps of
+  // both step functions in order; at each, P(max <= it) = (i/K)^(n-1) (j/K), i and j the samples
+  // (plain, slowed) at or below it, and the jump's probability is that less the previous one.
   std::vector<double> slowed(samples);
   for (double& x : slowed) x /= slow;
+  const double k = double(samples.size());
   std::size_t i = 0, j = 0;
   double e = 0, below = 0;
   while (i < samples.size() || j < slowed.size()) {

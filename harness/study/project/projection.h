@@ -41,8 +41,8 @@ MeasuredStep read_trace(const std::string& path);
 // replacement, in closed form: the k-th smallest of K is the maximum with probability
 // (k/K)^n - ((k-1)/K)^n). n = 1: their mean. With slow < 1, one of the n draws is divided by
 // `slow` (a rank that computes at that fraction of the traced speed; n >= 2): the maximum's CDF is
-// F(x)^(n-1) F(x slow), evaluated exactly on the union of the two step functions' jumps. Throws on
-// no samples, n < 1 or slow outside (0, 1].
+// F(x)^(n-1) F(x slow), evaluated exactly on the union of the two step functions' jumps (slow = 1
+// is the same walk with both functions equal). Throws on no samples, n < 1 or slow outside (0, 1].
 double expected_max(std::vector<double> samples, int n, double slow = 1.0);
 // The slowest of n ranks' step compute relative to one rank's mean, when each rank's compute is an
 // independent draw from the traced steps (one of them slowed by `slow`, as above):

@@ -57,6 +57,12 @@ struct AllreduceOptions {
   int ranks_per_node = 0;  // hierarchical: 0 groups by host name; k > 0 makes nodes of k consecutive ranks
   WireType wire = WireType::f32;
   int tag = Communicator::kAlgoTagBase;  // uses tag .. tag+3; run on a dup() if others use these tags
+  // commbench's probe (host ring only, and the leaders' ring of hierarchical): when set, the ring
+  // appends the steady-clock time (seconds) at which each of its 2(n-1) steps ended on this rank —
+  // the last chunk of the step's segment received (and, in reduce-scatter, added). Steps with an
+  // empty segment (count < n) append nothing. What `scalebench project` reads the ring's per-step
+  // spread from (docs/projection.md, "Stragglers and noise").
+  std::vector<double>* step_ends = nullptr;
 };
 
 // A reusable allreduce bound to one communicator: holds the scratch slots and, for hierarchical,

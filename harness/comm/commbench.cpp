@@ -15,6 +15,7 @@
 #include <fstream>
 #include <memory>
 #include <ostream>
+#include <utility>
 
 #include "harness/comm/commbench_nccl.h"
 #include "harness/comm/gpu_world.h"
@@ -77,10 +78,13 @@ std::unique_ptr<BenchBuffer> make_buffer(Communicator& comm, std::vector<float>&
 void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, std::ostream& out) {
   const auto sizes = parse_sizes(o.sizes);
   const int n = comm.size(), me = comm.rank();
+  // Rank 0's ring step ends (AllreduceOptions::step_ends), read after each timed call.
+  std::vector<double> step_ends;
   std::vector<std::unique_ptr<Allreducer>> algos;
   for (const auto& a : o.algos) {
     AllreduceOptions ao;
     ao.algo = parse_allreduce_algo(a);
+    if (ao.algo == AllreduceAlgo::ring && me == 0 && !comm.caps().device_buffers) ao.step_ends = &step_ends;
     ao.chunk_bytes = o.chunk_bytes;
     ao.depth = o.depth;
     ao.ranks_per_node = o.ranks_per_node;
@@ -121,7 +125,14 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
       comm.barrier();
       const auto t0 = std::chrono::steady_clock::now();
       const double cpu0 = process_cpu_s();
-      for (int it = 0; it < o.iters; ++it) ar(buf->data(), count);
+      std::vector<double> step_us;  // rank 0's ring steps, each call's in order (the first from the call's start)
+      for (int it = 0; it < o.iters; ++it) {
+        step_ends.clear();
+        const double start = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        ar(buf->data(), count);
+        double prev = start;
+        for (double end : step_ends) step_us.push_back((end - std::exchange(prev, end)) * 1e6);
+      }
       const double mean = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.iters;
       const double cpu_mean = (process_cpu_s() - cpu0) / o.iters;
       CommbenchRow row;
@@ -130,6 +141,7 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
       row.time_us = max_over_ranks(comm, mean) * 1e6;
       row.max_abs_err = max_over_ranks(comm, err);
       row.cpu_us = max_over_ranks(comm, cpu_mean) * 1e6;
+      row.step_us = std::move(step_us);
       row.algbw_gbps = static_cast<double>(bytes) / (row.time_us * 1e-6) / 1e9;
       row.busbw_gbps = row.algbw_gbps * 2.0 * (n - 1) / n;
       same_size.push_back(row);

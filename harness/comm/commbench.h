@@ -5,7 +5,8 @@
 // must be 0), `warmup` untimed calls, a barrier, `iters` timed calls back to back. time = max over
 // ranks of the mean per call; algbw = bytes/time; busbw = algbw * 2(n-1)/n; cpu (JSON only) = max
 // over ranks of the process's CPU time (user + system, all threads) per call — with the threads
-// transport every rank is a thread of one process, so that is all ranks' CPU together.
+// transport every rank is a thread of one process, so that is all ranks' CPU together. For the ring
+// (host transports) the JSON also has rank 0's duration of every step of every timed call (step_us).
 // It deliberately does not initialise MPI unless the transport is mpi (or nccl under an MPI
 // launcher, for the unique id), and measures allreduce only.
 // nccl (GPU builds): device buffers, native algorithm only (ring/hierarchical reduce on the host);
@@ -44,6 +45,10 @@ struct CommbenchRow {
   std::size_t bytes = 0;
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0, max_abs_err = 0;
   double cpu_us = 0;  // process CPU per call (see above)
+  // ring on a host transport: each timed call's 2(n-1) step durations on rank 0, calls in order
+  // (AllreduceOptions::step_ends; JSON only) — the per-step spread `scalebench project` reads. Empty
+  // for the other algorithms and on nccl.
+  std::vector<double> step_us;
 };
 
 struct CommbenchReport {

@@ -2,6 +2,7 @@
 // The text table follows nccl-tests' layout (size, count, then per algorithm time / algbw / busbw /
 // error) so people used to reading those tables can read this one; JSON carries the same numbers.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -137,9 +138,10 @@ std::string to_json(const CommbenchReport& rep) {
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const auto& r = rep.rows[i];
     s += fmt::format("    {{\"algo\": \"{}\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": {:.6f}, "
-                     "\"busbw_GBps\": {:.6f}, \"max_abs_err\": {}, \"cpu_us\": {:.3f}}}{}\n",
+                     "\"busbw_GBps\": {:.6f}, \"max_abs_err\": {}, \"cpu_us\": {:.3f}{}}}{}\n",
                      json_escape(r.algo), r.bytes, r.bytes / sizeof(float), r.time_us, r.algbw_gbps, r.busbw_gbps,
                      std::isfinite(r.max_abs_err) ? fmt::format("{}", r.max_abs_err) : std::string("null"), r.cpu_us,
+                     r.step_us.empty() ? std::string() : fmt::format(", \"step_us\": [{:.2f}]", fmt::join(r.step_us, ", ")),
                      i + 1 < rep.rows.size() ? "," : "");
   }
   s += "  ]\n}\n";

@@ -9,6 +9,7 @@
 // step s ends. After n-1 steps position p owns the full sum of segment (p+1); allgather circulates
 // the owned segments the same way, received straight into the buffer and forwarded on arrival.
 // Deliberately no bidirectional ring or rail tricks: one ring, one direction, one tag per phase.
+#include <chrono>
 #include <vector>
 
 #include "harness/comm/allreduce.h"
@@ -20,6 +21,12 @@ namespace scalebench::comm {
 namespace {
 
 int mod(int a, int n) { return ((a % n) + n) % n; }
+
+// opts.step_ends: item i is the last of its step when the next item belongs to a later step.
+void note_step_end(const AllreduceOptions& opts, const std::vector<int>& step_of, std::size_t i) {
+  if (opts.step_ends == nullptr || (i + 1 < step_of.size() && step_of[i + 1] == step_of[i])) return;
+  opts.step_ends->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 }  // namespace
 
@@ -51,6 +58,7 @@ void ring_allreduce(Communicator& comm, const std::vector<int>& group, float* bu
     for (const Chunk& c : first) sends.send(buf, c, right, opts.tag);
   }
   recv_reduce(comm, left, opts.tag, buf, items, scratch, ce, opts.depth, opts.wire, [&](std::size_t i) {
+    note_step_end(opts, step_of, i);
     if (step_of[i] < n - 2) sends.send(buf, items[i], right, opts.tag);
   });
   // The allgather below overwrites exactly the segments these sends read from.
@@ -76,6 +84,7 @@ void ring_allreduce(Communicator& comm, const std::vector<int>& group, float* bu
     for (const Chunk& c : owned) sends.send(buf, c, right, opts.tag + 1);
   }
   recv_into(comm, left, opts.tag + 1, buf, items, opts.wire, [&](std::size_t i) {
+    note_step_end(opts, step_of, i);
     if (step_of[i] < n - 2) sends.send(buf, items[i], right, opts.tag + 1);
   });
   sends.wait();

@@ -79,7 +79,7 @@ for rate in "$@"; do
   fi
   for k in $calibs; do  # the calibration: a ring of k ranks over nodes 0 .. k-1 of A
     "$here/mpirun.sh" --name sbva -np "$k" -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
-      --warmup 2 --iters 8 --json "cb$k-$rate.json" > "cb$k-$rate.txt"
+      --warmup 2 --iters 20 --json "cb$k-$rate.json" > "cb$k-$rate.txt"
   done
   for m in $models; do
     tag=$case-$rate-$m

@@ -8,6 +8,7 @@
 
 #include <fmt/ranges.h>
 
+#include "harness/study/project/order_stats.h"
 #include "kernels/common/check.h"
 #include "kernels/common/read_file.h"
 
@@ -58,6 +59,12 @@ double leave_one_out_residual(const std::vector<LinkSample>& s) {
   return k ? std::sqrt(squares / double(k)) : 0.0;
 }
 
+// A ring of `ranks` over the network waits each step for its slowest transfer (time only: a rank
+// waiting spends no CPU).
+double waits(const Network& net, Cost c, int ranks, double bytes) {
+  return c == Cost::time && net.ring_stragglers ? ring_step_factor(net.inter, ranks, bytes / ranks) : 1.0;
+}
+
 // allreduce cost of `kind` (time or CPU); see allreduce_time.
 double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net, Cost c) {
   if (n <= 1) return 0;
@@ -69,10 +76,11 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
     const double chain = local <= 1 ? 0.0
                          : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
                                            : 2.0 * ((local - 1) * in.cpu_per_msg_s + bytes * in.cpu_per_byte_s);
-    return chain + ring_cost(nodes, bytes, net.inter, c);
+    return chain + ring_cost(nodes, bytes, net.inter, c) * waits(net, c, nodes, bytes);
   }
   // One ring over every rank: its slowest edge sets each step (a network edge once there are 2+ nodes).
-  return ring_cost(n, bytes, nodes > 1 ? net.inter : net.intra, c);
+  if (nodes <= 1) return ring_cost(n, bytes, net.intra, c);
+  return ring_cost(n, bytes, net.inter, c) * waits(net, c, n, bytes);
 }
 
 }  // namespace
@@ -116,6 +124,40 @@ AlphaBeta profile(const std::string& name) {
   return {};
 }
 
+namespace {
+// A row's step_us list ("12.5, 13.0, ..."): seconds, each finite and not negative.
+std::vector<double> parse_steps(const std::string& path, const std::string& list, double bytes) {
+  std::vector<double> out;
+  const std::regex number(R"re([^,\s]+)re");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), number); it != std::sregex_iterator(); ++it) {
+    const std::string v = (*it)[0];
+    std::size_t used = 0;
+    double us = -1;
+    try {
+      us = std::stod(v, &used);
+    } catch (const std::exception&) {
+    }
+    SB_REQUIRE(used == v.size() && std::isfinite(us) && us >= 0,
+               "--commbench {}: step_us of size {} holds '{}' (expected microseconds, 0 or more)", path, bytes, v);
+    out.push_back(us * 1e-6);
+  }
+  return out;
+}
+}  // namespace
+
+double ring_step_factor(const AlphaBeta& link, int n, double step_bytes) {
+  const LinkSample* best = nullptr;
+  for (const auto& s : link.samples)
+    if (!s.steps_s.empty() && (best == nullptr || std::fabs(std::log(s.bytes / step_bytes)) <
+                                                      std::fabs(std::log(best->bytes / step_bytes))))
+      best = &s;
+  if (best == nullptr || link.measured_ranks < 2 || n < 2) return 1.0;
+  double mean = 0;
+  for (double x : best->steps_s) mean += x;
+  mean /= double(best->steps_s.size());
+  return mean > 0 ? expected_max(best->steps_s, double(n) / link.measured_ranks) / mean : 1.0;
+}
+
 AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   const std::string text = read_text_file(path, fmt::format("--commbench: cannot read {}", path));
   std::smatch m;
@@ -127,6 +169,7 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   std::vector<LinkSample> samples;
   const std::regex row(R"re(\{"algo": "([a-z]+)", "bytes": (\d+), "count": \d+, "time_us": ([0-9.eE+-]+)[^}]*)re");
   const std::regex cpu_us(R"re("cpu_us": ([0-9.eE+-]+))re");
+  const std::regex step_us(R"re("step_us": \[([^\]]*)\])re");
   std::smatch c;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) {
     if ((*it)[1] != algo) continue;
@@ -135,7 +178,8 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
     const std::string rest = (*it)[0];
     const bool has_cpu = std::regex_search(rest, c, cpu_us);
     if (has_cpu) cpu.emplace_back(x, std::stod(c[1]) * 1e-6);
-    samples.push_back({bytes / n, t / (2.0 * (n - 1)), has_cpu ? std::stod(c[1]) * 1e-6 / (2.0 * (n - 1)) : 0.0});
+    samples.push_back({bytes / n, t / (2.0 * (n - 1)), has_cpu ? std::stod(c[1]) * 1e-6 / (2.0 * (n - 1)) : 0.0, {}});
+    if (std::regex_search(rest, c, step_us)) samples.back().steps_s = parse_steps(path, c[1], bytes);
   }
   SB_REQUIRE(xy.size() >= 2, "--commbench {}: {} size(s) of algorithm {}; the fit needs 2 or more", path, xy.size(), algo);
   const auto [slope, intercept] = fit_line(xy);
@@ -154,6 +198,7 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
     SB_REQUIRE(samples[i].bytes > samples[i - 1].bytes, "--commbench {}: size {} of algorithm {} appears twice", path,
                samples[i].bytes * n, algo);
   ab.samples = std::move(samples);
+  ab.measured_ranks = n;
   ab.fit_residual = leave_one_out_residual(ab.samples);
   return ab;
 }

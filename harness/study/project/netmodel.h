@@ -16,7 +16,12 @@ namespace scalebench::project {
 
 // One measured message size of a link: a ring step's message of `bytes` took `time_s` and cost a
 // rank `cpu_s` of CPU (from a commbench row: the call's time and CPU over its 2(n-1) messages).
-struct LinkSample { double bytes = 0, time_s = 0, cpu_s = 0; };
+// `steps_s`: the commbench ring's every measured step at that size (rank 0's, all timed calls; its
+// step_us), the spread the ring's straggler term reads (ring_step_factor); empty when the file has none.
+struct LinkSample {
+  double bytes = 0, time_s = 0, cpu_s = 0;
+  std::vector<double> steps_s;
+};
 
 struct AlphaBeta {
   double alpha_s = 0;         // per message (per algorithm step)
@@ -38,6 +43,7 @@ struct AlphaBeta {
   double fit_residual = 0;
   // A named profile: a nameplate rate and a stated latency, nothing measured (project says so).
   bool nameplate = false;
+  int measured_ranks = 0;  // a commbench fit: the ranks of the ring it measured (0 otherwise)
   double message_time(double bytes) const;  // one message over this link
   double message_cpu(double bytes) const;   // the CPU it costs a rank
 };
@@ -46,6 +52,9 @@ struct Network {
   AlphaBeta inter;  // between nodes
   AlphaBeta intra;  // between ranks of one node
   int ranks_per_node = 1;
+  // The ring's straggler term (allreduce_time): a ring over the network waits, every step, for the
+  // slowest of its transfers (ring_step_factor). Off: every step takes the measured mean.
+  bool ring_stragglers = false;
 };
 
 // Named profiles (`--network`): the rate of the link and a stated latency, from networks.def (the
@@ -61,10 +70,21 @@ std::vector<std::string> profile_names();  // in networks.def's order
 // gives no positive bandwidth.
 AlphaBeta fit_commbench(const std::string& json_path, const std::string& algo);
 
+// The ring's straggler term: how much longer a step of a ring of n ranks is than the measured mean
+// step of the calibration's ring of k = measured_ranks. Every rank of a ring sends and receives once
+// per step and the next step needs the previous one's segment, so a step lasts as long as the
+// slowest of its transfers: a measured step is the slowest of k, a step at n the slowest of n,
+// whose CDF is the measured steps' raised to n/k — expected_max(steps, n/k) / their mean, from the
+// sample whose per-step message is nearest `step_bytes` (log scale). 1 where the link has no
+// measured steps (profiles, given numbers, a commbench file without step_us, nccl). Below k it is
+// under 1. An assumption, validated on the emulated cluster only (docs/projection.md).
+double ring_step_factor(const AlphaBeta& link, int n, double step_bytes);
+
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:
 // one ring over all ranks, 2(n-1) messages of bytes/n (placed ppn per node, so only node-boundary
 // edges cross the network); hierarchical: chain reduce + broadcast inside nodes (the intra-node
-// line) and a ring over the node leaders.
+// line) and a ring over the node leaders. A ring over the network is scaled by ring_step_factor
+// when net.ring_stragglers.
 double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net);
 // CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
 // cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.

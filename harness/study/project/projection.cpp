@@ -64,30 +64,6 @@ MeasuredStep read_trace(const std::string& path) {
   return m;
 }
 
-double expected_max(std::vector<double> samples, int n, double slow) {
-  SB_REQUIRE(!samples.empty() && n >= 1, "expected_max: {} samples, n = {}", samples.size(), n);
-  SB_REQUIRE(slow > 0 && slow <= 1, "expected_max: slow fraction {} outside (0, 1]", slow);
-  if (n == 1) slow = 1.0;  // the one rank is the traced one
-  std::sort(samples.begin(), samples.end());
-  // n - 1 draws x from the samples, one draw x / slow (slow = 1: n plain draws): walk the jumps of
-  // both step functions in order; at each, P(max <= it) = (i/K)^(n-1) (j/K), i and j the samples
-  // (plain, slowed) at or below it, and the jump's probability is that less the previous one.
-  std::vector<double> slowed(samples);
-  for (double& x : slowed) x /= slow;
-  const double k = double(samples.size());
-  std::size_t i = 0, j = 0;
-  double e = 0, below = 0;
-  while (i < samples.size() || j < slowed.size()) {
-    const double at = j == slowed.size() || (i < samples.size() && samples[i] <= slowed[j]) ? samples[i] : slowed[j];
-    while (i < samples.size() && samples[i] <= at) ++i;
-    while (j < slowed.size() && slowed[j] <= at) ++j;
-    const double upto = std::pow(double(i) / k, n - 1) * (double(j) / k);
-    e += at * (upto - below);
-    below = upto;
-  }
-  return e;
-}
-
 double straggler_factor(const MeasuredStep& m, int n, double slow) {
   if (n <= 1) return 1.0;
   if (m.step_compute_s.empty()) return 1.0 / slow;
@@ -204,6 +180,28 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
   return {predict(m, net, lo, s).step_s, predict(m, net, hi, s).step_s};
 }
 
+namespace {
+
+// The header line of the ring's straggler term (netmodel.h, ring_step_factor), for a ring of one
+// bucket's bytes.
+std::string ring_steps_line(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
+  const LinkSample* measured = nullptr;
+  for (const auto& s : net.inter.samples)
+    if (!s.steps_s.empty()) measured = &s;
+  if (measured == nullptr || net.inter.measured_ranks < 2)
+    return "# ring steps: no measured steps (a named profile, --alpha-us/--gbps, or a commbench file without step_us): "
+           "every ring step takes the calibration's mean\n";
+  const double bytes = std::min(double(m.params) * 4.0, o.bucket_mb * 1e6);
+  const int big = std::max(2, o.max_devices);
+  return fmt::format("# ring steps: on: a ring over the network waits each step for the slowest of its N transfers, "
+                     "from the {} ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, "
+                     "x{:.3f} at N = {}\n",
+                     net.inter.measured_ranks, bytes * 1e-6, ring_step_factor(net.inter, 4, bytes / 4),
+                     ring_step_factor(net.inter, big, bytes / big), big);
+}
+
+}  // namespace
+
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
                           bool show_overlap, bool show_compressed, std::ostream& out) {
   record::Table t;
@@ -250,7 +248,8 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        "backward while overlapped\n",
                        net.inter.cpu_per_msg_s * 1e6, net.inter.cpu_per_byte_s * 1e9);
   if (!o.stragglers)
-    out << "# stragglers: off (--no-stragglers): every rank computes the traced mean\n";
+    out << "# stragglers: off (--no-stragglers): every rank computes the traced mean, every ring step takes the "
+           "calibration's mean\n";
   else
     out << fmt::format("# stragglers: on: a synchronous step computes at the pace of the slowest of N ranks, each an "
                        "independent draw from the {} traced steps (compute {:.2f} ms mean){}: x{:.3f} at N = 2, x{:.3f} at "
@@ -259,6 +258,7 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        o.slow_node < 1 ? fmt::format(", one of them at {:.3g} of the traced speed (--slow-node)", o.slow_node)
                                        : std::string(),
                        straggler_factor(m, 2, o.slow_node), straggler_factor(m, o.max_devices, o.slow_node), o.max_devices);
+  if (o.stragglers) out << ring_steps_line(m, net, o);
   out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean), communication x(1 -/+ {:.4f}) "
                      "({}); efficiency pairs N = 1's opposite extreme\n",
                      2 * se, r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"

@@ -17,6 +17,7 @@
 
 #include "harness/record/table.h"
 #include "harness/study/project/netmodel.h"
+#include "harness/study/project/order_stats.h"
 #include "harness/train/trace.h"
 
 namespace scalebench::project {
@@ -37,13 +38,6 @@ struct MeasuredStep {
 // Throws naming the file when it is not a `train --trace` file or has fewer than two steps.
 MeasuredStep read_trace(const std::string& path);
 
-// E[max of n independent draws] from the empirical distribution of `samples` (resampling with
-// replacement, in closed form: the k-th smallest of K is the maximum with probability
-// (k/K)^n - ((k-1)/K)^n). n = 1: their mean. With slow < 1, one of the n draws is divided by
-// `slow` (a rank that computes at that fraction of the traced speed; n >= 2): the maximum's CDF is
-// F(x)^(n-1) F(x slow), evaluated exactly on the union of the two step functions' jumps (slow = 1
-// is the same walk with both functions equal). Throws on no samples, n < 1 or slow outside (0, 1].
-double expected_max(std::vector<double> samples, int n, double slow = 1.0);
 // The slowest of n ranks' step compute relative to one rank's mean, when each rank's compute is an
 // independent draw from the traced steps (one of them slowed by `slow`, as above):
 // expected_max(step_compute_s, n, slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).

@@ -69,13 +69,28 @@ TEST(Commbench, ThreadsSweepPrintsRowsAndJson) {
   EXPECT_EQ(j.find("\"max_abs_err\": 1"), std::string::npos) << j;
   EXPECT_NE(j.find("\"max_abs_err\": 0, \"cpu_us\": "), std::string::npos) << j;
   // every row says what its calls cost the process in CPU; the calls did work, so some is above 0
-  const std::regex cpu(R"re("cpu_us": ([0-9.]+)\})re");
+  const std::regex cpu(R"re("cpu_us": ([0-9.]+)[,}])re");
   int cpu_rows = 0;
   double cpu_sum = 0;
   for (auto it = std::sregex_iterator(j.begin(), j.end(), cpu); it != std::sregex_iterator(); ++it)
     ++cpu_rows, cpu_sum += std::stod((*it)[1]);
   EXPECT_EQ(cpu_rows, 15) << j;  // 5 sizes x 3 algorithms
   EXPECT_GT(cpu_sum, 0.0) << j;
+  // the ring's rows, and only they, list rank 0's every step: 2 calls x 2(3 - 1) steps, none negative
+  const std::regex steps(R"re("algo": "([a-z]+)"[^}]*"step_us": \[([^\]]*)\])re");
+  int step_rows = 0;
+  for (auto it = std::sregex_iterator(j.begin(), j.end(), steps); it != std::sregex_iterator(); ++it) {
+    ++step_rows;
+    EXPECT_EQ((*it)[1], "ring") << j;
+    std::istringstream list((*it)[2]);
+    int k = 0;
+    for (std::string v; std::getline(list, v, ',');) {
+      ++k;
+      EXPECT_GE(std::stod(v), 0.0) << v;
+    }
+    EXPECT_EQ(k, 2 * 4) << (*it)[2];
+  }
+  EXPECT_EQ(step_rows, 5) << j;
 }
 
 TEST(Commbench, BadOptionsAreOneLineErrors) {

@@ -3,6 +3,7 @@
 // against that provenance, the study file's notes, and bad inputs failing with one line naming the
 // file. The model itself is tested in test_project.cpp and test_project_stragglers.cpp.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <fstream>
@@ -196,6 +197,33 @@ TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
   t = project_with(unet_batch(8, 1), o);
   EXPECT_TRUE(has(t, "error: project: --slow-node 0.8 is part of the straggler term, which --no-stragglers turns off")) << t;
   EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+}
+
+TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {
+  sbtest::TempDir d;
+  const std::string cb = d.path() + "/cb.json";
+  {
+    std::ofstream f(cb);
+    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
+    for (int k = 0; k < 3; ++k)
+      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": 0, \"time_us\": {}, \"algbw_GBps\": 0, "
+                       "\"max_abs_err\": 0, \"cpu_us\": 1.0, \"step_us\": [{}, {}]}}{}\n",
+                       1 << (20 + k), 1000 << k, 400 << k, 600 << k, k < 2 ? "," : "");
+    f << "  ]\n}\n";
+  }
+  ProjectCli o;
+  o.commbench = cb;
+  std::string t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("# ring steps: on: a ring over the network waits each step for the slowest of its N transfers, "
+                   "from the 2 ranks' measured steps"), std::string::npos) << t;
+  o.no_stragglers = true;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("every ring step takes the calibration's mean"), std::string::npos) << t;
+  EXPECT_EQ(t.find("# ring steps:"), std::string::npos) << t;
+  // a named profile has no steps: said
+  ProjectCli p;
+  t = project_with(unet_batch(8, 1), p);
+  EXPECT_NE(t.find("# ring steps: no measured steps"), std::string::npos) << t;
 }
 
 TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {

@@ -1,6 +1,7 @@
 // netmodel.h — the network side of `scalebench project`: an alpha-beta model (a message of m bytes
 // over one link costs alpha + m / bandwidth), named profiles, a fit from a commbench JSON file, and
-// the time of one allreduce of m bytes per strategy at N ranks. What it deliberately does not model:
+// the time of one allreduce of m bytes per strategy at N ranks (a ring over the network waiting each
+// step for its slowest transfer, from the commbench ring's measured steps). What it deliberately does not model:
 // congestion between jobs, switch topology beyond "ranks_per_node ranks share a node, nodes share a
 // flat network", and the library's choice of algorithm (native is costed as the ring; see
 // docs/projection.md).

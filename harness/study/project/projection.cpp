@@ -185,13 +185,14 @@ namespace {
 // The header line of the ring's straggler term (netmodel.h, ring_step_factor), for a ring of one
 // bucket's bytes.
 std::string ring_steps_line(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
-  const LinkSample* measured = nullptr;
-  for (const auto& s : net.inter.samples)
-    if (!s.steps_s.empty()) measured = &s;
-  if (measured == nullptr || net.inter.measured_ranks < 2)
+  if (!net.ring_stragglers) return "# ring steps: off: every ring step takes the calibration's mean\n";
+  const auto& samples = net.inter.samples;
+  if (net.inter.measured_ranks < 2 ||
+      std::none_of(samples.begin(), samples.end(), [](const LinkSample& s) { return !s.steps_s.empty(); }))
     return "# ring steps: no measured steps (a named profile, --alpha-us/--gbps, or a commbench file without step_us): "
            "every ring step takes the calibration's mean\n";
-  const double bytes = std::min(double(m.params) * 4.0, o.bucket_mb * 1e6);
+  // one bucket, as the bucketer sizes it (MiB)
+  const double bytes = std::min(double(m.params) * 4.0, o.bucket_mb * (1 << 20));
   const int big = std::max(2, o.max_devices);
   return fmt::format("# ring steps: on: a ring over the network waits each step for the slowest of its N transfers, "
                      "from the {} ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, "

@@ -1,0 +1,131 @@
+// test_project_ring_steps.cpp — the ring's straggler term of `scalebench project` by hand: the
+// expected maximum at a fractional power (a ring of N from steps measured at k ranks is F^(N/k)),
+// ring_step_factor's choice of measured size, which parts of an allreduce it scales (the network
+// ring, not the chains inside a node, not the CPU), and commbench's step_us read back by the fit.
+// The compute side of the straggler term is test_project_stragglers.cpp; commbench writing step_us
+// is tests/comm/test_commbench.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "harness/study/project/netmodel.h"
+#include "harness/study/project/order_stats.h"
+#include "kernels/common/check.h"
+#include "tests/common/harness_test_util.h"
+#include "tests/study/project_fixtures.h"
+
+namespace scalebench::project {
+namespace {
+
+TEST(ProjectRingSteps, ExpectedMaxAtAFractionalPower) {
+  // {1, 2} under F^0.5: P(max <= 1) = sqrt(1/2) — a ring of 2 ranks from steps measured at 4
+  const double below = std::sqrt(0.5);
+  EXPECT_NEAR(expected_max({2.0, 1.0}, 0.5), 1 * below + 2 * (1 - below), 1e-12);
+  // F^1.5 on {1, 2, 4}: jumps at 1/3, 2/3, 1 raised to 1.5
+  const double a = std::pow(1.0 / 3, 1.5), b = std::pow(2.0 / 3, 1.5);
+  EXPECT_NEAR(expected_max({4.0, 1.0, 2.0}, 1.5), 1 * a + 2 * (b - a) + 4 * (1 - b), 1e-12);
+  EXPECT_THROW(expected_max({1.0}, 0.0), Error);
+  EXPECT_THROW(expected_max({1.0}, -1.0), Error);
+}
+
+// A link measured at 2 ranks: per-step messages of 1 KB (steps of 10 and 20 ms) and 100 KB (three
+// identical steps of 100 ms). Its curve (the samples' times) is not what these tests are about.
+AlphaBeta measured_link() {
+  AlphaBeta link{5e-3, 1e7, "test commbench"};
+  link.measured_ranks = 2;
+  link.samples = {{1e3, 0.0051, 0, {0.010, 0.020}}, {1e5, 0.015, 0, {0.1, 0.1, 0.1}}};
+  return link;
+}
+
+TEST(ProjectRingSteps, FactorFromTheNearestMeasuredSize) {
+  const AlphaBeta link = measured_link();
+  // the calibration's own ring size is what it measured
+  EXPECT_DOUBLE_EQ(ring_step_factor(link, 2, 1e3), 1.0);
+  // a ring of 4: a step is the slowest of 4 transfers, a measured one the slowest of 2: F^2 of {10, 20}
+  EXPECT_NEAR(ring_step_factor(link, 4, 1e3), (0.010 * 0.25 + 0.020 * 0.75) / 0.015, 1e-12);
+  // and of 8: F^4
+  EXPECT_NEAR(ring_step_factor(link, 8, 1e3), (0.010 / 16 + 0.020 * 15 / 16) / 0.015, 1e-12);
+  // the nearest size on a log scale: 5 KB is nearer 1 KB (x5) than 100 KB (x20) ...
+  EXPECT_NEAR(ring_step_factor(link, 4, 5e3), 1.75 / 1.5, 1e-12);
+  // ... 20 KB nearer 100 KB (x5 against x20), whose identical steps have no spread
+  EXPECT_DOUBLE_EQ(ring_step_factor(link, 8, 2e4), 1.0);
+  // nothing measured: no term
+  EXPECT_DOUBLE_EQ(ring_step_factor(profile("10gbe"), 8, 1e3), 1.0);
+  AlphaBeta no_steps = link;
+  for (auto& s : no_steps.samples) s.steps_s.clear();
+  EXPECT_DOUBLE_EQ(ring_step_factor(no_steps, 8, 1e3), 1.0);
+  // a calibration of 4 ranks projected to 2: a step is the slowest of fewer transfers than measured
+  AlphaBeta at4 = link;
+  at4.measured_ranks = 4;
+  EXPECT_LT(ring_step_factor(at4, 2, 1e3), 1.0);
+  EXPECT_DOUBLE_EQ(ring_step_factor(at4, 4, 1e3), 1.0);
+}
+
+TEST(ProjectRingSteps, ScalesOnlyTheRingOverTheNetwork) {
+  Network n = fixtures::net(5e-3, 1e7);
+  n.inter = measured_link();
+  const double bytes = 4e3;  // a ring of 4: per-step messages of 1 KB
+  const double plain = allreduce_time(StrategyKind::ring, 4, bytes, n);
+  const double cpu = allreduce_cpu(StrategyKind::ring, 4, bytes, n);
+  const double two = allreduce_time(StrategyKind::ring, 2, 2e3, n);
+  n.ring_stragglers = true;
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 4, bytes, n), plain * 1.75 / 1.5, 1e-15);
+  EXPECT_DOUBLE_EQ(allreduce_cpu(StrategyKind::ring, 4, bytes, n), cpu);  // waiting costs no CPU
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 2, 2e3, n), two);   // the calibration's own ring
+  // hierarchical, 8 ranks 2 per node: the chains inside the nodes as they were, the ring of the 4
+  // leaders (per-step messages of 1 KB) scaled
+  n.ranks_per_node = 2;
+  const double chain = 2.0 * (1 * n.intra.alpha_s + bytes / n.intra.bytes_per_s);
+  n.ring_stragglers = false;
+  const double h_plain = allreduce_time(StrategyKind::hierarchical, 8, bytes, n);
+  n.ring_stragglers = true;
+  EXPECT_NEAR(allreduce_time(StrategyKind::hierarchical, 8, bytes, n) - chain, (h_plain - chain) * 1.75 / 1.5, 1e-15);
+  // every rank on one node: no ring crosses the network, nothing scaled
+  n.ranks_per_node = 8;
+  const double one_node = allreduce_time(StrategyKind::ring, 8, bytes, n);
+  n.ring_stragglers = false;
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 8, bytes, n), one_node);
+}
+
+std::string write_commbench(const std::string& path, const std::string& steps) {
+  std::ofstream f(path);
+  f << "{\n  \"ranks\": 2,\n  \"results\": [\n"
+       "    {\"algo\": \"ring\", \"bytes\": 2048, \"count\": 512, \"time_us\": 20000.0, \"algbw_GBps\": 0, "
+       "\"max_abs_err\": 0, \"cpu_us\": 5.0, \"step_us\": [" << steps << "]},\n"
+       "    {\"algo\": \"ring\", \"bytes\": 200000, \"count\": 50000, \"time_us\": 30000.0, \"algbw_GBps\": 0, "
+       "\"max_abs_err\": 0, \"cpu_us\": 9.0}\n  ]\n}\n";
+  return path;
+}
+
+TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
+  sbtest::TempDir d;
+  AlphaBeta ab = fit_commbench(write_commbench(d.path() + "/cb.json", "10000.0, 20000.0"), "ring");
+  EXPECT_EQ(ab.measured_ranks, 2);
+  ASSERT_EQ(ab.samples.size(), 2u);
+  EXPECT_EQ(ab.samples[0].bytes, 1024.0);  // a 2-rank call of 2 KB: steps of 1 KB
+  EXPECT_EQ(ab.samples[0].steps_s, (std::vector<double>{0.010, 0.020}));
+  EXPECT_TRUE(ab.samples[1].steps_s.empty());  // a row without step_us
+  EXPECT_NEAR(ring_step_factor(ab, 4, 1024), 1.75 / 1.5, 1e-12);
+  // many steps (a long run at 8 ranks) read in full
+  std::string many;
+  for (int i = 0; i < 5000; ++i) many += (i ? ", " : "") + std::to_string(100 + i % 7);
+  ab = fit_commbench(write_commbench(d.path() + "/many.json", many), "ring");
+  EXPECT_EQ(ab.samples[0].steps_s.size(), 5000u);
+  // a bad entry: one line naming the file, the field and the value
+  for (const char* bad : {"10.0, x1", "10.0, -3", "10.0, inf"}) {
+    try {
+      fit_commbench(write_commbench(d.path() + "/bad.json", bad), "ring");
+      FAIL() << bad;
+    } catch (const Error& e) {
+      const std::string w = e.what();
+      EXPECT_NE(w.find("bad.json: step_us of size 2048 holds"), std::string::npos) << w;
+      EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scalebench::project

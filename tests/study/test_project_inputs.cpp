@@ -238,6 +238,7 @@ TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {
   const study::StudyFile f = study::read_study_file(o.output);
   EXPECT_EQ(f.attrs.str("measured_run_id"), "abc123");
   EXPECT_EQ(f.attrs.str("stragglers"), "on");
+  EXPECT_EQ(f.attrs.str("ring_steps").rfind("no measured steps (a named profile", 0), 0u) << f.attrs.str("ring_steps");
   EXPECT_NE(f.attrs.str("network_note").find("calibrate with --commbench"), std::string::npos);
   EXPECT_EQ(f.attrs.str("warnings"), "");
   EXPECT_EQ(f.attrs.str("study"), "projection unet:depth=3,base=16");

@@ -160,6 +160,7 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     sf.attrs.set("measured_run_id", run_id && std::holds_alternative<std::string>(*run_id) ? std::get<std::string>(*run_id) : "");
     sf.attrs.set("stragglers", o.no_stragglers ? "off" : "on");
     sf.attrs.set("slow_node", o.slow_node);
+    sf.attrs.set("ring_steps", ring_steps_note(m, net, po));
     sf.attrs.set("band_definition", "each prediction recomputed with compute x (1 -/+ 2 relative standard errors of the "
                                     "traced mean step) and communication x (1 -/+ the commbench curve's leave-one-out "
                                     "residual; 0 without a commbench fit of 3+ sizes); efficiency pairs the N = 1 "

@@ -180,28 +180,21 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
   return {predict(m, net, lo, s).step_s, predict(m, net, hi, s).step_s};
 }
 
-namespace {
-
-// The header line of the ring's straggler term (netmodel.h, ring_step_factor), for a ring of one
-// bucket's bytes.
-std::string ring_steps_line(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
-  if (!net.ring_stragglers) return "# ring steps: off: every ring step takes the calibration's mean\n";
+std::string ring_steps_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
+  if (!o.stragglers || !net.ring_stragglers) return "off: every ring step takes the calibration's mean";
   const auto& samples = net.inter.samples;
   if (net.inter.measured_ranks < 2 ||
       std::none_of(samples.begin(), samples.end(), [](const LinkSample& s) { return !s.steps_s.empty(); }))
-    return "# ring steps: no measured steps (a named profile, --alpha-us/--gbps, or a commbench file without step_us): "
-           "every ring step takes the calibration's mean\n";
+    return "no measured steps (a named profile, --alpha-us/--gbps, or a commbench file without step_us): every ring "
+           "step takes the calibration's mean";
   // one bucket, as the bucketer sizes it (MiB)
   const double bytes = std::min(double(m.params) * 4.0, o.bucket_mb * (1 << 20));
   const int big = std::max(2, o.max_devices);
-  return fmt::format("# ring steps: on: a ring over the network waits each step for the slowest of its N transfers, "
-                     "from the {} ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, "
-                     "x{:.3f} at N = {}\n",
+  return fmt::format("on: a ring over the network waits each step for the slowest of its N transfers, from the {} "
+                     "ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, x{:.3f} at N = {}",
                      net.inter.measured_ranks, bytes * 1e-6, ring_step_factor(net.inter, 4, bytes / 4),
                      ring_step_factor(net.inter, big, bytes / big), big);
 }
-
-}  // namespace
 
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
                           bool show_overlap, bool show_compressed, std::ostream& out) {
@@ -259,7 +252,7 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        o.slow_node < 1 ? fmt::format(", one of them at {:.3g} of the traced speed (--slow-node)", o.slow_node)
                                        : std::string(),
                        straggler_factor(m, 2, o.slow_node), straggler_factor(m, o.max_devices, o.slow_node), o.max_devices);
-  if (o.stragglers) out << ring_steps_line(m, net, o);
+  if (o.stragglers) out << "# ring steps: " << ring_steps_note(m, net, o) << "\n";
   out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean), communication x(1 -/+ {:.4f}) "
                      "({}); efficiency pairs N = 1's opposite extreme\n",
                      2 * se, r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"

@@ -105,6 +105,11 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
 struct Band { double step_lo = 0, step_hi = 0; };
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 
+// What the ring's straggler term (netmodel.h, ring_step_factor) does in this projection, one line for
+// the table's header and the study file's `ring_steps`: off, no measured steps, or on with its factor
+// at N = 4 and max_devices for a ring of one bucket.
+std::string ring_steps_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o);
+
 // Every strategy, weak and strong, N = 1, 2, 4 … max_devices, with overlap and compression as asked:
 // the study-schema rows (one per prediction, with its band, straggler factor and the trace's
 // context columns: hosts, commit …), and the same rows as a table written to `out`.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <sstream>
 #include <vector>
 
 #include <fmt/ranges.h>
@@ -128,16 +129,17 @@ namespace {
 // A row's step_us list ("12.5, 13.0, ..."): seconds, each finite and not negative.
 std::vector<double> parse_steps(const std::string& path, const std::string& list, double bytes) {
   std::vector<double> out;
-  const std::regex number(R"re([^,\s]+)re");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), number); it != std::sregex_iterator(); ++it) {
-    const std::string v = (*it)[0];
+  std::istringstream in(list);
+  for (std::string v; std::getline(in, v, ',');) {
+    v.erase(0, v.find_first_not_of(" \t\n"));
+    v.erase(v.find_last_not_of(" \t\n") + 1);
     std::size_t used = 0;
     double us = -1;
     try {
       us = std::stod(v, &used);
     } catch (const std::exception&) {
     }
-    SB_REQUIRE(used == v.size() && std::isfinite(us) && us >= 0,
+    SB_REQUIRE(!v.empty() && used == v.size() && std::isfinite(us) && us >= 0,
                "--commbench {}: step_us of size {} holds '{}' (expected microseconds, 0 or more)", path, bytes, v);
     out.push_back(us * 1e-6);
   }
@@ -167,19 +169,30 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   SB_REQUIRE(n >= 2, "--commbench {}: {} rank(s); a fit needs a run of 2 or more", path, n);
   std::vector<std::pair<double, double>> xy, cpu;  // (2(n-1)/n bytes, seconds), (the same, CPU seconds)
   std::vector<LinkSample> samples;
-  const std::regex row(R"re(\{"algo": "([a-z]+)", "bytes": (\d+), "count": \d+, "time_us": ([0-9.eE+-]+)[^}]*)re");
+  // One row at a time (a row holds no braces), its step_us list cut out before any regex sees it:
+  // libstdc++'s std::regex recurses once per character matched, and a row's steps can run to
+  // thousands of characters (a stack overflow under the sanitizers at 5000 steps).
+  const std::regex row(R"re(^\{"algo": "([a-z]+)", "bytes": (\d+), "count": \d+, "time_us": ([0-9.eE+-]+))re");
   const std::regex cpu_us(R"re("cpu_us": ([0-9.eE+-]+))re");
-  const std::regex step_us(R"re("step_us": \[([^\]]*)\])re");
-  std::smatch c;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) {
-    if ((*it)[1] != algo) continue;
-    const double bytes = std::stod((*it)[2]), x = 2.0 * (n - 1) / n * bytes, t = std::stod((*it)[3]) * 1e-6;
+  const std::string steps_key = "\"step_us\": [";
+  std::smatch r, c;
+  for (std::size_t at = text.find("{\"algo\": "); at != std::string::npos; at = text.find("{\"algo\": ", at + 1)) {
+    const std::size_t end = text.find('}', at);
+    SB_REQUIRE(end != std::string::npos, "--commbench {}: a row of \"results\" has no closing brace", path);
+    std::string fields = text.substr(at, end - at + 1), steps;
+    if (const std::size_t s0 = fields.find(steps_key); s0 != std::string::npos) {
+      const std::size_t s1 = fields.find(']', s0);
+      SB_REQUIRE(s1 != std::string::npos, "--commbench {}: a row's step_us list has no closing bracket", path);
+      steps = fields.substr(s0 + steps_key.size(), s1 - s0 - steps_key.size());
+      fields.erase(s0, s1 - s0 + 1);
+    }
+    if (!std::regex_search(fields, r, row) || r[1] != algo) continue;
+    const double bytes = std::stod(r[2]), x = 2.0 * (n - 1) / n * bytes, t = std::stod(r[3]) * 1e-6;
     xy.emplace_back(x, t);
-    const std::string rest = (*it)[0];
-    const bool has_cpu = std::regex_search(rest, c, cpu_us);
+    const bool has_cpu = std::regex_search(fields, c, cpu_us);
     if (has_cpu) cpu.emplace_back(x, std::stod(c[1]) * 1e-6);
     samples.push_back({bytes / n, t / (2.0 * (n - 1)), has_cpu ? std::stod(c[1]) * 1e-6 / (2.0 * (n - 1)) : 0.0, {}});
-    if (std::regex_search(rest, c, step_us)) samples.back().steps_s = parse_steps(path, c[1], bytes);
+    if (!steps.empty()) samples.back().steps_s = parse_steps(path, steps, bytes);
   }
   SB_REQUIRE(xy.size() >= 2, "--commbench {}: {} size(s) of algorithm {}; the fit needs 2 or more", path, xy.size(), algo);
   const auto [slope, intercept] = fit_line(xy);

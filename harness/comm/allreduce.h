@@ -12,6 +12,7 @@
 // wire data is pipeline.cpp.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -58,11 +59,11 @@ struct AllreduceOptions {
   WireType wire = WireType::f32;
   int tag = Communicator::kAlgoTagBase;  // uses tag .. tag+3; run on a dup() if others use these tags
   // commbench's probe (host ring only, and the leaders' ring of hierarchical): when set, the ring
-  // appends the steady-clock time (seconds) at which each of its 2(n-1) steps ended on this rank —
+  // appends the time at which each of its 2(n-1) steps ended on this rank —
   // the last chunk of the step's segment received (and, in reduce-scatter, added). Steps with an
   // empty segment (count < n) append nothing. What `scalebench project` reads the ring's per-step
   // spread from (docs/projection.md, "Stragglers and noise").
-  std::vector<double>* step_ends = nullptr;
+  std::vector<std::chrono::steady_clock::time_point>* step_ends = nullptr;
 };
 
 // A reusable allreduce bound to one communicator: holds the scratch slots and, for hierarchical,

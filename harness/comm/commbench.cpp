@@ -79,7 +79,7 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
   const auto sizes = parse_sizes(o.sizes);
   const int n = comm.size(), me = comm.rank();
   // Rank 0's ring step ends (AllreduceOptions::step_ends), read after each timed call.
-  std::vector<double> step_ends;
+  std::vector<std::chrono::steady_clock::time_point> step_ends;
   std::vector<std::unique_ptr<Allreducer>> algos;
   for (const auto& a : o.algos) {
     AllreduceOptions ao;
@@ -128,10 +128,10 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
       std::vector<double> step_us;  // rank 0's ring steps, each call's in order (the first from the call's start)
       for (int it = 0; it < o.iters; ++it) {
         step_ends.clear();
-        const double start = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        auto prev = std::chrono::steady_clock::now();
         ar(buf->data(), count);
-        double prev = start;
-        for (double end : step_ends) step_us.push_back((end - std::exchange(prev, end)) * 1e6);
+        for (const auto end : step_ends)
+          step_us.push_back(std::chrono::duration<double, std::micro>(end - std::exchange(prev, end)).count());
       }
       const double mean = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.iters;
       const double cpu_mean = (process_cpu_s() - cpu0) / o.iters;

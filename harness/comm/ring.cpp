@@ -25,7 +25,7 @@ int mod(int a, int n) { return ((a % n) + n) % n; }
 // opts.step_ends: item i is the last of its step when the next item belongs to a later step.
 void note_step_end(const AllreduceOptions& opts, const std::vector<int>& step_of, std::size_t i) {
   if (opts.step_ends == nullptr || (i + 1 < step_of.size() && step_of[i + 1] == step_of[i])) return;
-  opts.step_ends->push_back(std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
+  opts.step_ends->push_back(std::chrono::steady_clock::now());
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ class AllreduceStrategy final : public Strategy {
   void start(Model& model) override {
     comm_.broadcast(model.params().f32(), std::size_t(model.param_count()), 0);
     for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
-    const auto bucket = std::int64_t(opts_.bucket_mb * (1 << 20) / sizeof(float));
+    const auto bucket = bucket_elems_of(opts_.bucket_mb);
     // --sync-bn on GPUs: batch norm's backward sums over comm_ (an NCCL allgather) while the buckets
     // would go over bg_ from the communication thread; two NCCL communicators in use at once from
     // two threads may deadlock across ranks (NCCL orders kernels per communicator only), so the

@@ -30,6 +30,10 @@ struct BucketSpan {
 };
 using BucketObserver = std::function<void(const BucketSpan&)>;
 
+// --bucket-mb (MiB) as the float32 gradient elements a bucket holds: what the strategies give
+// BucketAllreducer, and what `scalebench project` forms its buckets with.
+inline std::int64_t bucket_elems_of(double bucket_mb) { return std::int64_t(bucket_mb * (1 << 20) / sizeof(float)); }
+
 class BucketAllreducer {
  public:
   // `comm` is used only by this object (give it a dup() when others use the original).

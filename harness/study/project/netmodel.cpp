@@ -60,14 +60,12 @@ double leave_one_out_residual(const std::vector<LinkSample>& s) {
   return k ? std::sqrt(squares / double(k)) : 0.0;
 }
 
-// A ring of `ranks` over the network waits each step for its slowest transfer (time only: a rank
-// waiting spends no CPU).
-double waits(const Network& net, Cost c, int ranks, double bytes) {
-  return c == Cost::time && net.ring_stragglers ? ring_step_factor(net.inter, ranks, bytes / ranks) : 1.0;
-}
-
-// allreduce cost of `kind` (time or CPU); see allreduce_time.
-double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net, Cost c) {
+// allreduce cost of `kind` (time or CPU); see allreduce_time. With `stragglers` a ring over the
+// network waits each step for its slowest transfer (time only: a rank waiting spends no CPU).
+double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net, Cost c, bool stragglers) {
+  const auto waits = [&](int ranks) {
+    return c == Cost::time && stragglers ? ring_step_factor(net.inter, ranks, bytes / ranks) : 1.0;
+  };
   if (n <= 1) return 0;
   const int ppn = std::max(1, net.ranks_per_node);
   const int nodes = (n + ppn - 1) / ppn;
@@ -77,11 +75,11 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
     const double chain = local <= 1 ? 0.0
                          : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
                                            : 2.0 * ((local - 1) * in.cpu_per_msg_s + bytes * in.cpu_per_byte_s);
-    return chain + ring_cost(nodes, bytes, net.inter, c) * waits(net, c, nodes, bytes);
+    return chain + ring_cost(nodes, bytes, net.inter, c) * waits(nodes);
   }
   // One ring over every rank: its slowest edge sets each step (a network edge once there are 2+ nodes).
   if (nodes <= 1) return ring_cost(n, bytes, net.intra, c);
-  return ring_cost(n, bytes, net.inter, c) * waits(net, c, n, bytes);
+  return ring_cost(n, bytes, net.inter, c) * waits(n);
 }
 
 }  // namespace
@@ -216,12 +214,12 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   return ab;
 }
 
-double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net) {
-  return allreduce_cost(kind, n, bytes, net, Cost::time);
+double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net, bool stragglers) {
+  return allreduce_cost(kind, n, bytes, net, Cost::time, stragglers);
 }
 
 double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net) {
-  return allreduce_cost(kind, n, bytes, net, Cost::cpu);
+  return allreduce_cost(kind, n, bytes, net, Cost::cpu, false);
 }
 
 double ps_step_time(int n, double bytes, const Network& net) {

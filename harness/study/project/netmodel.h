@@ -53,9 +53,6 @@ struct Network {
   AlphaBeta inter;  // between nodes
   AlphaBeta intra;  // between ranks of one node
   int ranks_per_node = 1;
-  // The ring's straggler term (allreduce_time): a ring over the network waits, every step, for the
-  // slowest of its transfers (ring_step_factor). Off: every step takes the measured mean.
-  bool ring_stragglers = false;
 };
 
 // Named profiles (`--network`): the rate of the link and a stated latency, from networks.def (the
@@ -84,9 +81,9 @@ double ring_step_factor(const AlphaBeta& link, int n, double step_bytes);
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:
 // one ring over all ranks, 2(n-1) messages of bytes/n (placed ppn per node, so only node-boundary
 // edges cross the network); hierarchical: chain reduce + broadcast inside nodes (the intra-node
-// line) and a ring over the node leaders. A ring over the network is scaled by ring_step_factor
-// when net.ring_stragglers.
-double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net);
+// line) and a ring over the node leaders. With `stragglers` (the straggler term: project's
+// --no-stragglers turns it off), a ring over the network is scaled by ring_step_factor.
+double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net, bool stragglers = false);
 // CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
 // cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.
 double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net);

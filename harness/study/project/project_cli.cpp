@@ -127,7 +127,6 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   }
   net.intra = {o.intra_alpha_us * 1e-6, o.intra_gbps * 1e9, "--intra-alpha-us/--intra-gbps"};
   net.ranks_per_node = o.ranks_per_node;
-  net.ring_stragglers = !o.no_stragglers;
   SB_REQUIRE(!o.comm_cpu_shared || net.inter.cpu_per_msg_s > 0 || net.inter.cpu_per_byte_s > 0,
              "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
              "written by this version's commbench --json){}", o.commbench.empty() ? "" : "; " + o.commbench + " has none");

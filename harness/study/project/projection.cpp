@@ -8,6 +8,7 @@
 
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/metric_table.h"
+#include "harness/strategy/bucketer.h"
 #include "harness/train/trace.h"
 #include "kernels/common/check.h"
 
@@ -153,11 +154,11 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
     p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) * o.comm_scale : 0.0;
     p.buckets = 1;
   } else {
-    auto buckets = buckets_of(m, scale, std::int64_t(o.bucket_mb * (1 << 20) / 4));
+    auto buckets = buckets_of(m, scale, bucket_elems_of(o.bucket_mb));
     p.buckets = int(buckets.size());
     std::vector<double> times, cpus;
     for (const auto& [ready, elems] : buckets) {
-      times.push_back(allreduce_time(s.strategy, s.n, double(elems) * wire, net) * o.comm_scale);
+      times.push_back(allreduce_time(s.strategy, s.n, double(elems) * wire, net, o.stragglers) * o.comm_scale);
       cpus.push_back(o.comm_cpu_shared && s.overlap ? allreduce_cpu(s.strategy, s.n, double(elems) * wire, net) : 0.0);
       p.comm_s += times.back();
     }
@@ -181,14 +182,13 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
 }
 
 std::string ring_steps_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
-  if (!o.stragglers || !net.ring_stragglers) return "off: every ring step takes the calibration's mean";
+  if (!o.stragglers) return "off: every ring step takes the calibration's mean";
   const auto& samples = net.inter.samples;
   if (net.inter.measured_ranks < 2 ||
       std::none_of(samples.begin(), samples.end(), [](const LinkSample& s) { return !s.steps_s.empty(); }))
     return "no measured steps (a named profile, --alpha-us/--gbps, or a commbench file without step_us): every ring "
            "step takes the calibration's mean";
-  // one bucket, as the bucketer sizes it (MiB)
-  const double bytes = std::min(double(m.params) * 4.0, o.bucket_mb * (1 << 20));
+  const double bytes = double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * 4.0;  // one bucket
   const int big = std::max(2, o.max_devices);
   return fmt::format("on: a ring over the network waits each step for the slowest of its N transfers, from the {} "
                      "ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, x{:.3f} at N = {}",

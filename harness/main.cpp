@@ -223,6 +223,10 @@ void add_commbench(CLI::App& app, scalebench::comm::CommbenchOptions& o, std::st
       ->capture_default_str();
   cmd->add_option("--timeout", o.timeout_s, "Seconds a blocking wait may last before the run is ended")->capture_default_str();
   cmd->add_option("--spin-us", o.spin_us, "mpi: busy-poll time before a wait yields the core")->capture_default_str();
+  cmd->add_option("--gap-ms", o.gap_ms,
+                  "Busy compute (ms of wall time) before each call, not timed: calls spaced as a training step's "
+                  "exchange is, after compute (project --commbench)")
+      ->capture_default_str();
   cmd->add_option("--json", o.json_path, "Also write the results as JSON to this file");
 }
 

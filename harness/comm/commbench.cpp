@@ -42,6 +42,8 @@ void validate(const CommbenchOptions& o) {
   SB_REQUIRE(o.iters >= 1, "--iters {}: expected >= 1", o.iters);
   SB_REQUIRE(o.timeout_s > 0, "--timeout {}: expected > 0 seconds", o.timeout_s);
   SB_REQUIRE(o.spin_us >= 0, "--spin-us {}: expected >= 0", o.spin_us);
+  SB_REQUIRE(std::isfinite(o.gap_ms) && o.gap_ms >= 0 && o.gap_ms <= 600e3, "--gap-ms {}: expected 0 to 600000 ms",
+             o.gap_ms);
   parse_sizes(o.sizes);
   SB_REQUIRE(o.chunk_bytes >= sizeof(float) && o.chunk_bytes % sizeof(float) == 0,
              "--chunk {}: expected a positive multiple of 4 bytes", o.chunk_bytes);
@@ -55,6 +57,16 @@ double process_cpu_s() {
   timespec ts{};
   SB_CHECK(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0, "commbench: clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// --gap-ms: the core kept busy for `ms` of wall time (not a sleep: on a node with a CPU quota the
+// compute before a training step's exchange spends the quota, and that is what the gap stands for).
+void busy_gap(double ms) {
+  if (ms <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(ms);
+  volatile double sink = 1.0;
+  while (std::chrono::steady_clock::now() < until)
+    for (int i = 0; i < 1000; ++i) sink = sink * 1.0000001 + 1e-9;
 }
 
 double max_over_ranks(Communicator& comm, double v) {
@@ -121,20 +133,23 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
       // Timed calls reduce zeros: repeated in-place sums of real data would grow without bound, and a
       // float add costs the same for any normal value.
       buf->zero(count);
-      for (int w = 0; w < o.warmup; ++w) ar(buf->data(), count);
+      for (int w = 0; w < o.warmup; ++w) busy_gap(o.gap_ms), ar(buf->data(), count);
       comm.barrier();
-      const auto t0 = std::chrono::steady_clock::now();
-      const double cpu0 = process_cpu_s();
+      double wall = 0, cpu = 0;  // the timed calls' own, the gaps left out
       std::vector<double> step_us;  // rank 0's ring steps, each call's in order (the first from the call's start)
       for (int it = 0; it < o.iters; ++it) {
+        busy_gap(o.gap_ms);
         step_ends.clear();
-        auto prev = std::chrono::steady_clock::now();
+        const double cpu0 = process_cpu_s();
+        const auto t0 = std::chrono::steady_clock::now();
+        auto prev = t0;
         ar(buf->data(), count);
+        wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        cpu += process_cpu_s() - cpu0;
         for (const auto end : step_ends)
           step_us.push_back(std::chrono::duration<double, std::micro>(end - std::exchange(prev, end)).count());
       }
-      const double mean = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.iters;
-      const double cpu_mean = (process_cpu_s() - cpu0) / o.iters;
+      const double mean = wall / o.iters, cpu_mean = cpu / o.iters;
       CommbenchRow row;
       row.algo = o.algos[a];
       row.bytes = bytes;

@@ -2,7 +2,9 @@
 // message sizes for each chosen allreduce algorithm on one transport and prints an nccl-tests-like
 // table (one row per size) and, on request, JSON.
 // Per size and algorithm: one verification call on inputs whose float sum is exact (the max error
-// must be 0), `warmup` untimed calls, a barrier, `iters` timed calls back to back. time = max over
+// must be 0), `warmup` untimed calls, a barrier, `iters` timed calls — back to back, or with
+// `gap_ms` of busy compute before each call (untimed: a calibration whose calls follow compute, as
+// a training step's exchange does on a node whose CPU quota the compute spent). time = max over
 // ranks of the mean per call; algbw = bytes/time; busbw = algbw * 2(n-1)/n; cpu (JSON only) = max
 // over ranks of the process's CPU time (user + system, all threads) per call — with the threads
 // transport every rank is a thread of one process, so that is all ranks' CPU together. For the ring
@@ -37,6 +39,7 @@ struct CommbenchOptions {
   int ranks_per_node = 0;                  // hierarchical: 0 groups by host name
   double timeout_s = 300.0;
   double spin_us = CommOptions{}.spin_s * 1e6;  // mpi: busy-poll time before a wait yields (CommOptions)
+  double gap_ms = 0;                       // busy compute (wall clock) before each warm-up and timed call; not timed
   std::string json_path;                   // empty: no JSON file
 };
 
@@ -44,7 +47,7 @@ struct CommbenchRow {
   std::string algo;
   std::size_t bytes = 0;
   double time_us = 0, algbw_gbps = 0, busbw_gbps = 0, max_abs_err = 0;
-  double cpu_us = 0;  // process CPU per call (see above)
+  double cpu_us = 0;  // process CPU per call (see above; the gap's excluded)
   // ring on a host transport: each timed call's 2(n-1) step durations on rank 0, calls in order
   // (AllreduceOptions::step_ends; JSON only) — the per-step spread `scalebench project` reads. Empty
   // for the other algorithms and on nccl.

@@ -100,9 +100,10 @@ void write_table_header(std::ostream& out, const CommbenchReport& rep) {
   if (hosts.size() > 4) host_list += fmt::format(",... ({} hosts)", hosts.size());
   out << fmt::format("# scalebench commbench: allreduce (sum, float32, in place)  transport {}  ranks {}  nodes {}  host {}\n",
                      rep.transport, rep.ranks, rep.nodes, host_list);
-  out << fmt::format("# chunk {} B  depth {}  ranks_per_node {}  warmup {}  iters {}  spin {}\n", o.chunk_bytes, o.depth,
+  out << fmt::format("# chunk {} B  depth {}  ranks_per_node {}  warmup {}  iters {}  spin {}{}\n", o.chunk_bytes, o.depth,
                      o.ranks_per_node == 0 ? std::string("by-host") : std::to_string(o.ranks_per_node), o.warmup, o.iters,
-                     fmt::format("{} us", o.spin_us));
+                     fmt::format("{} us", o.spin_us),
+                     o.gap_ms > 0 ? fmt::format("  gap {} ms of compute before each call (not timed)", o.gap_ms) : std::string());
   out << "# time: max over ranks of the mean per call; algbw = bytes/time; busbw = algbw*2(n-1)/n; err: max |result - exact|\n";
   std::string l1 = fmt::format("#{:>11} {:>11}", "", ""), l2 = fmt::format("#{:>11} {:>11}", "size(B)", "count");
   for (const auto& a : o.algos) {
@@ -133,8 +134,9 @@ std::string to_json(const CommbenchReport& rep) {
                    rep.ranks, rep.nodes);
   s += fmt::format("  \"hostnames\": [{}],\n  \"chunk_bytes\": {},\n  \"depth\": {},\n  \"ranks_per_node\": {},\n", hosts,
                    o.chunk_bytes, o.depth, o.ranks_per_node);
-  s += fmt::format("  \"warmup\": {},\n  \"iters\": {},\n  \"spin_us\": {},\n  \"busbw_factor\": \"2(n-1)/n\",\n  \"results\": [\n",
-                   o.warmup, o.iters, o.spin_us);
+  s += fmt::format("  \"warmup\": {},\n  \"iters\": {},\n  \"spin_us\": {},\n  \"gap_ms\": {},\n  \"busbw_factor\": \"2(n-1)/n\",\n"
+                   "  \"results\": [\n",
+                   o.warmup, o.iters, o.spin_us, o.gap_ms);
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const auto& r = rep.rows[i];
     s += fmt::format("    {{\"algo\": \"{}\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": {:.6f}, "

@@ -1,7 +1,9 @@
 // test_commbench.cpp — commbench without MPI: size-list parsing and its errors, and a small sweep
-// over the threads transport whose table and JSON carry the expected rows and zero errors.
+// over the threads transport whose table and JSON carry the expected rows and zero errors, and the
+// gap of compute before each call (--gap-ms) recorded.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -93,6 +95,35 @@ TEST(Commbench, ThreadsSweepPrintsRowsAndJson) {
   EXPECT_EQ(step_rows, 5) << j;
 }
 
+TEST(Commbench, AGapOfComputeBeforeEachCallIsRecordedAndNotTimed) {
+  CommbenchOptions o;
+  o.transport = "threads";
+  o.ranks = 2;
+  o.algos = {"ring"};
+  o.sizes = "4K";
+  o.warmup = 1;
+  o.iters = 2;
+  o.gap_ms = 150;
+  o.json_path = ::testing::TempDir() + "commbench_gap.json";
+  std::ostringstream out;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(commbench_main(o, out), 0);
+  // a lower bound, not a speed: every one of the 3 calls (1 warm-up, 2 timed) waited for its gap
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3 * 0.150);
+  EXPECT_NE(out.str().find("gap 150 ms of compute before each call (not timed)"), std::string::npos) << out.str();
+  std::ifstream f(o.json_path);
+  std::stringstream js;
+  js << f.rdbuf();
+  EXPECT_NE(js.str().find("\"gap_ms\": 150,"), std::string::npos) << js.str();
+  // back to back (the default) says so with 0
+  o.gap_ms = 0;
+  EXPECT_EQ(commbench_main(o, out), 0);
+  std::ifstream g(o.json_path);
+  std::stringstream js0;
+  js0 << g.rdbuf();
+  EXPECT_NE(js0.str().find("\"gap_ms\": 0,"), std::string::npos) << js0.str();
+}
+
 TEST(Commbench, BadOptionsAreOneLineErrors) {
   CommbenchOptions o;
   o.transport = "carrier-pigeon";
@@ -103,6 +134,9 @@ TEST(Commbench, BadOptionsAreOneLineErrors) {
   EXPECT_THROW(commbench_main(o, out), Error);
   o.algos = {"ring"};
   o.iters = 0;
+  EXPECT_THROW(commbench_main(o, out), Error);
+  o.iters = 1;
+  o.gap_ms = -1;
   EXPECT_THROW(commbench_main(o, out), Error);
   EXPECT_TRUE(out.str().empty());  // validation happens before anything is printed
 }

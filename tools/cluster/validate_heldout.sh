@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.2] [--reps 3]
-#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] RATE... — the held-out validation of
+#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] [--gap trace|0] RATE... — the
+#     held-out validation of
 # `scalebench project` at 4 and 8 emulated nodes (docs/projection.md). Every node is a share of a
 # core (tools/cluster/up.sh --cpu-share), so 8 of them fit on a 2-core host. Per link RATE:
 #   - cluster A: 8 nodes of SHARE each (ring, one rank per node); cluster B: 4 nodes of 2 x SHARE each
 #     (hierarchical, 2 ranks per node: each rank has SHARE, as the reference's one rank has);
-#   - calibration, and all a prediction sees: the N = 1 run with --trace on node 0 of A, and
-#     commbench (ring, K ranks) on nodes 0 .. K-1 of A, for each K of --calib-ranks (default "2";
-#     "2 3" projects from each and prints a table per calibration: a ring of 2 sends and receives
-#     with one peer, a ring of 3 or more with two, docs/projection.md);
+#   - calibration, and all a prediction sees: the N = 1 run with --trace on node 0 of A, and then,
+#     per model, commbench (ring, K ranks) on nodes 0 .. K-1 of A, for each K of --calib-ranks
+#     (default "2"; "2 3" projects from each and prints a table per calibration: a ring of 2 sends
+#     and receives with one peer, a ring of 3 or more with two, docs/projection.md), its calls
+#     spaced by the trace's mean step compute (--gap trace, the default: commbench --gap-ms, read
+#     from project's header) or back to back (--gap 0, the rounds before the fourth);
 #   - the projection at N = 4 and 8 (--ranks-per-node 2 for hierarchical), with and without the
 #     straggler term; then the measured runs, --reps repetitions of every (strategy, N), interleaved;
 #     then the N = 1 run again (the reference images/s is the mean of the two, as in
@@ -27,7 +30,7 @@
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2
+case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace
 while [ $# -gt 0 ]; do
   case "$1" in
     --case) case=$2; shift 2 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --models) models=$2; shift 2 ;;
     --strategies) strategies=$2; shift 2 ;;
     --calib-ranks) calibs=$2; shift 2 ;;
+    --gap) gap=$2; shift 2 ;;
     -*) echo "validate_heldout.sh: unknown option '$1'" >&2; exit 1 ;;
     *) break ;;
   esac
@@ -43,6 +47,7 @@ done
 [ $# -ge 1 ] || { echo "validate_heldout.sh: give at least one link RATE (e.g. 100mbit 400mbit)" >&2; exit 1; }
 for k in $calibs; do [[ $k =~ ^[2-4]$ ]] || { echo "validate_heldout.sh: --calib-ranks '$calibs': ranks of 2 to 4 (below the predicted N), e.g. \"2 3\"" >&2; exit 1; }; done
 case "$case" in plain|slow|noise) ;; *) echo "validate_heldout.sh: --case '$case': plain, slow or noise" >&2; exit 1 ;; esac
+case "$gap" in trace|0) ;; *) echo "validate_heldout.sh: --gap '$gap': trace (the N = 1 trace's mean step compute) or 0" >&2; exit 1 ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 noise_pids=()
 teardown() {
@@ -77,21 +82,25 @@ for rate in "$@"; do
       "$here/agent.sh" "sbva-n$i" /usr/bin/python3 "$here/noise.py" --seed "$i" & noise_pids+=($!)
     done
   fi
-  for k in $calibs; do  # the calibration: a ring of k ranks over nodes 0 .. k-1 of A
-    "$here/mpirun.sh" --name sbva -np "$k" -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
-      --warmup 2 --iters 20 --json "cb$k-$rate.json" > "cb$k-$rate.txt"
-  done
   for m in $models; do
     tag=$case-$rate-$m
     train sbva 1 1 "$m" "n1-$tag" --trace "n1-$tag.json"
+    gap_ms=0  # the trace's mean step compute, as project reads it (its stragglers line)
+    [ "$gap" = 0 ] || gap_ms=$("$sb" project --trace "n1-$tag.json" --network 1gbe --max-devices 2 \
+      | sed -n 's/.*(compute \([0-9.]*\) ms mean).*/\1/p')
+    [ -n "$gap_ms" ] || { echo "validate_heldout.sh: no mean step compute in project's header for n1-$tag.json" >&2; exit 1; }
+    for k in $calibs; do  # the calibration: a ring of k ranks over nodes 0 .. k-1 of A
+      "$here/mpirun.sh" --name sbva -np "$k" -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
+        --warmup 2 --iters 20 --gap-ms "$gap_ms" --json "cb$k-$tag.json" > "cb$k-$tag.txt"
+    done
     for strategy in $strategies; do
       rpn=1; [ "$strategy" = ring ] || rpn=2
       # with the straggler term (told of the slow node: no N = 1 trace on node 0 can show it), and without
       term=(); [ "$case" != slow ] || term=(--slow-node 0.8)
       for k in $calibs; do
-        "$sb" project --trace "n1-$tag.json" --commbench "cb$k-$rate.json" --bucket-mb 64 --max-devices 8 \
+        "$sb" project --trace "n1-$tag.json" --commbench "cb$k-$tag.json" --bucket-mb 64 --max-devices 8 \
           --ranks-per-node $rpn "${term[@]}" -o "proj-$tag-$strategy-c$k.h5" > "proj-$tag-$strategy-c$k.txt"
-        "$sb" project --trace "n1-$tag.json" --commbench "cb$k-$rate.json" --bucket-mb 64 --max-devices 8 \
+        "$sb" project --trace "n1-$tag.json" --commbench "cb$k-$tag.json" --bucket-mb 64 --max-devices 8 \
           --ranks-per-node $rpn --no-stragglers -o "proj-$tag-$strategy-c$k-ns.h5" > "proj-$tag-$strategy-c$k-ns.txt"
       done
     done

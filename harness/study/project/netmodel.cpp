@@ -63,10 +63,9 @@ double leave_one_out_residual(const std::vector<LinkSample>& s) {
 // allreduce cost of `kind` (time or CPU); see allreduce_time. With `stragglers` a ring over the
 // network waits each step for its slowest transfer (time only: a rank waiting spends no CPU).
 double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net, Cost c, bool stragglers) {
-  const auto waits = [&](int ranks) {
-    return c == Cost::time && stragglers ? ring_step_factor(net.inter, ranks, bytes / ranks) : 1.0;
-  };
   if (n <= 1) return 0;
+  const int ring = network_ring_ranks(kind, n, net);  // 0: no ring crosses the network
+  const double waits = c == Cost::time && stragglers && ring > 0 ? ring_step_factor(net.inter, ring, bytes / ring) : 1.0;
   const int ppn = std::max(1, net.ranks_per_node);
   const int nodes = (n + ppn - 1) / ppn;
   if (kind == StrategyKind::hierarchical) {
@@ -75,11 +74,11 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
     const double chain = local <= 1 ? 0.0
                          : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
                                            : 2.0 * ((local - 1) * in.cpu_per_msg_s + bytes * in.cpu_per_byte_s);
-    return chain + ring_cost(nodes, bytes, net.inter, c) * waits(nodes);
+    return chain + ring_cost(nodes, bytes, net.inter, c) * waits;
   }
   // One ring over every rank: its slowest edge sets each step (a network edge once there are 2+ nodes).
   if (nodes <= 1) return ring_cost(n, bytes, net.intra, c);
-  return ring_cost(n, bytes, net.inter, c) * waits(n);
+  return ring_cost(n, bytes, net.inter, c) * waits;
 }
 
 }  // namespace
@@ -145,17 +144,46 @@ std::vector<double> parse_steps(const std::string& path, const std::string& list
 }
 }  // namespace
 
-double ring_step_factor(const AlphaBeta& link, int n, double step_bytes) {
+namespace {
+// The measured steps of the sample whose per-step message is nearest `step_bytes` (log scale);
+// null where the link has none.
+const std::vector<double>* nearest_steps(const AlphaBeta& link, double step_bytes) {
   const LinkSample* best = nullptr;
   for (const auto& s : link.samples)
     if (!s.steps_s.empty() && (best == nullptr || std::fabs(std::log(s.bytes / step_bytes)) <
                                                       std::fabs(std::log(best->bytes / step_bytes))))
       best = &s;
-  if (best == nullptr || link.measured_ranks < 2 || n < 2) return 1.0;
+  return best == nullptr ? nullptr : &best->steps_s;
+}
+
+// The slowest of n/k steps over their mean (1 where the mean is 0).
+double slowest_over_mean(const std::vector<double>& steps, double n_over_k) {
   double mean = 0;
-  for (double x : best->steps_s) mean += x;
-  mean /= double(best->steps_s.size());
-  return mean > 0 ? expected_max(best->steps_s, double(n) / link.measured_ranks) / mean : 1.0;
+  for (double x : steps) mean += x;
+  mean /= double(steps.size());
+  return mean > 0 ? expected_max(steps, n_over_k) / mean : 1.0;
+}
+}  // namespace
+
+double ring_step_factor(const AlphaBeta& link, int n, double step_bytes) {
+  const std::vector<double>* steps = nearest_steps(link, step_bytes);
+  if (steps == nullptr || link.measured_ranks < 2 || n < 2) return 1.0;
+  return slowest_over_mean(*steps, double(n) / link.measured_ranks);
+}
+
+std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, double step_bytes) {
+  const std::vector<double>* steps = nearest_steps(link, step_bytes);
+  if (steps == nullptr || link.measured_ranks < 2 || n < 2 || n == link.measured_ranks) return {1.0, 1.0};
+  const double k = double(n) / link.measured_ranks, point = slowest_over_mean(*steps, k);
+  const auto [lo, hi] = bootstrap_interval(*steps, [k](const std::vector<double>& r) { return slowest_over_mean(r, k); });
+  return {lo / point, hi / point};
+}
+
+int network_ring_ranks(StrategyKind kind, int n, const Network& net) {
+  if (n <= 1 || traits(kind).exchange != Exchange::allreduce) return 0;
+  const int ppn = std::max(1, net.ranks_per_node), nodes = (n + ppn - 1) / ppn;
+  if (nodes <= 1) return 0;
+  return kind == StrategyKind::hierarchical ? nodes : n;
 }
 
 AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
@@ -164,6 +192,9 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   SB_REQUIRE(std::regex_search(text, m, std::regex(R"re("ranks": (\d+))re")),
              "--commbench {}: no \"ranks\" (not a commbench --json file)", path);
   const int n = std::stoi(m[1]);
+  double gap_ms = 0;  // absent in files from before --gap-ms: calls back to back
+  if (std::regex_search(text, m, std::regex(R"re("gap_ms": ([0-9.eE+-]+))re"))) gap_ms = std::stod(m[1]);
+  SB_REQUIRE(std::isfinite(gap_ms) && gap_ms >= 0, "--commbench {}: gap_ms {} (expected 0 or more)", path, gap_ms);
   SB_REQUIRE(n >= 2, "--commbench {}: {} rank(s); a fit needs a run of 2 or more", path, n);
   std::vector<std::pair<double, double>> xy, cpu;  // (2(n-1)/n bytes, seconds), (the same, CPU seconds)
   std::vector<LinkSample> samples;
@@ -196,7 +227,8 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   const auto [slope, intercept] = fit_line(xy);
   SB_REQUIRE(slope > 0, "--commbench {}: the fit of {} gives no positive bandwidth (time does not grow with size)", path, algo);
   AlphaBeta ab{std::max(0.0, intercept) / (2.0 * (n - 1)), 1.0 / slope,
-               fmt::format("commbench {} ({}, {} ranks, {} sizes)", path, algo, n, xy.size())};
+               fmt::format("commbench {} ({}, {} ranks, {} sizes, calls {})", path, algo, n, xy.size(),
+                           gap_ms > 0 ? fmt::format("{:g} ms of compute apart", gap_ms) : std::string("back to back"))};
   if (cpu.size() == xy.size()) {  // a file from before cpu_us has none: no CPU costs, not a guess
     const auto [cpu_slope, cpu_intercept] = fit_line(cpu);
     ab.cpu_per_byte_s = std::max(0.0, cpu_slope);
@@ -210,6 +242,7 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
                samples[i].bytes * n, algo);
   ab.samples = std::move(samples);
   ab.measured_ranks = n;
+  ab.gap_s = gap_ms * 1e-3;
   ab.fit_residual = leave_one_out_residual(ab.samples);
   return ab;
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/strategy/strategy_traits.h"
@@ -45,6 +46,10 @@ struct AlphaBeta {
   // A named profile: a nameplate rate and a stated latency, nothing measured (project says so).
   bool nameplate = false;
   int measured_ranks = 0;  // a commbench fit: the ranks of the ring it measured (0 otherwise)
+  // A commbench fit: the busy compute before each of its calls (its gap_ms; 0: back to back, or a
+  // file from before --gap-ms). Training's exchange follows a step of compute; on a node whose CPU
+  // quota the compute spent, the same transfer takes longer than it does back to back.
+  double gap_s = 0;
   double message_time(double bytes) const;  // one message over this link
   double message_cpu(double bytes) const;   // the CPU it costs a rank
 };
@@ -77,6 +82,14 @@ AlphaBeta fit_commbench(const std::string& json_path, const std::string& algo);
 // measured steps (profiles, given numbers, a commbench file without step_us, nccl). Below k it is
 // under 1. An assumption, validated on the emulated cluster only (docs/projection.md).
 double ring_step_factor(const AlphaBeta& link, int n, double step_bytes);
+// How far ring_step_factor moves with the measured steps it is made of: the 95 % resampling
+// interval (order_stats.h, bootstrap_interval) of expected_max(steps, n/k) / their mean, as ratios to
+// the factor: {1, 1} where the factor is 1 by definition (no measured steps, n < 2, n = k).
+std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, double step_bytes);
+// The ranks of the ring that crosses the network in one allreduce of `kind` at n ranks: every rank
+// (ring, native, multiworker) once they span 2+ nodes, the node leaders for hierarchical; 0 when no
+// ring crosses it (one node; ps-sync, whose workers talk to the server).
+int network_ring_ranks(StrategyKind kind, int n, const Network& net);
 
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:
 // one ring over all ranks, 2(n-1) messages of bytes/n (placed ppn per node, so only node-boundary

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/common/check.h"
 
@@ -30,6 +31,30 @@ double expected_max(std::vector<double> samples, double n, double slow) {
     below = upto;
   }
   return e;
+}
+
+std::pair<double, double> bootstrap_interval(const std::vector<double>& samples,
+                                             const std::function<double(const std::vector<double>&)>& stat,
+                                             int resamples) {
+  SB_REQUIRE(!samples.empty() && resamples >= 1, "bootstrap_interval: {} samples, {} resamples", samples.size(), resamples);
+  // splitmix64 from a constant seed: the same interval on every platform and run (no <random>
+  // distribution, whose output the standard leaves to the library).
+  std::uint64_t state = 0x5ca1eb3c4ull;
+  const auto next = [&state] {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<double> stats, draw(samples.size());
+  stats.reserve(std::size_t(resamples));
+  for (int b = 0; b < resamples; ++b) {
+    for (double& x : draw) x = samples[next() % samples.size()];
+    stats.push_back(stat(draw));
+  }
+  std::sort(stats.begin(), stats.end());
+  const auto at = [&](double q) { return stats[std::size_t(std::lround(q * double(stats.size() - 1)))]; };
+  return {at(0.025), at(0.975)};
 }
 
 }  // namespace scalebench::project

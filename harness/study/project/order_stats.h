@@ -1,9 +1,12 @@
 // order_stats.h — the expected maximum of n draws from an empirical distribution: what the
 // straggler term of `scalebench project` is made of, for compute (the slowest of N ranks' traced
 // steps, projection.cpp) and for the ring's steps (the slowest of N transfers from a commbench's
-// measured steps, netmodel.cpp). Pure arithmetic on samples; it reads and measures nothing.
+// measured steps, netmodel.cpp), and how far such an estimate from few samples can be trusted (a
+// resampling interval, for the band). Pure arithmetic on samples; it reads and measures nothing.
 #pragma once
 
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace scalebench::project {
@@ -17,5 +20,14 @@ namespace scalebench::project {
 // of the two step functions' jumps (slow = 1 is the same walk with both functions equal). Throws on
 // no samples, n <= 0 or slow outside (0, 1].
 double expected_max(std::vector<double> samples, double n, double slow = 1.0);
+
+// A 95 % interval of a statistic of `samples`: the 2.5th and 97.5th percentiles of stat() over
+// `resamples` resamples of them with replacement (the percentile bootstrap). The resampling is
+// seeded by a constant, so the same samples give the same interval. Throws on no samples or
+// resamples < 1. It says how far an estimate from K samples moves with the samples, nothing about
+// whether the samples are like the runs predicted.
+std::pair<double, double> bootstrap_interval(const std::vector<double>& samples,
+                                             const std::function<double(const std::vector<double>&)>& stat,
+                                             int resamples = 400);
 
 }  // namespace scalebench::project

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <tuple>
 
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/metric_table.h"
@@ -72,6 +73,15 @@ double straggler_factor(const MeasuredStep& m, int n, double slow) {
   for (double x : m.step_compute_s) mean += x;
   mean /= double(m.step_compute_s.size());
   return mean > 0 ? expected_max(m.step_compute_s, n, slow) / mean : 1.0 / slow;
+}
+
+std::pair<double, double> straggler_interval(const MeasuredStep& m, int n, double slow) {
+  if (n <= 1 || m.step_compute_s.size() < 2) return {1.0, 1.0};
+  const double point = expected_max(m.step_compute_s, n, slow);
+  if (point <= 0) return {1.0, 1.0};
+  const auto [lo, hi] =
+      bootstrap_interval(m.step_compute_s, [n, slow](const std::vector<double>& r) { return expected_max(r, n, slow); });
+  return {lo / point, hi / point};
 }
 
 bool synchronous(StrategyKind kind) {
@@ -175,9 +185,21 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
 
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
   const double c = 2.0 * compute_rel_se(m), r = net.inter.fit_residual;
+  // compute: the traced mean's 2 standard errors; the slowest of N estimated from K steps can be
+  // less sure than their mean (its top few steps decide it), so with the term the wider of the two
+  double c_lo = std::max(0.0, 1.0 - c), c_hi = 1.0 + c, ring_lo = 1.0, ring_hi = 1.0;
+  if (o.stragglers && synchronous(s.strategy) && s.n >= 2) {
+    const auto [lo, hi] = straggler_interval(m, s.n, o.slow_node);
+    c_lo = std::min(c_lo, lo), c_hi = std::max(c_hi, hi);
+    // the network ring's steps, for a ring of one bucket (the largest the bucketer makes)
+    if (const int ring = network_ring_ranks(s.strategy, s.n, net); ring > 0) {
+      const double bytes = double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * (s.compressed ? 2.0 : 4.0);
+      std::tie(ring_lo, ring_hi) = ring_step_interval(net.inter, ring, bytes / ring);
+    }
+  }
   ProjectOptions lo = o, hi = o;
-  lo.compute_scale = o.compute_scale * std::max(0.0, 1.0 - c), lo.comm_scale = o.comm_scale * std::max(0.0, 1.0 - r);
-  hi.compute_scale = o.compute_scale * (1.0 + c), hi.comm_scale = o.comm_scale * (1.0 + r);
+  lo.compute_scale = o.compute_scale * c_lo, lo.comm_scale = o.comm_scale * std::max(0.0, 1.0 - r) * ring_lo;
+  hi.compute_scale = o.compute_scale * c_hi, hi.comm_scale = o.comm_scale * (1.0 + r) * ring_hi;
   return {predict(m, net, lo, s).step_s, predict(m, net, hi, s).step_s};
 }
 
@@ -190,10 +212,12 @@ std::string ring_steps_note(const MeasuredStep& m, const Network& net, const Pro
            "step takes the calibration's mean";
   const double bytes = double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * 4.0;  // one bucket
   const int big = std::max(2, o.max_devices);
+  const auto [lo, hi] = ring_step_interval(net.inter, big, bytes / big);
   return fmt::format("on: a ring over the network waits each step for the slowest of its N transfers, from the {} "
-                     "ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, x{:.3f} at N = {}",
+                     "ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, x{:.3f} at N = {} "
+                     "(its resampling interval: x{:.3f} to x{:.3f} of that)",
                      net.inter.measured_ranks, bytes * 1e-6, ring_step_factor(net.inter, 4, bytes / 4),
-                     ring_step_factor(net.inter, big, bytes / big), big);
+                     ring_step_factor(net.inter, big, bytes / big), big, lo, hi);
 }
 
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
@@ -235,6 +259,10 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
     out << fmt::format("# network: {} is a nameplate rate and a stated latency, all this projection has of the link: "
                        "calibrate with --commbench FILE (commbench --json over the real link)\n",
                        net.inter.source);
+  if (net.inter.measured_ranks >= 2 && net.inter.gap_s == 0 && mean > 0)
+    out << fmt::format("# network: the calibration's calls came back to back, where training's exchange follows {:.0f} ms "
+                       "of compute: commbench --gap-ms {:.0f} calibrates the link as training uses it\n",
+                       mean * 1e3, mean * 1e3);
   out << fmt::format("# overlap {}  compression {} (ring and hierarchical; ps-sync never overlaps)\n",
                      show_overlap ? "on" : "off", show_compressed ? "16-bit" : "none");
   if (o.comm_cpu_shared)
@@ -247,16 +275,20 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
   else
     out << fmt::format("# stragglers: on: a synchronous step computes at the pace of the slowest of N ranks, each an "
                        "independent draw from the {} traced steps (compute {:.2f} ms mean){}: x{:.3f} at N = 2, x{:.3f} at "
-                       "N = {}\n",
+                       "N = {} (its resampling interval: x{:.3f} to x{:.3f} of that)\n",
                        m.step_compute_s.size(), mean * 1e3,
                        o.slow_node < 1 ? fmt::format(", one of them at {:.3g} of the traced speed (--slow-node)", o.slow_node)
                                        : std::string(),
-                       straggler_factor(m, 2, o.slow_node), straggler_factor(m, o.max_devices, o.slow_node), o.max_devices);
+                       straggler_factor(m, 2, o.slow_node), straggler_factor(m, o.max_devices, o.slow_node), o.max_devices,
+                       straggler_interval(m, o.max_devices, o.slow_node).first,
+                       straggler_interval(m, o.max_devices, o.slow_node).second);
   if (o.stragglers) out << "# ring steps: " << ring_steps_note(m, net, o) << "\n";
-  out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean), communication x(1 -/+ {:.4f}) "
-                     "({}); efficiency pairs N = 1's opposite extreme\n",
-                     2 * se, r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"
-                                                             : "the calibration curve's leave-one-out residual");
+  out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean{}), communication x(1 -/+ {:.4f}) "
+                     "({}{}); efficiency pairs N = 1's opposite extreme\n",
+                     2 * se, o.stragglers ? "; at N >= 2 the slowest-of-N estimate's 95 % resampling interval where wider" : "",
+                     r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"
+                                                     : "the calibration curve's leave-one-out residual",
+                     o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "");
   out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10} {:>16} {:>7}\n", "strategy", "scaling", "N",
                      "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency", "band", "slowest");
   for (const bool strong : {false, true})

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/record/table.h"
@@ -42,6 +43,10 @@ MeasuredStep read_trace(const std::string& path);
 // independent draw from the traced steps (one of them slowed by `slow`, as above):
 // expected_max(step_compute_s, n, slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).
 double straggler_factor(const MeasuredStep& m, int n, double slow = 1.0);
+// How far that estimate moves with the traced steps it is made of: the 95 % resampling interval
+// (order_stats.h, bootstrap_interval) of expected_max(step_compute_s, n, slow), as ratios to the
+// estimate; {1, 1} for n <= 1 or fewer than two steps.
+std::pair<double, double> straggler_interval(const MeasuredStep& m, int n, double slow = 1.0);
 // A step of this strategy ends only when every worker's gradient is in: allreduce strategies and
 // the synchronous parameter server (not ps-async).
 bool synchronous(StrategyKind kind);
@@ -99,9 +104,11 @@ std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, s
 Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 
 // A prediction's band (docs/projection.md, "The band"): its step with compute scaled by
-// 1 -/+ 2 compute_rel_se(m) and communication by 1 -/+ the link's fit_residual (commbench fits; 0
-// for profiles and given numbers), the two extremes together. Efficiency's band pairs the N = 1
-// step's opposite extreme (the N = 1 reference is a separate run): project_all.
+// 1 -/+ 2 compute_rel_se(m) — with the straggler term at N >= 2 by straggler_interval where that is
+// wider — and communication by 1 -/+ the link's fit_residual (commbench fits; 0 for profiles and
+// given numbers) times, with the term, the network ring's ring_step_interval for one bucket; the
+// two extremes together. Efficiency's band pairs the N = 1 step's opposite extreme (the N = 1
+// reference is a separate run): project_all.
 struct Band { double step_lo = 0, step_hi = 0; };
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 

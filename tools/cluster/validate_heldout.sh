@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.2] [--reps 3]
-#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] [--gap trace|0] RATE... — the
+#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] [--gap trace|0] [--fill on|off] RATE... — the
 #     held-out validation of
 # `scalebench project` at 4 and 8 emulated nodes (docs/projection.md). Every node is a share of a
 # core (tools/cluster/up.sh --cpu-share), so 8 of them fit on a 2-core host. Per link RATE:
@@ -16,6 +16,12 @@
 #     straggler term; then the measured runs, --reps repetitions of every (strategy, N), interleaved;
 #     then the N = 1 run again (the reference images/s is the mean of the two, as in
 #     validate_projection.sh).
+# --fill on (the default since the fifth round): while a run, the N = 1 run or the calibration uses
+#   some nodes of a cluster, every other node of that cluster trains the same model alone (a load,
+#   within the node's quota), so the host is as busy in each measurement as in the N = 8 runs — on a
+#   VM a lone node of a share of a core computed 7-15 % slower than one among busy nodes
+#   (docs/projection.md, fourth round), which a real cluster's independent nodes do not do. off: the
+#   other nodes idle, as in the first four rounds.
 # One bucket holds the whole gradient (--bucket-mb 64 in train and project): nothing overlaps, so the
 # exchange's CPU (--comm-cpu-shared, a fraction of a whole core) does not enter; under a quota it
 # would be a fraction of the share, which project does not model.
@@ -30,7 +36,7 @@
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace
+case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on
 while [ $# -gt 0 ]; do
   case "$1" in
     --case) case=$2; shift 2 ;;
@@ -40,6 +46,7 @@ while [ $# -gt 0 ]; do
     --strategies) strategies=$2; shift 2 ;;
     --calib-ranks) calibs=$2; shift 2 ;;
     --gap) gap=$2; shift 2 ;;
+    --fill) fill=$2; shift 2 ;;
     -*) echo "validate_heldout.sh: unknown option '$1'" >&2; exit 1 ;;
     *) break ;;
   esac
@@ -47,10 +54,17 @@ done
 [ $# -ge 1 ] || { echo "validate_heldout.sh: give at least one link RATE (e.g. 100mbit 400mbit)" >&2; exit 1; }
 for k in $calibs; do [[ $k =~ ^[2-4]$ ]] || { echo "validate_heldout.sh: --calib-ranks '$calibs': ranks of 2 to 4 (below the predicted N), e.g. \"2 3\"" >&2; exit 1; }; done
 case "$case" in plain|slow|noise) ;; *) echo "validate_heldout.sh: --case '$case': plain, slow or noise" >&2; exit 1 ;; esac
+case "$fill" in on|off) ;; *) echo "validate_heldout.sh: --fill '$fill': on or off" >&2; exit 1 ;; esac
 case "$gap" in trace|0) ;; *) echo "validate_heldout.sh: --gap '$gap': trace (the N = 1 trace's mean step compute) or 0" >&2; exit 1 ;; esac
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-noise_pids=()
+noise_pids=() fill_pids=()
+fill_stop() {
+  for p in "${fill_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${fill_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  fill_pids=(); rm -rf fill-sbv*
+}
 teardown() {
+  fill_stop
   for p in "${noise_pids[@]}"; do kill "$p" 2>/dev/null || true; done
   "$here/down.sh" --name sbva >/dev/null 2>&1 || true; "$here/down.sh" --name sbvb >/dev/null 2>&1 || true
 }
@@ -65,11 +79,23 @@ declare -A batch=([unet]=8 [vgg]=32)
 [ -f cls32x.h5 ] || "$sb" datagen --task classification --n 4000 --size 32 --seed 3 -o cls32x.h5 >/dev/null
 common=(--epochs 2 --max-steps 12 --threads 1 --bucket-mb 64)
 ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
+fill_start() {  # fill_start CLUSTER USED MODEL: MODEL trains alone on every node of CLUSTER from node USED on
+  [ "$fill" = on ] || return 0
+  local cl=$1 used=$2 m=$3 total=8 i
+  [ "$cl" = sbva ] || total=4
+  for ((i = used; i < total; i++)); do
+    "$here/agent.sh" "$cl-n$i" "exec $sb train --data ${data[$m]} --model ${model[$m]} --batch ${batch[$m]} --epochs 1000000 \
+      --max-steps 12 --threads 1 --bucket-mb 64 -o fill-$cl-n$i >/dev/null 2>&1" & fill_pids+=($!)
+  done
+  [ "$used" -ge "$total" ] || sleep 2  # the loads past their start-up
+}
 train() {  # train CLUSTER PPN NP MODEL RUNDIR [more train options]
   local cl=$1 ppn=$2 np=$3 m=$4 run=$5; shift 5
   rm -rf "$run"
+  fill_start "$cl" $(( (np + ppn - 1) / ppn )) "$m"
   "$here/mpirun.sh" --name "$cl" --ppn "$ppn" -np "$np" -- "$sb" train --data "${data[$m]}" --model "${model[$m]}" \
     --batch "${batch[$m]}" "${common[@]}" -o "$run" "$@" >/dev/null
+  fill_stop
 }
 slower=$(awk -v s="$share" 'BEGIN { print s * 0.8 }') double=$(awk -v s="$share" 'BEGIN { print s * 2 }')
 : > measured.tsv
@@ -90,8 +116,10 @@ for rate in "$@"; do
       | sed -n 's/.*(compute \([0-9.]*\) ms mean).*/\1/p')
     [ -n "$gap_ms" ] || { echo "validate_heldout.sh: no mean step compute in project's header for n1-$tag.json" >&2; exit 1; }
     for k in $calibs; do  # the calibration: a ring of k ranks over nodes 0 .. k-1 of A
+      fill_start sbva "$k" "$m"
       "$here/mpirun.sh" --name sbva -np "$k" -- "$sb" commbench --transport mpi --algo ring --sizes 64K:8M \
         --warmup 2 --iters 20 --gap-ms "$gap_ms" --json "cb$k-$tag.json" > "cb$k-$tag.txt"
+      fill_stop
     done
     for strategy in $strategies; do
       rpn=1; [ "$strategy" = ring ] || rpn=2
@@ -119,7 +147,7 @@ for rate in "$@"; do
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(ips "n1-$tag")" >> measured.tsv
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(ips "n1b-$tag")" >> measured.tsv
   done
-  teardown; noise_pids=()
+  teardown; noise_pids=() fill_pids=()
 done
 # the table: measured efficiency of a repetition = images/s at N / (N x the mean of the two N = 1 runs)
 /usr/bin/python3 - measured.tsv "$calibs" <<'PY'

@@ -84,7 +84,7 @@ fill_start() {  # fill_start CLUSTER USED MODEL: MODEL trains alone on every nod
   local cl=$1 used=$2 m=$3 total=8 i
   [ "$cl" = sbva ] || total=4
   for ((i = used; i < total; i++)); do
-    "$here/agent.sh" "$cl-n$i" "exec $sb train --data ${data[$m]} --model ${model[$m]} --batch ${batch[$m]} --epochs 1000000 \
+    "$here/agent.sh" "$cl-n$i" "exec $sb train --data ${data[$m]} --model ${model[$m]} --batch ${batch[$m]} --epochs 100000 \
       --max-steps 12 --threads 1 --bucket-mb 64 -o fill-$cl-n$i >/dev/null 2>&1" & fill_pids+=($!)
   done
   [ "$used" -ge "$total" ] || sleep 2  # the loads past their start-up

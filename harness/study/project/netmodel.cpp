@@ -16,6 +16,12 @@
 namespace scalebench::project {
 namespace {
 
+// The nodes n ranks occupy, placed ranks_per_node to a node in order.
+int nodes_of(int n, const Network& net) {
+  const int ppn = std::max(1, net.ranks_per_node);
+  return (n + ppn - 1) / ppn;
+}
+
 enum class Cost { time, cpu };
 
 double message(const AlphaBeta& link, double bytes, Cost c) {
@@ -66,10 +72,9 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
   if (n <= 1) return 0;
   const int ring = network_ring_ranks(kind, n, net);  // 0: no ring crosses the network
   const double waits = c == Cost::time && stragglers && ring > 0 ? ring_step_factor(net.inter, ring, bytes / ring) : 1.0;
-  const int ppn = std::max(1, net.ranks_per_node);
-  const int nodes = (n + ppn - 1) / ppn;
+  const int nodes = nodes_of(n, net);
   if (kind == StrategyKind::hierarchical) {
-    const int local = std::min(ppn, n);
+    const int local = std::min(std::max(1, net.ranks_per_node), n);
     const AlphaBeta& in = net.intra;
     const double chain = local <= 1 ? 0.0
                          : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
@@ -181,7 +186,7 @@ std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, doubl
 
 int network_ring_ranks(StrategyKind kind, int n, const Network& net) {
   if (n <= 1 || traits(kind).exchange != Exchange::allreduce) return 0;
-  const int ppn = std::max(1, net.ranks_per_node), nodes = (n + ppn - 1) / ppn;
+  const int nodes = nodes_of(n, net);
   if (nodes <= 1) return 0;
   return kind == StrategyKind::hierarchical ? nodes : n;
 }

@@ -183,6 +183,13 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   return p;
 }
 
+namespace {
+// The wire bytes of the largest bucket the bucketer makes: the whole gradient, or one of bucket_mb.
+double one_bucket_bytes(const MeasuredStep& m, const ProjectOptions& o, bool compressed) {
+  return double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * (compressed ? 2.0 : 4.0);
+}
+}  // namespace
+
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
   const double c = 2.0 * compute_rel_se(m), r = net.inter.fit_residual;
   // compute: the traced mean's 2 standard errors; the slowest of N estimated from K steps can be
@@ -193,7 +200,7 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
     c_lo = std::min(c_lo, lo), c_hi = std::max(c_hi, hi);
     // the network ring's steps, for a ring of one bucket (the largest the bucketer makes)
     if (const int ring = network_ring_ranks(s.strategy, s.n, net); ring > 0) {
-      const double bytes = double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * (s.compressed ? 2.0 : 4.0);
+      const double bytes = one_bucket_bytes(m, o, s.compressed);
       std::tie(ring_lo, ring_hi) = ring_step_interval(net.inter, ring, bytes / ring);
     }
   }
@@ -210,7 +217,7 @@ std::string ring_steps_note(const MeasuredStep& m, const Network& net, const Pro
       std::none_of(samples.begin(), samples.end(), [](const LinkSample& s) { return !s.steps_s.empty(); }))
     return "no measured steps (a named profile, --alpha-us/--gbps, or a commbench file without step_us): every ring "
            "step takes the calibration's mean";
-  const double bytes = double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * 4.0;  // one bucket
+  const double bytes = one_bucket_bytes(m, o, false);
   const int big = std::max(2, o.max_devices);
   const auto [lo, hi] = ring_step_interval(net.inter, big, bytes / big);
   return fmt::format("on: a ring over the network waits each step for the slowest of its N transfers, from the {} "
@@ -272,7 +279,8 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
   if (!o.stragglers)
     out << "# stragglers: off (--no-stragglers): every rank computes the traced mean, every ring step takes the "
            "calibration's mean\n";
-  else
+  else {
+    const auto [lo, hi] = straggler_interval(m, o.max_devices, o.slow_node);
     out << fmt::format("# stragglers: on: a synchronous step computes at the pace of the slowest of N ranks, each an "
                        "independent draw from the {} traced steps (compute {:.2f} ms mean){}: x{:.3f} at N = 2, x{:.3f} at "
                        "N = {} (its resampling interval: x{:.3f} to x{:.3f} of that)\n",
@@ -280,8 +288,8 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        o.slow_node < 1 ? fmt::format(", one of them at {:.3g} of the traced speed (--slow-node)", o.slow_node)
                                        : std::string(),
                        straggler_factor(m, 2, o.slow_node), straggler_factor(m, o.max_devices, o.slow_node), o.max_devices,
-                       straggler_interval(m, o.max_devices, o.slow_node).first,
-                       straggler_interval(m, o.max_devices, o.slow_node).second);
+                       lo, hi);
+  }
   if (o.stragglers) out << "# ring steps: " << ring_steps_note(m, net, o) << "\n";
   out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean{}), communication x(1 -/+ {:.4f}) "
                      "({}{}); efficiency pairs N = 1's opposite extreme\n",

@@ -77,15 +77,16 @@ declare -A model=([unet]=unet:depth=3,base=16 [vgg]=vgg11:width=0.25,hidden=256)
 declare -A batch=([unet]=8 [vgg]=32)
 [ -f seg64x.h5 ] || "$sb" datagen --task segmentation --n 1200 --size 64 --seed 3 -o seg64x.h5 >/dev/null
 [ -f cls32x.h5 ] || "$sb" datagen --task classification --n 4000 --size 32 --seed 3 -o cls32x.h5 >/dev/null
-common=(--epochs 2 --max-steps 12 --threads 1 --bucket-mb 64)
+step=(--max-steps 12 --threads 1 --bucket-mb 64)  # the measured runs' and the loads' (--fill) steps
+common=(--epochs 2 "${step[@]}")
+declare -A nodes=([sbva]=8 [sbvb]=4)  # cluster A and B
 ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
 fill_start() {  # fill_start CLUSTER USED MODEL: MODEL trains alone on every node of CLUSTER from node USED on
   [ "$fill" = on ] || return 0
-  local cl=$1 used=$2 m=$3 total=8 i
-  [ "$cl" = sbva ] || total=4
+  local cl=$1 used=$2 m=$3 total=${nodes[$1]} i
   for ((i = used; i < total; i++)); do
     "$here/agent.sh" "$cl-n$i" "exec $sb train --data ${data[$m]} --model ${model[$m]} --batch ${batch[$m]} --epochs 100000 \
-      --max-steps 12 --threads 1 --bucket-mb 64 -o fill-$cl-n$i >/dev/null 2>&1" & fill_pids+=($!)
+      ${step[*]} -o fill-$cl-n$i >/dev/null 2>&1" & fill_pids+=($!)
   done
   [ "$used" -ge "$total" ] || sleep 2  # the loads past their start-up
 }
@@ -101,10 +102,10 @@ slower=$(awk -v s="$share" 'BEGIN { print s * 0.8 }') double=$(awk -v s="$share"
 : > measured.tsv
 for rate in "$@"; do
   slow=(); [ "$case" != slow ] || slow=(--node-share "1=$slower")
-  "$here/up.sh" --nodes 8 --rate "$rate" --name sbva --subnet 10.234.1 --cpu-share "$share" "${slow[@]}" >&2
-  "$here/up.sh" --nodes 4 --rate "$rate" --name sbvb --subnet 10.234.2 --cpu-share "$double" >&2
+  "$here/up.sh" --nodes "${nodes[sbva]}" --rate "$rate" --name sbva --subnet 10.234.1 --cpu-share "$share" "${slow[@]}" >&2
+  "$here/up.sh" --nodes "${nodes[sbvb]}" --rate "$rate" --name sbvb --subnet 10.234.2 --cpu-share "$double" >&2
   if [ "$case" = noise ]; then
-    for ((i = 0; i < 8; i++)); do
+    for ((i = 0; i < ${nodes[sbva]}; i++)); do
       "$here/agent.sh" "sbva-n$i" /usr/bin/python3 "$here/noise.py" --seed "$i" & noise_pids+=($!)
     done
   fi

@@ -214,8 +214,8 @@ TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {
   ProjectCli o;
   o.commbench = cb;
   std::string t = project_with(unet_batch(8, 1), o);
-  EXPECT_NE(t.find("# ring steps: on: a ring over the network waits each step for the slowest of its N transfers, "
-                   "from the 2 ranks' measured steps"), std::string::npos) << t;
+  EXPECT_NE(t.find("# ring steps: on: a ring over the network is a pipeline whose transfers are drawn from the "
+                   "2 ranks' measured steps"), std::string::npos) << t;
   EXPECT_NE(t.find("(its resampling interval: x"), std::string::npos) << t;
   // a calibration of calls back to back (no gap_ms): the header says what training's calls follow
   EXPECT_NE(t.find("# network: the calibration's calls came back to back, where training's exchange follows "),

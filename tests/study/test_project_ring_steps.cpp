@@ -1,6 +1,6 @@
 // test_project_ring_steps.cpp — the ring's straggler term of `scalebench project` by hand: the
-// expected maximum at a fractional power (a ring of N from steps measured at k ranks is F^(N/k)),
-// ring_step_factor's choice of measured size, which parts of an allreduce it scales (the network
+// expected maximum at a fractional power, a pipelined ring's mean step (small cases worked out, and
+// where it must lie: between the calibration's ring and a barrier per step), ring_step_factor's choice of measured size, which parts of an allreduce it scales (the network
 // ring, not the chains inside a node, not the CPU), and commbench's step_us read back by the fit.
 // The compute side of the straggler term is test_project_stragglers.cpp; commbench writing step_us
 // is tests/comm/test_commbench.cpp.
@@ -31,6 +31,25 @@ TEST(ProjectRingSteps, ExpectedMaxAtAFractionalPower) {
   EXPECT_THROW(expected_max({1.0}, -1.0), Error);
 }
 
+TEST(ProjectRingSteps, APipelinedRingsMeanStep) {
+  // identical transfers: every step takes one, whatever the ring
+  EXPECT_NEAR(ring_pipeline_step({0.5}, 8, 50), 0.5, 1e-12);
+  EXPECT_EQ(ring_pipeline_step({0.5}, 1, 50), 0.0);
+  // a ring of 2 from {1, 3}: both ranks' second step starts after the slower first one, and the
+  // ring ends with the slower second one: 2 E[max of 2] = 2 (1/4 + 3 x 3/4) = 5 over 2 steps
+  EXPECT_NEAR(ring_pipeline_step({1.0, 3.0}, 2, 200000), 2.5, 0.01);
+  // a ring of 4 waits on more paths than a ring of 2, yet less than a barrier per step would make
+  // it (the slowest of 4 each step: 1/16 + 3 x 15/16 = 2.875): a slow transfer holds up only the
+  // steps that need its segment
+  const double four = ring_pipeline_step({1.0, 3.0}, 4, 50000);
+  EXPECT_GT(four, 2.5 + 0.05);
+  EXPECT_LT(four, 2.875 - 0.05);
+  EXPECT_DOUBLE_EQ(ring_pipeline_step({1.0, 3.0}, 4, 50000), four);  // seeded: the same value again
+  EXPECT_THROW(ring_pipeline_step({}, 4, 10), Error);
+  EXPECT_THROW(ring_pipeline_step({1.0}, 0, 10), Error);
+  EXPECT_THROW(ring_pipeline_step({1.0}, 4, 0), Error);
+}
+
 // A link measured at 2 ranks: per-step messages of 1 KB (steps of 10 and 20 ms) and 100 KB (three
 // identical steps of 100 ms). Its curve (the samples' times) is not what these tests are about.
 AlphaBeta measured_link() {
@@ -44,20 +63,27 @@ TEST(ProjectRingSteps, FactorFromTheNearestMeasuredSize) {
   const AlphaBeta link = measured_link();
   // the calibration's own ring size is what it measured
   EXPECT_DOUBLE_EQ(ring_step_factor(link, 2, 1e3), 1.0);
-  // a ring of 4: a step is the slowest of 4 transfers, a measured one the slowest of 2: F^2 of {10, 20}
-  EXPECT_NEAR(ring_step_factor(link, 4, 1e3), (0.010 * 0.25 + 0.020 * 0.75) / 0.015, 1e-12);
-  // and of 8: F^4
-  EXPECT_NEAR(ring_step_factor(link, 8, 1e3), (0.010 / 16 + 0.020 * 15 / 16) / 0.015, 1e-12);
+  // a ring of 4 and of 8 from {10, 20} ms: longer than the calibration's ring of 2, more so at 8,
+  // and short of a barrier per step (F^2 and F^4 of the measured steps, the model before the fifth round)
+  const double four = ring_step_factor(link, 4, 1e3), eight = ring_step_factor(link, 8, 1e3);
+  EXPECT_GT(four, 1.01);
+  EXPECT_GT(eight, four);
+  EXPECT_LT(four, (0.010 * 0.25 + 0.020 * 0.75) / 0.015);
+  EXPECT_LT(eight, (0.010 / 16 + 0.020 * 15 / 16) / 0.015);
+  // the same as the pipelines' ratio
+  EXPECT_NEAR(four, ring_pipeline_step({0.010, 0.020}, 4, 20000) / ring_pipeline_step({0.010, 0.020}, 2, 20000), 0.01);
   // the nearest size on a log scale: 5 KB is nearer 1 KB (x5) than 100 KB (x20) ...
-  EXPECT_NEAR(ring_step_factor(link, 4, 5e3), 1.75 / 1.5, 1e-12);
+  EXPECT_DOUBLE_EQ(ring_step_factor(link, 4, 5e3), four);
   // ... 20 KB nearer 100 KB (x5 against x20), whose identical steps have no spread
-  EXPECT_DOUBLE_EQ(ring_step_factor(link, 8, 2e4), 1.0);
+  EXPECT_NEAR(ring_step_factor(link, 8, 2e4), 1.0, 1e-9);  // (sums of thousands of walks round)
+  // past 32 ranks the ring is simulated at 32
+  EXPECT_DOUBLE_EQ(ring_step_factor(link, 256, 1e3), ring_step_factor(link, 32, 1e3));
   // nothing measured: no term
   EXPECT_DOUBLE_EQ(ring_step_factor(profile("10gbe"), 8, 1e3), 1.0);
   AlphaBeta no_steps = link;
   for (auto& s : no_steps.samples) s.steps_s.clear();
   EXPECT_DOUBLE_EQ(ring_step_factor(no_steps, 8, 1e3), 1.0);
-  // a calibration of 4 ranks projected to 2: a step is the slowest of fewer transfers than measured
+  // a calibration of 4 ranks projected to 2: fewer paths to wait on than measured
   AlphaBeta at4 = link;
   at4.measured_ranks = 4;
   EXPECT_LT(ring_step_factor(at4, 2, 1e3), 1.0);
@@ -69,7 +95,9 @@ TEST(ProjectRingSteps, ScalesOnlyTheRingOverTheNetwork) {
   n.inter = measured_link();
   const double bytes = 4e3;  // a ring of 4: per-step messages of 1 KB
   const double plain = allreduce_time(StrategyKind::ring, 4, bytes, n);
-  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 4, bytes, n, true), plain * 1.75 / 1.5, 1e-15);
+  const double four = ring_step_factor(n.inter, 4, 1e3);
+  EXPECT_GT(four, 1.01);
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 4, bytes, n, true), plain * four, 1e-15);
   // (allreduce_cpu has no straggler flag: a rank waiting for a transfer spends no CPU)
   // the calibration's own ring: as measured
   EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 2, 2e3, n, true), allreduce_time(StrategyKind::ring, 2, 2e3, n));
@@ -78,7 +106,7 @@ TEST(ProjectRingSteps, ScalesOnlyTheRingOverTheNetwork) {
   n.ranks_per_node = 2;
   const double chain = 2.0 * (1 * n.intra.alpha_s + bytes / n.intra.bytes_per_s);
   const double h_plain = allreduce_time(StrategyKind::hierarchical, 8, bytes, n);
-  EXPECT_NEAR(allreduce_time(StrategyKind::hierarchical, 8, bytes, n, true) - chain, (h_plain - chain) * 1.75 / 1.5,
+  EXPECT_NEAR(allreduce_time(StrategyKind::hierarchical, 8, bytes, n, true) - chain, (h_plain - chain) * four,
               1e-15);
   // every rank on one node: no ring crosses the network, nothing scaled
   n.ranks_per_node = 8;
@@ -103,7 +131,7 @@ TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
   EXPECT_EQ(ab.samples[0].bytes, 1024.0);  // a 2-rank call of 2 KB: steps of 1 KB
   EXPECT_EQ(ab.samples[0].steps_s, (std::vector<double>{0.010, 0.020}));
   EXPECT_TRUE(ab.samples[1].steps_s.empty());  // a row without step_us
-  EXPECT_NEAR(ring_step_factor(ab, 4, 1024), 1.75 / 1.5, 1e-12);
+  EXPECT_DOUBLE_EQ(ring_step_factor(ab, 4, 1024), ring_step_factor(measured_link(), 4, 1e3));
   // many steps (a long run at 8 ranks) read in full
   std::string many;
   for (int i = 0; i < 5000; ++i) many += (i ? ", " : "") + std::to_string(100 + i % 7);

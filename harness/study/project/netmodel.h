@@ -75,16 +75,18 @@ AlphaBeta fit_commbench(const std::string& json_path, const std::string& algo);
 
 // The ring's straggler term: how much longer a step of a ring of n ranks is than the measured mean
 // step of the calibration's ring of k = measured_ranks. Every rank of a ring sends and receives once
-// per step and the next step needs the previous one's segment, so a step lasts as long as the
-// slowest of its transfers: a measured step is the slowest of k, a step at n the slowest of n,
-// whose CDF is the measured steps' raised to n/k — expected_max(steps, n/k) / their mean, from the
-// sample whose per-step message is nearest `step_bytes` (log scale). 1 where the link has no
-// measured steps (profiles, given numbers, a commbench file without step_us, nccl). Below k it is
-// under 1. An assumption, validated on the emulated cluster only (docs/projection.md).
+// per step and its next step needs its own and its left neighbour's previous one, so a ring is a
+// pipeline: with its transfers drawn from the measured steps of the sample whose per-step message is
+// nearest `step_bytes` (log scale), the factor is the simulated mean step of a ring of n over that of
+// a ring of k (order_stats.h, ring_pipeline_step; rings past 32 ranks simulated at 32, where it has
+// stopped growing). Until the fifth round of docs/projection.md it was a barrier per step (the
+// slowest of n transfers), which overstated a ring of 8 by about a fifth. 1 where the link has no
+// measured steps (profiles, given numbers, a commbench file without step_us, nccl); exactly 1 at
+// n = k; below k under 1. An assumption, validated on the emulated cluster only.
 double ring_step_factor(const AlphaBeta& link, int n, double step_bytes);
 // How far ring_step_factor moves with the measured steps it is made of: the 95 % resampling
-// interval (order_stats.h, bootstrap_interval) of expected_max(steps, n/k) / their mean, as ratios to
-// the factor: {1, 1} where the factor is 1 by definition (no measured steps, n < 2, n = k).
+// interval (order_stats.h, bootstrap_interval) of that ratio over resamples of the steps, as ratios
+// to the factor: {1, 1} where the factor is 1 by definition (no measured steps, n < 2, n = k).
 std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, double step_bytes);
 // The ranks of the ring that crosses the network in one allreduce of `kind` at n ranks: every rank
 // (ring, native, multiworker) once they span 2+ nodes, the node leaders for hierarchical; 0 when no

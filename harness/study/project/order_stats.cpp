@@ -1,4 +1,5 @@
-// order_stats.cpp — the expected maximum of draws from an empirical distribution (order_stats.h).
+// order_stats.cpp — the expected maximum of draws from an empirical distribution, a pipelined
+// ring's mean step, a resampling interval (order_stats.h).
 #include "harness/study/project/order_stats.h"
 
 #include <algorithm>
@@ -8,6 +9,20 @@
 #include "kernels/common/check.h"
 
 namespace scalebench::project {
+
+namespace {
+// splitmix64 from a constant seed: the same draws on every platform and run (no <random>
+// distribution, whose output the standard leaves to the library).
+struct Splitmix {
+  std::uint64_t state = 0x5ca1eb3c4ull;
+  std::uint64_t operator()() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+}  // namespace
 
 double expected_max(std::vector<double> samples, double n, double slow) {
   SB_REQUIRE(!samples.empty() && n > 0, "expected_max: {} samples, n = {}", samples.size(), n);
@@ -33,19 +48,32 @@ double expected_max(std::vector<double> samples, double n, double slow) {
   return e;
 }
 
+double ring_pipeline_step(const std::vector<double>& samples, int n, int walks) {
+  SB_REQUIRE(!samples.empty() && n >= 1 && walks >= 1, "ring_pipeline_step: {} samples, n = {}, {} walks",
+             samples.size(), n, walks);
+  if (n == 1) return 0.0;
+  Splitmix next;
+  const int steps = 2 * (n - 1);
+  std::vector<double> done(static_cast<std::size_t>(n)), was(done);  // [n] finish of each rank's last step
+  double sum = 0;
+  for (int w = 0; w < walks; ++w) {
+    std::fill(done.begin(), done.end(), 0.0);
+    for (int s = 0; s < steps; ++s) {
+      was = done;
+      for (int r = 0; r < n; ++r)
+        done[std::size_t(r)] = std::max(was[std::size_t(r)], was[std::size_t((r + n - 1) % n)]) +
+                               samples[next() % samples.size()];
+    }
+    sum += *std::max_element(done.begin(), done.end());
+  }
+  return sum / double(walks) / double(steps);
+}
+
 std::pair<double, double> bootstrap_interval(const std::vector<double>& samples,
                                              const std::function<double(const std::vector<double>&)>& stat,
                                              int resamples) {
   SB_REQUIRE(!samples.empty() && resamples >= 1, "bootstrap_interval: {} samples, {} resamples", samples.size(), resamples);
-  // splitmix64 from a constant seed: the same interval on every platform and run (no <random>
-  // distribution, whose output the standard leaves to the library).
-  std::uint64_t state = 0x5ca1eb3c4ull;
-  const auto next = [&state] {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
+  Splitmix next;
   std::vector<double> stats, draw(samples.size());
   stats.reserve(std::size_t(resamples));
   for (int b = 0; b < resamples; ++b) {

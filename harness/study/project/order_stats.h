@@ -1,8 +1,9 @@
-// order_stats.h — the expected maximum of n draws from an empirical distribution: what the
-// straggler term of `scalebench project` is made of, for compute (the slowest of N ranks' traced
-// steps, projection.cpp) and for the ring's steps (the slowest of N transfers from a commbench's
-// measured steps, netmodel.cpp), and how far such an estimate from few samples can be trusted (a
-// resampling interval, for the band). Pure arithmetic on samples; it reads and measures nothing.
+// order_stats.h — the expected maximum of n draws from an empirical distribution, and the mean step
+// of a pipelined ring whose transfers are such draws: what the straggler term of `scalebench project`
+// is made of, for compute (the slowest of N ranks' traced steps, projection.cpp) and for the ring's
+// steps (a ring of N from a commbench's measured steps, netmodel.cpp), and how far such an estimate
+// from few samples can be trusted (a resampling interval, for the band). Pure arithmetic on samples;
+// it reads and measures nothing.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,14 @@ namespace scalebench::project {
 // of the two step functions' jumps (slow = 1 is the same walk with both functions equal). Throws on
 // no samples, n <= 0 or slow outside (0, 1].
 double expected_max(std::vector<double> samples, double n, double slow = 1.0);
+
+// The mean time per step of a ring of n ranks through its 2(n - 1) steps when every transfer is an
+// independent draw from `samples` and rank r's step s starts once its own step s - 1 and its left
+// neighbour's step s - 1 are done (the segment it reduces or forwards next): a ring is a pipeline,
+// not a barrier per step, so a slow transfer delays only the steps that depend on it. E[the last
+// rank's finish] / (2(n - 1)), estimated from `walks` simulated rings, seeded by a constant (the same
+// samples give the same value). n = 1: 0 (no steps). Throws on no samples, n < 1 or walks < 1.
+double ring_pipeline_step(const std::vector<double>& samples, int n, int walks);
 
 // A 95 % interval of a statistic of `samples`: the 2.5th and 97.5th percentiles of stat() over
 // `resamples` resamples of them with replacement (the percentile bootstrap). The resampling is

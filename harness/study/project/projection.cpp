@@ -220,7 +220,7 @@ std::string ring_steps_note(const MeasuredStep& m, const Network& net, const Pro
   const double bytes = one_bucket_bytes(m, o, false);
   const int big = std::max(2, o.max_devices);
   const auto [lo, hi] = ring_step_interval(net.inter, big, bytes / big);
-  return fmt::format("on: a ring over the network waits each step for the slowest of its N transfers, from the {} "
+  return fmt::format("on: a ring over the network is a pipeline whose transfers are drawn from the {} "
                      "ranks' measured steps (commbench step_us): a ring of {:.2f} MB x{:.3f} at N = 4, x{:.3f} at N = {} "
                      "(its resampling interval: x{:.3f} to x{:.3f} of that)",
                      net.inter.measured_ranks, bytes * 1e-6, ring_step_factor(net.inter, 4, bytes / 4),

@@ -8,6 +8,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -27,9 +28,12 @@ class ScratchDir {
   ScratchDir() {
     static std::atomic<int> counter{0};
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    // one directory, not a tree: a parameterised test's name holds a '/' ("Name/prefetch0"), and
+    // the directory above it would outlive remove_all below
+    std::string name = info ? info->name() : "x";
+    std::replace(name.begin(), name.end(), '/', '_');
     path_ = std::filesystem::temp_directory_path() /
-            ("sb_data_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
-             (info ? info->name() : "x"));
+            ("sb_data_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + name);
     std::filesystem::create_directories(path_);
   }
   ~ScratchDir() {

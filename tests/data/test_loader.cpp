@@ -16,18 +16,18 @@ namespace {
 
 constexpr int kSize = 16;
 
-// One small segmentation file per test binary run (written once, read by many tests).
+// One small segmentation file per test binary run (written once, read by many tests), removed with
+// its directory when the process exits (a function-local static: after every test has run).
 const std::string& dataset_path() {
-  static sbtest::ScratchDir* dir = nullptr;
-  static std::string path;
-  if (path.empty()) {
-    dir = new sbtest::ScratchDir();  // leaked on purpose: outlives every test
-    path = dir->file("loader.h5");
+  static const sbtest::ScratchDir dir;
+  static const std::string path = [] {
+    const std::string p = dir.file("loader.h5");
     sd::GenConfig cfg;
     cfg.n = 24;
     cfg.size = kSize;
-    sd::write_dataset(cfg, path, 0);
-  }
+    sd::write_dataset(cfg, p, 0);
+    return p;
+  }();
   return path;
 }
 

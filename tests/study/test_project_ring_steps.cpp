@@ -1,7 +1,8 @@
 // test_project_ring_steps.cpp — the ring's straggler term of `scalebench project` by hand: the
 // expected maximum at a fractional power, a pipelined ring's mean step (small cases worked out, and
-// where it must lie: between the calibration's ring and a barrier per step), ring_step_factor's choice of measured size, which parts of an allreduce it scales (the network
-// ring, not the chains inside a node, not the CPU), and commbench's step_us read back by the fit.
+// where it must lie: between the calibration's ring and a barrier per step), ring_step_factor's
+// choice of measured size, which parts of an allreduce it scales (the network ring, not the chains
+// inside a node, not the CPU), and commbench's step_us read back by the fit.
 // The compute side of the straggler term is test_project_stragglers.cpp; commbench writing step_us
 // is tests/comm/test_commbench.cpp.
 #include <gtest/gtest.h>

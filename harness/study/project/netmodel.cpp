@@ -19,9 +19,10 @@
 namespace scalebench::project {
 namespace {
 
-// The nodes n ranks occupy, placed ranks_per_node to a node in order.
+// Ranks to a node (at least 1), and the nodes n ranks occupy, placed that many to a node in order.
+int ranks_per_node_of(const Network& net) { return std::max(1, net.ranks_per_node); }
 int nodes_of(int n, const Network& net) {
-  const int ppn = std::max(1, net.ranks_per_node);
+  const int ppn = ranks_per_node_of(net);
   return (n + ppn - 1) / ppn;
 }
 
@@ -77,7 +78,7 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
   const double waits = c == Cost::time && stragglers && ring > 0 ? ring_step_factor(net.inter, ring, bytes / ring) : 1.0;
   const int nodes = nodes_of(n, net);
   if (kind == StrategyKind::hierarchical) {
-    const int local = std::min(std::max(1, net.ranks_per_node), n);
+    const int local = std::min(ranks_per_node_of(net), n);
     const AlphaBeta& in = net.intra;
     const double chain = local <= 1 ? 0.0
                          : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
@@ -168,19 +169,20 @@ const std::vector<double>* nearest_steps(const AlphaBeta& link, double step_byte
 // its ranks well before (on the fourth round's calibrations, within 0.3 % from 16 to 128 ranks),
 // and the simulation's cost grows as the ranks squared.
 constexpr int kRingSimRanksMax = 32;
+int simulated(int ranks) { return std::min(ranks, kRingSimRanksMax); }
 
-// A ring of n ranks' mean step over a ring of k's, both simulated as a pipeline from `steps`
-// (order_stats.h, ring_pipeline_step), about `draws` transfers each; exactly 1 at n = k.
+// A ring of n ranks' mean step over a ring of k's (both sizes as simulated), both simulated as a
+// pipeline from `steps` (order_stats.h, ring_pipeline_step), about `draws` transfers each; exactly
+// 1 at n = k.
 double pipeline_ratio(const std::vector<double>& steps, int n, int k, double draws) {
   const auto walks = [draws](int r) { return std::max(16, int(draws / (2.0 * r * (r - 1)))); };
-  n = std::min(n, kRingSimRanksMax);
   if (n == k) return 1.0;
   const double at_k = ring_pipeline_step(steps, k, walks(k));
   return at_k > 0 ? ring_pipeline_step(steps, n, walks(n)) / at_k : 1.0;
 }
 
-// project asks for the same ring many times (every strategy, scaling and bucket): each (steps, n, k)
-// is simulated once per process.
+// project asks for the same ring many times (every strategy, scaling and bucket; every N past 32):
+// each (steps, simulated n, simulated k) is simulated once per process.
 template <typename V, typename F>
 V remembered(std::map<std::tuple<std::vector<double>, int, int>, V>& seen, const std::vector<double>& steps, int n,
              int k, F make) {
@@ -195,22 +197,23 @@ V remembered(std::map<std::tuple<std::vector<double>, int, int>, V>& seen, const
 
 double ring_step_factor(const AlphaBeta& link, int n, double step_bytes) {
   const std::vector<double>* steps = nearest_steps(link, step_bytes);
-  const int k = link.measured_ranks;
-  if (steps == nullptr || k < 2 || n < 2) return 1.0;
+  if (steps == nullptr || link.measured_ranks < 2 || n < 2) return 1.0;
+  const int sn = simulated(n), sk = simulated(link.measured_ranks);
   static std::map<std::tuple<std::vector<double>, int, int>, double> seen;
-  return remembered(seen, *steps, n, k, [&] { return pipeline_ratio(*steps, n, k, 4e5); });
+  return remembered(seen, *steps, sn, sk, [&] { return pipeline_ratio(*steps, sn, sk, 4e5); });
 }
 
 std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, double step_bytes) {
   const std::vector<double>* steps = nearest_steps(link, step_bytes);
-  const int k = link.measured_ranks;
-  if (steps == nullptr || k < 2 || n < 2 || n == k) return {1.0, 1.0};
+  if (steps == nullptr || link.measured_ranks < 2 || n < 2) return {1.0, 1.0};
+  const int sn = simulated(n), sk = simulated(link.measured_ranks);
+  if (sn == sk) return {1.0, 1.0};
   static std::map<std::tuple<std::vector<double>, int, int>, std::pair<double, double>> seen;
   const double point = ring_step_factor(link, n, step_bytes);
-  return remembered(seen, *steps, n, k, [&] {
+  return remembered(seen, *steps, sn, sk, [&] {
     // fewer simulated rings per resample than the point's: their noise widens the interval a little
     const auto [lo, hi] =
-        bootstrap_interval(*steps, [n, k](const std::vector<double>& r) { return pipeline_ratio(r, n, k, 2e4); });
+        bootstrap_interval(*steps, [sn, sk](const std::vector<double>& r) { return pipeline_ratio(r, sn, sk, 2e4); });
     return std::make_pair(lo / point, hi / point);
   });
 }

@@ -148,6 +148,15 @@ std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, s
   return {bwd_end, last_end};
 }
 
+namespace {
+// Bytes a gradient element takes on the wire: float32, or 16 bits with --compression.
+double wire_bytes_per_elem(bool compressed) { return compressed ? 2.0 : 4.0; }
+// The wire bytes of the largest bucket the bucketer makes: the whole gradient, or one of bucket_mb.
+double one_bucket_bytes(const MeasuredStep& m, const ProjectOptions& o, bool compressed) {
+  return double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * wire_bytes_per_elem(compressed);
+}
+}  // namespace
+
 Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
   Prediction p;
   const double global = o.global_batch > 0 ? o.global_batch : o.batch;
@@ -159,7 +168,7 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   const double scale = p.device_batch / o.batch * pace;
   const double bwd = m.bwd_s * scale;
   double bwd_wall = bwd;  // backward's wall time: longer where the exchange takes CPU from it
-  const double wire = s.compressed ? 2.0 : 4.0;
+  const double wire = wire_bytes_per_elem(s.compressed);
   if (s.strategy == StrategyKind::ps_sync) {
     p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) * o.comm_scale : 0.0;
     p.buckets = 1;
@@ -182,13 +191,6 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   p.images_per_s = s.n * p.device_batch / p.step_s;
   return p;
 }
-
-namespace {
-// The wire bytes of the largest bucket the bucketer makes: the whole gradient, or one of bucket_mb.
-double one_bucket_bytes(const MeasuredStep& m, const ProjectOptions& o, bool compressed) {
-  return double(std::min(m.params, bucket_elems_of(o.bucket_mb))) * (compressed ? 2.0 : 4.0);
-}
-}  // namespace
 
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
   const double c = 2.0 * compute_rel_se(m), r = net.inter.fit_residual;

@@ -79,6 +79,22 @@ double max_over_ranks(Communicator& comm, double v) {
   return out;
 }
 
+// The training step's agreement: `iters` timed allgather_fixed calls of kAgreeBytes, each after the
+// gap, warm-up calls first; the mean per call, max over ranks, in microseconds.
+double time_agreement(Communicator& comm, const CommbenchOptions& o) {
+  const std::vector<char> mine(kAgreeBytes, 1);
+  std::vector<char> all(kAgreeBytes * std::size_t(comm.size()));
+  for (int w = 0; w < o.warmup; ++w) busy_gap(o.gap_ms), comm.allgather_fixed(mine.data(), mine.size(), all.data());
+  comm.barrier();
+  double wall = 0;
+  for (int it = 0; it < o.iters; ++it) {
+    busy_gap(o.gap_ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    comm.allgather_fixed(mine.data(), mine.size(), all.data());
+    wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return max_over_ranks(comm, wall / o.iters) * 1e6;
+}
 
 std::unique_ptr<BenchBuffer> make_buffer(Communicator& comm, std::vector<float>& host) {
   if (comm.caps().device_buffers) return make_device_bench_buffer(comm, host);
@@ -164,6 +180,8 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
     if (me == 0) write_table_row(out, rep, same_size);
     rep.rows.insert(rep.rows.end(), same_size.begin(), same_size.end());
   }
+  rep.agree_us = time_agreement(comm, o);
+  if (me == 0) write_agreement(out, rep);
 }
 
 void finish(const CommbenchReport& rep, const CommbenchOptions& o) {

@@ -9,6 +9,7 @@
 // over ranks of the process's CPU time (user + system, all threads) per call — with the threads
 // transport every rank is a thread of one process, so that is all ranks' CPU together. For the ring
 // (host transports) the JSON also has rank 0's duration of every step of every timed call (step_us).
+// After the sweep, the training step's per-step agreement is timed the same way (agree_us).
 // It deliberately does not initialise MPI unless the transport is mpi (or nccl under an MPI
 // launcher, for the unique id), and measures allreduce only.
 // nccl (GPU builds): device buffers, native algorithm only (ring/hierarchical reduce on the host);
@@ -61,7 +62,14 @@ struct CommbenchReport {
   int nodes = 0;
   CommbenchOptions opts;
   std::vector<CommbenchRow> rows;  // size-major, algorithms in option order
+  // The training step's agreement (harness/strategy/scalar_reduce.h): one allgather_fixed of
+  // kAgreeBytes a rank, timed as the allreduce calls are (the gap before each, warm-up calls, the
+  // mean per call, max over ranks), after the sweep. `scalebench project` prices each step's
+  // agreement at N from it.
+  double agree_us = 0;
 };
+// What the agreement gathers from each rank: two doubles (allreduce_scalar_max_sum's).
+inline constexpr std::size_t kAgreeBytes = 2 * sizeof(double);
 
 // "4K:256M" -> 4096, 8192, ..., 268435456. Error naming the bad part on malformed input, zero,
 // sizes that are not a whole number of floats, or LO > HI.
@@ -75,6 +83,7 @@ int commbench_main(const CommbenchOptions& opts, std::ostream& out);
 // Formatting (commbench_format.cpp), exposed for tests.
 void write_table_header(std::ostream& out, const CommbenchReport& rep);
 void write_table_row(std::ostream& out, const CommbenchReport& rep, const std::vector<CommbenchRow>& same_size);
+void write_agreement(std::ostream& out, const CommbenchReport& rep);  // the line after the table
 std::string to_json(const CommbenchReport& rep);
 
 }  // namespace scalebench::comm

@@ -125,6 +125,12 @@ void write_table_row(std::ostream& out, const CommbenchReport& rep, const std::v
   out << line << "\n" << std::flush;
 }
 
+void write_agreement(std::ostream& out, const CommbenchReport& rep) {
+  out << fmt::format("# agreement (a training step's one scalar collective: an allgather of {} bytes a rank): {:.1f} us\n",
+                     kAgreeBytes, rep.agree_us)
+      << std::flush;
+}
+
 std::string to_json(const CommbenchReport& rep) {
   const auto& o = rep.opts;
   std::string hosts;
@@ -134,9 +140,9 @@ std::string to_json(const CommbenchReport& rep) {
                    rep.ranks, rep.nodes);
   s += fmt::format("  \"hostnames\": [{}],\n  \"chunk_bytes\": {},\n  \"depth\": {},\n  \"ranks_per_node\": {},\n", hosts,
                    o.chunk_bytes, o.depth, o.ranks_per_node);
-  s += fmt::format("  \"warmup\": {},\n  \"iters\": {},\n  \"spin_us\": {},\n  \"gap_ms\": {},\n  \"busbw_factor\": \"2(n-1)/n\",\n"
-                   "  \"results\": [\n",
-                   o.warmup, o.iters, o.spin_us, o.gap_ms);
+  s += fmt::format("  \"warmup\": {},\n  \"iters\": {},\n  \"spin_us\": {},\n  \"gap_ms\": {},\n  \"agree_us\": {:.3f},\n"
+                   "  \"busbw_factor\": \"2(n-1)/n\",\n  \"results\": [\n",
+                   o.warmup, o.iters, o.spin_us, o.gap_ms, rep.agree_us);
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const auto& r = rep.rows[i];
     s += fmt::format("    {{\"algo\": \"{}\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": {:.6f}, "

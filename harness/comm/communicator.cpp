@@ -5,12 +5,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <map>
 
 #include "kernels/common/check.h"
 
 namespace scalebench::comm {
+
+void Communicator::allgather_fixed(const void* mine, std::size_t bytes, void* all) {
+  const auto got = allgather(std::string_view(static_cast<const char*>(mine), bytes));
+  char* out = static_cast<char*>(all);
+  for (const auto& s : got) {
+    SB_CHECK(s.size() == bytes, "allgather_fixed of {} bytes per rank: a rank sent {}", bytes, s.size());
+    std::memcpy(out, s.data(), bytes);
+    out += bytes;
+  }
+}
 
 Request& Request::operator=(Request&& o) noexcept {
   if (this != &o) {

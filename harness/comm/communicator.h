@@ -94,6 +94,11 @@ class Communicator {
   virtual void barrier() = 0;
   // Every rank's byte string, indexed by rank (small strings: configuration digests, host names).
   virtual std::vector<std::string> allgather(std::string_view mine) = 0;
+  // Every rank's `bytes` bytes (the same count on every rank), rank after rank, into
+  // all[size() * bytes]: the per-step agreement's collective (scalar_reduce.h). The default goes
+  // through allgather and checks the sizes; mpi overrides it with one MPI_Allgather, where
+  // allgather's unknown lengths take two collectives (each a round of latency per hop).
+  virtual void allgather_fixed(const void* mine, std::size_t bytes, void* all);
   // A new communicator over the same ranks with its own message space (collective).
   virtual std::unique_ptr<Communicator> dup() = 0;
 

@@ -165,6 +165,12 @@ class MpiComm final : public Communicator {
     return out;
   }
 
+  void allgather_fixed(const void* mine, std::size_t bytes, void* all) override {
+    const int len = to_int(bytes, "allgather_fixed size");
+    WatchedCall w(*wd_, opts_.timeout_s, "allgather", bytes, rank_);
+    MPI_CHECK(MPI_Allgather(mine, len, MPI_BYTE, all, len, MPI_BYTE, comm_));
+  }
+
   std::unique_ptr<Communicator> dup() override { return std::make_unique<MpiComm>(comm_, opts_, wd_); }
 
   Request isend(const void* buf, std::size_t bytes, int peer, int tag) override {

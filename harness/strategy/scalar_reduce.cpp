@@ -2,24 +2,15 @@
 #include "harness/strategy/scalar_reduce.h"
 
 #include <algorithm>
-#include <cstring>
-#include <string>
 
-#include "kernels/common/check.h"
+#include "harness/comm/commbench.h"
 
 namespace scalebench {
 namespace {
-// Every rank's v[0..n), rank after rank.
+// Every rank's v[0..n), rank after rank: one collective of fixed size (allgather_fixed).
 std::vector<double> gather(comm::Communicator& comm, const double* v, std::size_t n) {
-  std::string mine(n * sizeof(double), '\0');
-  std::memcpy(mine.data(), v, mine.size());
-  std::vector<double> out;
-  for (const auto& s : comm.allgather(mine)) {
-    SB_CHECK(s.size() == mine.size(), "allreduce of {} doubles: a rank sent {} bytes", n, s.size());
-    const std::size_t at = out.size();
-    out.resize(at + n);
-    std::memcpy(out.data() + at, s.data(), s.size());
-  }
+  std::vector<double> out(n * std::size_t(comm.size()));
+  comm.allgather_fixed(v, n * sizeof(double), out.data());
   return out;
 }
 std::vector<double> gather(comm::Communicator& comm, double x) { return gather(comm, &x, 1); }
@@ -46,6 +37,7 @@ double allreduce_scalar_max(comm::Communicator& comm, double x) {
 
 std::pair<double, double> allreduce_scalar_max_sum(comm::Communicator& comm, double max_of, double sum_of) {
   const double mine[2] = {max_of, sum_of};
+  static_assert(sizeof(mine) == comm::kAgreeBytes, "commbench times the agreement with blocks of this size");
   const auto all = gather(comm, mine, 2);
   double mx = all[0], sum = 0;
   for (std::size_t at = 0; at < all.size(); at += 2) mx = std::max(mx, all[at]), sum += all[at + 1];

@@ -59,6 +59,14 @@ TEST(MpiTransport, Basics) {
   EXPECT_TRUE(c->caps().native_allreduce);
   const auto names = c->allgather("rank" + std::to_string(c->rank()));
   for (int r = 0; r < c->size(); ++r) EXPECT_EQ(names[static_cast<std::size_t>(r)], "rank" + std::to_string(r));
+  // the per-step agreement's collective: fixed-size blocks, rank after rank, in one MPI_Allgather
+  const double mine[2] = {c->rank() + 0.25, -1.0 * c->rank()};
+  std::vector<double> all(2 * static_cast<std::size_t>(c->size()), -7);
+  c->allgather_fixed(mine, sizeof(mine), all.data());
+  for (int r = 0; r < c->size(); ++r) {
+    EXPECT_EQ(all[2 * static_cast<std::size_t>(r)], r + 0.25);
+    EXPECT_EQ(all[2 * static_cast<std::size_t>(r) + 1], -1.0 * r);
+  }
   c->barrier();
 }
 

@@ -93,6 +93,12 @@ TEST(Commbench, ThreadsSweepPrintsRowsAndJson) {
     EXPECT_EQ(k, 2 * 4) << (*it)[2];
   }
   EXPECT_EQ(step_rows, 5) << j;
+  // after the sweep, the training step's agreement, timed: it gathered something, so above 0
+  std::smatch agree;
+  ASSERT_TRUE(std::regex_search(j, agree, std::regex(R"re("agree_us": ([0-9.]+),)re"))) << j;
+  EXPECT_GT(std::stod(agree[1]), 0.0) << j;
+  EXPECT_NE(t.find("# agreement (a training step's one scalar collective: an allgather of 16 bytes a rank): "),
+            std::string::npos) << t;
 }
 
 TEST(Commbench, AGapOfComputeBeforeEachCallIsRecordedAndNotTimed) {

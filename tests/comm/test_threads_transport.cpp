@@ -106,6 +106,19 @@ TEST(ThreadsTransport, BroadcastAllgatherBarrier) {
   }
 }
 
+// allgather_fixed's default (every transport but mpi): blocks rank after rank, and a rank whose
+// block differs in size is an error on every rank, not a silent misread.
+TEST(ThreadsTransport, AllgatherFixedPlacesBlocksInRankOrderAndChecksTheirSize) {
+  ThreadsWorld::run(3, [](Communicator& c) {
+    const std::int32_t mine[3] = {c.rank(), 10 * c.rank(), -c.rank()};
+    std::vector<std::int32_t> all(9, -1);
+    c.allgather_fixed(mine, sizeof(mine), all.data());
+    for (int r = 0; r < 3; ++r)
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(all[std::size_t(3 * r + i)], (i == 0 ? 1 : i == 1 ? 10 : -1) * r);
+    EXPECT_THROW(c.allgather_fixed(mine, c.rank() == 1 ? 8 : 12, all.data()), Error);
+  });
+}
+
 TEST(ThreadsTransport, DupGivesAnIndependentCommunicationThread) {
   // The overlap pattern the strategies use: a background thread reduces on a dup() while the main
   // thread keeps using the original communicator.

@@ -53,22 +53,25 @@ TEST(ProjectStep, BucketsAndOverlapByHand) {
   const ProjectOptions o{.batch = 8, .bucket_mb = 4.0};
   const Prediction one = predict(m, n, o, {StrategyKind::ring, 1});
   EXPECT_NEAR(one.step_s, 0.065, 1e-12);
-  // overlap: 30 -> 110 ms, 110 -> 190 ms; exposed 150 ms after backward's 40
+  // overlap: 30 -> 110 ms, 110 -> 190 ms; exposed 150 ms after backward's 40, and the step's
+  // agreement after them (one round at N = 2: 16 bytes at 100 MB/s, 0.16 us)
+  const double agree = agreement_time(StrategyKind::ring, 2, n);
+  EXPECT_NEAR(agree, 1.6e-7, 1e-15);
   const Prediction p = predict(m, n, o, {StrategyKind::ring, 2});
-  EXPECT_NEAR(p.exposed_s, 0.150, 1e-12);
-  EXPECT_NEAR(p.comm_s, 0.160, 1e-12);
-  EXPECT_NEAR(p.step_s, 0.215, 1e-12);
-  EXPECT_NEAR(p.images_per_s, 16 / 0.215, 1e-9);
+  EXPECT_NEAR(p.exposed_s, 0.150 + agree, 1e-12);
+  EXPECT_NEAR(p.comm_s, 0.160 + agree, 1e-12);
+  EXPECT_NEAR(p.step_s, 0.215 + agree, 1e-12);
+  EXPECT_NEAR(p.images_per_s, 16 / (0.215 + agree), 1e-9);
   // no overlap: both after backward, 160 ms exposed
-  EXPECT_NEAR(predict(m, n, o, {StrategyKind::ring, 2, false, false}).exposed_s, 0.160, 1e-12);
+  EXPECT_NEAR(predict(m, n, o, {StrategyKind::ring, 2, false, false}).exposed_s, 0.160 + agree, 1e-12);
   // 16-bit wire: 40 ms each, 30 -> 70, 70 -> 110: 70 ms exposed
-  EXPECT_NEAR(predict(m, n, o, {StrategyKind::ring, 2, false, true, true}).exposed_s, 0.070, 1e-12);
+  EXPECT_NEAR(predict(m, n, o, {StrategyKind::ring, 2, false, true, true}).exposed_s, 0.070 + agree, 1e-12);
   // strong scaling, global batch 8 on 2 ranks: compute halves (30 ms, backward 20 ms), buckets ready at
   // 15 and 20 ms: 15 -> 95, 95 -> 175; exposed 155; step 30 + 155 + 5 (the optimizer does not shrink)
   const Prediction s = predict(m, n, o, {StrategyKind::ring, 2, true});
   EXPECT_NEAR(s.device_batch, 4.0, 0);
-  EXPECT_NEAR(s.exposed_s, 0.155, 1e-12);
-  EXPECT_NEAR(s.step_s, 0.190, 1e-12);
+  EXPECT_NEAR(s.exposed_s, 0.155 + agree, 1e-12);
+  EXPECT_NEAR(s.step_s, 0.190 + agree, 1e-12);
 }
 
 TEST(ProjectStep, OverlapTimelineTakesTheExchangesCpuFromBackward) {
@@ -108,11 +111,12 @@ TEST(ProjectStep, CommCpuSharedSlowsOnlyOverlappedBackward) {
   shared.comm_cpu_shared = true;
   // overlap: bucket 0 ready at 30 ms; backward's last 10 ms run at half speed: it ends at 50 ms
   // (not 40); bucket 0 30 -> 110, bucket 1 110 -> 190: exposed 140, step 20 + 50 + 140 + 5
+  const double agree = agreement_time(StrategyKind::ring, 2, n);  // after the buckets (above)
   const Prediction p = predict(m, n, shared, {StrategyKind::ring, 2});
-  EXPECT_NEAR(p.exposed_s, 0.140, 1e-12);
-  EXPECT_NEAR(p.step_s, 0.215, 1e-12);
+  EXPECT_NEAR(p.exposed_s, 0.140 + agree, 1e-12);
+  EXPECT_NEAR(p.step_s, 0.215 + agree, 1e-12);
   // the same end of the last bucket as without CPU costs: here the wire, not backward, is the bound
-  EXPECT_NEAR(predict(m, n, plain, {StrategyKind::ring, 2}).step_s, 0.215, 1e-12);
+  EXPECT_NEAR(predict(m, n, plain, {StrategyKind::ring, 2}).step_s, 0.215 + agree, 1e-12);
   // (overlap_timeline's cases above are the hand-checked ones) shared CPU never makes a step faster,
   // and without overlap (compute idle during the exchange) it changes nothing
   ProjectOptions small = plain, small_shared = shared;
@@ -135,6 +139,30 @@ TEST(ProjectStep, RowsInTheStudySchema) {
     EXPECT_NEAR(t.num("speedup", r), t.num("efficiency", r) * double(t.integer("world_size", r)), 1e-9);
   }
   EXPECT_NE(table.str().find("215.00"), std::string::npos) << table.str();  // ring, weak, N = 2 (above)
+}
+
+// The step's agreement: ceil(log2 N) rounds, a round with a rank on the same node an intra-node
+// message, any other the calibration's measured agreement over its rounds (or a message of the link).
+TEST(ProjectNet, AgreementRoundsByHand) {
+  // 10 us, 100 MB/s between nodes; 1 us, 1 GB/s inside: one round of 16 x 2^i bytes each
+  const Network n = net(10e-6, 1e8);
+  const auto inter = [](int i) { return 10e-6 + 16.0 * (1 << i) / 1e8; };
+  EXPECT_DOUBLE_EQ(agreement_time(StrategyKind::ring, 1, n), 0.0);
+  EXPECT_NEAR(agreement_time(StrategyKind::ring, 2, n), inter(0), 1e-15);
+  EXPECT_NEAR(agreement_time(StrategyKind::ring, 8, n), inter(0) + inter(1) + inter(2), 1e-15);
+  EXPECT_NEAR(agreement_time(StrategyKind::ring, 5, n), inter(0) + inter(1) + inter(2), 1e-15);  // ceil(log2 5) = 3
+  EXPECT_NEAR(agreement_time(StrategyKind::multiworker, 8, n), agreement_time(StrategyKind::ring, 8, n), 1e-15);
+  // parameter servers agree on nothing
+  EXPECT_DOUBLE_EQ(agreement_time(StrategyKind::ps_sync, 8, n), 0.0);
+  // 8 ranks, 2 per node: round 0's partner shares the node (1 us + 16 B at 1 GB/s), rounds 1, 2 cross
+  EXPECT_NEAR(agreement_time(StrategyKind::hierarchical, 8, net(10e-6, 1e8, 2)), 1e-6 + 16e-9 + inter(1) + inter(2), 1e-15);
+  // measured: 6 ms over a calibration of 2 ranks (1 round) is 6 ms a network round; of 4 (2 rounds), 3 ms
+  Network cal = n;
+  cal.inter.agree_s = 0.006, cal.inter.measured_ranks = 2;
+  EXPECT_NEAR(agreement_time(StrategyKind::ring, 8, cal), 0.018, 1e-15);
+  EXPECT_NEAR(agreement_time(StrategyKind::ring, 2, cal), 0.006, 1e-15);
+  cal.inter.measured_ranks = 4;
+  EXPECT_NEAR(agreement_time(StrategyKind::ring, 8, cal), 0.009, 1e-15);
 }
 
 TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {

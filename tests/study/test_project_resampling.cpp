@@ -135,7 +135,7 @@ TEST(ProjectResampling, TheBandCarriesBothIntervalsAtNOfTwoOrMore) {
   EXPECT_DOUBLE_EQ(band(m, n, off, at8).step_hi, predict(m, n, off_slow, at8).step_s);
 }
 
-TEST(ProjectResampling, TheCommbenchGapIsReadAndNamed) {
+TEST(ProjectResampling, TheCommbenchGapAndAgreementAreRead) {
   sbtest::TempDir d;
   const auto write = [&](const std::string& name, const std::string& gap) {
     std::ofstream f(d.path() + "/" + name);
@@ -151,6 +151,17 @@ TEST(ProjectResampling, TheCommbenchGapIsReadAndNamed) {
   const AlphaBeta old = fit_commbench(write("old.json", ""), "ring");
   EXPECT_EQ(old.gap_s, 0.0);
   EXPECT_NE(old.source.find("calls back to back"), std::string::npos) << old.source;
+  EXPECT_EQ(old.agree_s, 0.0);  // nor an agreement: project prices it at the link's message time
+  // the step's agreement, measured (commbench's agree_us); a negative one is refused, naming the file
+  EXPECT_DOUBLE_EQ(fit_commbench(write("agree.json", "  \"agree_us\": 8125.75,\n"), "ring").agree_s, 8125.75e-6);
+  const std::string bad = write("bad.json", "  \"agree_us\": -3,\n");
+  try {
+    fit_commbench(bad, "ring");
+    FAIL() << "a negative agreement must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("agree_us -3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

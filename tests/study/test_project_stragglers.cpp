@@ -109,11 +109,13 @@ TEST(ProjectStragglers, SynchronousStepsComputeAtTheSlowestRanksPace) {
   ProjectOptions off = on;
   off.stragglers = false;
   // 2 ranks, 8 MB buckets of 80 ms (ProjectStep.BucketsAndOverlapByHand) with every compute phase
-  // x g: bucket 0 ready at 30g, the last ends at 30g + 160; step 20g + (30g + 160) + 5g
+  // x g: bucket 0 ready at 30g, the last ends at 30g + 160, then the agreement; step 20g + (30g +
+  // 160 + agreement) + 5g
+  const double agree = agreement_time(StrategyKind::ring, 2, n);
   const Prediction p = predict(m, n, on, {StrategyKind::ring, 2});
   EXPECT_NEAR(p.straggler, g, 1e-12);
-  EXPECT_NEAR(p.step_s, 0.055 * g + 0.160, 1e-12);
-  EXPECT_NEAR(predict(m, n, off, {StrategyKind::ring, 2}).step_s, 0.215, 1e-12);  // without: as before
+  EXPECT_NEAR(p.step_s, 0.055 * g + 0.160 + agree, 1e-12);
+  EXPECT_NEAR(predict(m, n, off, {StrategyKind::ring, 2}).step_s, 0.215 + agree, 1e-12);  // without: as before
   EXPECT_NEAR(predict(m, n, on, {StrategyKind::ring, 1}).step_s, 0.065, 1e-12);   // N = 1 waits for no one
   // the synchronous parameter server waits too; the asynchronous one and single do not
   EXPECT_NEAR(predict(m, n, on, {StrategyKind::ps_sync, 2}).straggler, g, 1e-12);
@@ -135,10 +137,11 @@ TEST(ProjectBand, ComputeSpreadAndFitResidualByHand) {
   n.inter.fit_residual = 0.1;
   ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 2};
   o.stragglers = false;
-  // ring, 2 ranks (above): step = 55 ms x compute + 160 ms x communication
+  // ring, 2 ranks (above): step = 55 ms x compute + (160 ms + the agreement) x communication
+  const double comm = 0.160 + agreement_time(StrategyKind::ring, 2, n);
   const Band b = band(m, n, o, {StrategyKind::ring, 2});
-  EXPECT_NEAR(b.step_lo, 0.055 * (1 - c) + 0.160 * 0.9, 1e-12);
-  EXPECT_NEAR(b.step_hi, 0.055 * (1 + c) + 0.160 * 1.1, 1e-12);
+  EXPECT_NEAR(b.step_lo, 0.055 * (1 - c) + comm * 0.9, 1e-12);
+  EXPECT_NEAR(b.step_hi, 0.055 * (1 + c) + comm * 1.1, 1e-12);
   // N = 1: 65 ms x compute; efficiency's band pairs N = 2's slow end with N = 1's fast one
   std::ostringstream table;
   const record::Table t = project_all(m, n, o, "toy", true, false, table);
@@ -146,7 +149,7 @@ TEST(ProjectBand, ComputeSpreadAndFitResidualByHand) {
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (t.str("point_id", r) != "project-toy-weak-ring-n2") continue;
     found = true;
-    EXPECT_NEAR(t.num("efficiency", r), 0.065 / 0.215, 1e-12);
+    EXPECT_NEAR(t.num("efficiency", r), 0.065 / (0.055 + comm), 1e-12);
     EXPECT_NEAR(t.num("efficiency_band_lo", r), 0.065 * (1 - c) / b.step_hi, 1e-12);
     EXPECT_NEAR(t.num("efficiency_band_hi", r), 0.065 * (1 + c) / b.step_lo, 1e-12);
     EXPECT_NEAR(t.num("step_time_s_band_hi", r), b.step_hi, 1e-12);
@@ -156,8 +159,8 @@ TEST(ProjectBand, ComputeSpreadAndFitResidualByHand) {
   EXPECT_TRUE(found) << table.str();
   // no spread and no residual: the band is the point
   const Band point = band(three_layers(), net(0, 1e8), o, {StrategyKind::ring, 2});
-  EXPECT_DOUBLE_EQ(point.step_lo, 0.215);
-  EXPECT_DOUBLE_EQ(point.step_hi, 0.215);
+  EXPECT_DOUBLE_EQ(point.step_lo, 0.055 + comm);
+  EXPECT_DOUBLE_EQ(point.step_hi, 0.055 + comm);
 }
 
 TEST(ProjectBand, CommbenchFitReportsItsResidual) {

@@ -12,6 +12,7 @@
 
 #include <fmt/ranges.h>
 
+#include "harness/comm/commbench.h"
 #include "harness/study/project/order_stats.h"
 #include "kernels/common/check.h"
 #include "kernels/common/read_file.h"
@@ -282,6 +283,11 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   ab.samples = std::move(samples);
   ab.measured_ranks = n;
   ab.gap_s = gap_ms * 1e-3;
+  if (std::regex_search(text, m, std::regex(R"re("agree_us": ([0-9.eE+-]+))re"))) {  // absent before agree_us
+    const double agree_us = std::stod(m[1]);
+    SB_REQUIRE(std::isfinite(agree_us) && agree_us >= 0, "--commbench {}: agree_us {} (expected 0 or more)", path, agree_us);
+    ab.agree_s = agree_us * 1e-6;
+  }
   ab.fit_residual = leave_one_out_residual(ab.samples);
   return ab;
 }
@@ -292,6 +298,29 @@ double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net
 
 double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net) {
   return allreduce_cost(kind, n, bytes, net, Cost::cpu, false);
+}
+
+namespace {
+int ceil_log2(int n) {
+  int r = 0;
+  while ((1 << r) < n) ++r;
+  return r;
+}
+constexpr double kAgreeBytes = double(comm::kAgreeBytes);  // a rank's block in the agreement
+}  // namespace
+
+double agreement_time(StrategyKind kind, int n, const Network& net) {
+  if (n <= 1 || traits(kind).exchange != Exchange::allreduce) return 0;
+  const int ppn = ranks_per_node_of(net), k = net.inter.measured_ranks;
+  // recursive doubling's round i moves 2^i blocks
+  const auto inter_round = [&](int i) {
+    return net.inter.agree_s > 0 && k >= 2 ? net.inter.agree_s / ceil_log2(k)
+                                           : net.inter.message_time(kAgreeBytes * double(1 << i));
+  };
+  double t = 0;
+  for (int i = 0; i < ceil_log2(n); ++i)
+    t += ppn > 1 && (1 << i) < ppn ? net.intra.message_time(kAgreeBytes * double(1 << i)) : inter_round(i);
+  return t;
 }
 
 double ps_step_time(int n, double bytes, const Network& net) {

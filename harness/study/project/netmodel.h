@@ -1,7 +1,8 @@
 // netmodel.h — the network side of `scalebench project`: an alpha-beta model (a message of m bytes
 // over one link costs alpha + m / bandwidth), named profiles, a fit from a commbench JSON file, and
-// the time of one allreduce of m bytes per strategy at N ranks (a ring over the network waiting each
-// step for its slowest transfer, from the commbench ring's measured steps). What it deliberately does not model:
+// the time of one allreduce of m bytes per strategy at N ranks (a ring over the network as a pipeline
+// of transfers drawn from the commbench ring's measured steps), and of the step's agreement (the
+// small allgather that ends every allreduce step). What it deliberately does not model:
 // congestion between jobs, switch topology beyond "ranks_per_node ranks share a node, nodes share a
 // flat network", and the library's choice of algorithm (native is costed as the ring; see
 // docs/projection.md).
@@ -50,6 +51,10 @@ struct AlphaBeta {
   // file from before --gap-ms). Training's exchange follows a step of compute; on a node whose CPU
   // quota the compute spent, the same transfer takes longer than it does back to back.
   double gap_s = 0;
+  // A commbench fit from a file with agree_us: the training step's agreement (one allgather of a few
+  // bytes a rank, harness/strategy/scalar_reduce.h) over its measured_ranks, timed as the step's is
+  // (after the gap); 0 where the file has none (the agreement is then priced at the link's message time).
+  double agree_s = 0;
   double message_time(double bytes) const;  // one message over this link
   double message_cpu(double bytes) const;   // the CPU it costs a rank
 };
@@ -102,6 +107,14 @@ double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net
 // CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
 // cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.
 double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net);
+// Seconds of a synchronous allreduce step's agreement at n ranks (every allreduce strategy ends its
+// step with one allgather of a few bytes a rank, after the gradient's allreduce: the step's health,
+// stop and noise-scale scalars). Open MPI's allgather of small blocks (recursive doubling, Bruck)
+// takes ceil(log2 n) rounds, round i with the rank 2^i away: a round whose partner shares the node
+// (2^i < ranks_per_node) costs an intra-node message, any other an inter-node round — the
+// calibration's measured agreement over its ceil(log2 k) rounds where the commbench file has it (k
+// its ranks, one a node), else one message of the link. 0 at n = 1 and for ps-sync (no agreement).
+double agreement_time(StrategyKind kind, int n, const Network& net);
 // ps-sync: one step's push of the whole gradient from n workers to the server and the replies:
 // the server's link carries n x bytes each way (the fitted line, not the samples).
 double ps_step_time(int n, double bytes, const Network& net);

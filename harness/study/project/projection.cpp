@@ -186,6 +186,9 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
     const auto [bwd_end, last_end] = overlap_timeline(buckets, bwd, times, cpus);
     bwd_wall = bwd_end;
     p.exposed_s = std::max(0.0, last_end - bwd_wall);
+    // the step's agreement follows the last bucket's allreduce: never overlapped
+    const double agree = agreement_time(s.strategy, s.n, net) * o.comm_scale;
+    p.comm_s += agree, p.exposed_s += agree;
   }
   p.step_s = (m.data_s + m.fwd_s) * scale + bwd_wall + p.exposed_s + m.update_s * pace;
   p.images_per_s = s.n * p.device_batch / p.step_s;
@@ -264,6 +267,15 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                                         : fmt::format(", the measured curve for messages of {:.0f} to {:.0f} bytes",
                                                       samples.front().bytes, samples.back().bytes),
                      net.intra.alpha_s * 1e6, net.intra.bytes_per_s * 1e-9, net.ranks_per_node);
+  if (o.max_devices >= 2)
+    out << fmt::format("# agreement: each allreduce step ends with one small allgather (the step's health, stop and "
+                       "noise-scale scalars), ceil(log2 N) rounds: {:.2f} ms at N = 2, {:.2f} ms at N = {} ({})\n",
+                       agreement_time(StrategyKind::ring, 2, net) * 1e3,
+                       agreement_time(StrategyKind::ring, o.max_devices, net) * 1e3, o.max_devices,
+                       net.inter.agree_s > 0 ? fmt::format("a round of the calibration's measured {:.2f} ms over {} ranks",
+                                                           net.inter.agree_s * 1e3, net.inter.measured_ranks)
+                                             : std::string("a round: one message of the link; commbench measures it "
+                                                           "(agree_us)"));
   if (net.inter.nameplate)
     out << fmt::format("# network: {} is a nameplate rate and a stated latency, all this projection has of the link: "
                        "calibrate with --commbench FILE (commbench --json over the real link)\n",

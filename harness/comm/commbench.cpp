@@ -79,11 +79,11 @@ double max_over_ranks(Communicator& comm, double v) {
   return out;
 }
 
-// The training step's agreement: `iters` timed allgather_fixed calls of kAgreeBytes, each after the
-// gap, warm-up calls first; the mean per call, max over ranks, in microseconds.
+// The training step's agreement: `iters` timed allgather_fixed calls of Communicator::kAgreeBytes,
+// each after the gap, warm-up calls first; the mean per call, max over ranks, in microseconds.
 double time_agreement(Communicator& comm, const CommbenchOptions& o) {
-  const std::vector<char> mine(kAgreeBytes, 1);
-  std::vector<char> all(kAgreeBytes * std::size_t(comm.size()));
+  const std::vector<char> mine(Communicator::kAgreeBytes, 1);
+  std::vector<char> all(Communicator::kAgreeBytes * std::size_t(comm.size()));
   for (int w = 0; w < o.warmup; ++w) busy_gap(o.gap_ms), comm.allgather_fixed(mine.data(), mine.size(), all.data());
   comm.barrier();
   double wall = 0;

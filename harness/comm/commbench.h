@@ -63,13 +63,11 @@ struct CommbenchReport {
   CommbenchOptions opts;
   std::vector<CommbenchRow> rows;  // size-major, algorithms in option order
   // The training step's agreement (harness/strategy/scalar_reduce.h): one allgather_fixed of
-  // kAgreeBytes a rank, timed as the allreduce calls are (the gap before each, warm-up calls, the
-  // mean per call, max over ranks), after the sweep. `scalebench project` prices each step's
+  // Communicator::kAgreeBytes a rank, timed as the allreduce calls are (the gap before each, warm-up
+  // calls, the mean per call, max over ranks), after the sweep. `scalebench project` prices each step's
   // agreement at N from it.
   double agree_us = 0;
 };
-// What the agreement gathers from each rank: two doubles (allreduce_scalar_max_sum's).
-inline constexpr std::size_t kAgreeBytes = 2 * sizeof(double);
 
 // "4K:256M" -> 4096, 8192, ..., 268435456. Error naming the bad part on malformed input, zero,
 // sizes that are not a whole number of floats, or LO > HI.

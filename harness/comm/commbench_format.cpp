@@ -127,7 +127,7 @@ void write_table_row(std::ostream& out, const CommbenchReport& rep, const std::v
 
 void write_agreement(std::ostream& out, const CommbenchReport& rep) {
   out << fmt::format("# agreement (a training step's one scalar collective: an allgather of {} bytes a rank): {:.1f} us\n",
-                     kAgreeBytes, rep.agree_us)
+                     Communicator::kAgreeBytes, rep.agree_us)
       << std::flush;
 }
 

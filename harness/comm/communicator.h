@@ -99,6 +99,9 @@ class Communicator {
   // through allgather and checks the sizes; mpi overrides it with one MPI_Allgather, where
   // allgather's unknown lengths take two collectives (each a round of latency per hop).
   virtual void allgather_fixed(const void* mine, std::size_t bytes, void* all);
+  // The agreement's block from each rank: two doubles (allreduce_scalar_max_sum's), as commbench
+  // times it and `scalebench project` prices it.
+  static constexpr std::size_t kAgreeBytes = 2 * sizeof(double);
   // A new communicator over the same ranks with its own message space (collective).
   virtual std::unique_ptr<Communicator> dup() = 0;
 

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "harness/comm/commbench.h"
-
 namespace scalebench {
 namespace {
 // Every rank's v[0..n), rank after rank: one collective of fixed size (allgather_fixed).
@@ -37,7 +35,7 @@ double allreduce_scalar_max(comm::Communicator& comm, double x) {
 
 std::pair<double, double> allreduce_scalar_max_sum(comm::Communicator& comm, double max_of, double sum_of) {
   const double mine[2] = {max_of, sum_of};
-  static_assert(sizeof(mine) == comm::kAgreeBytes, "commbench times the agreement with blocks of this size");
+  static_assert(sizeof(mine) == comm::Communicator::kAgreeBytes, "commbench times the agreement with blocks of this size");
   const auto all = gather(comm, mine, 2);
   double mx = all[0], sum = 0;
   for (std::size_t at = 0; at < all.size(); at += 2) mx = std::max(mx, all[at]), sum += all[at + 1];

@@ -12,7 +12,7 @@
 
 #include <fmt/ranges.h>
 
-#include "harness/comm/commbench.h"
+#include "harness/comm/communicator.h"
 #include "harness/study/project/order_stats.h"
 #include "kernels/common/check.h"
 #include "kernels/common/read_file.h"
@@ -306,7 +306,7 @@ int ceil_log2(int n) {
   while ((1 << r) < n) ++r;
   return r;
 }
-constexpr double kAgreeBytes = double(comm::kAgreeBytes);  // a rank's block in the agreement
+constexpr double kAgreeBytes = double(comm::Communicator::kAgreeBytes);  // a rank's block in the agreement
 }  // namespace
 
 double agreement_time(StrategyKind kind, int n, const Network& net) {

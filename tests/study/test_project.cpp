@@ -135,7 +135,9 @@ TEST(ProjectStep, RowsInTheStudySchema) {
   for (std::size_t r = 0; r < t.rows(); ++r) {
     EXPECT_EQ(t.str("status", r), "ok");
     EXPECT_EQ(t.str("source", r), "projection");
-    if (t.integer("world_size", r) == 1) EXPECT_NEAR(t.num("efficiency", r), 1.0, 1e-12) << t.str("point_id", r);
+    if (t.integer("world_size", r) == 1) {
+      EXPECT_NEAR(t.num("efficiency", r), 1.0, 1e-12) << t.str("point_id", r);
+    }
     EXPECT_NEAR(t.num("speedup", r), t.num("efficiency", r) * double(t.integer("world_size", r)), 1e-9);
   }
   EXPECT_NE(table.str().find("215.00"), std::string::npos) << table.str();  // ring, weak, N = 2 (above)

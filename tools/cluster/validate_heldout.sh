@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.2] [--reps 3]
+# tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.15] [--reps 3]
 #     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] [--gap trace|0] [--fill on|off] RATE... — the
 #     held-out validation of
 # `scalebench project` at 4 and 8 emulated nodes (docs/projection.md). Every node is a share of a
@@ -36,7 +36,7 @@
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-case=plain share=0.2 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on
+case=plain share=0.15 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on
 while [ $# -gt 0 ]; do
   case "$1" in
     --case) case=$2; shift 2 ;;

@@ -106,7 +106,7 @@ void apply_train_config(TrainCli& t) {
 struct StudyOptions {
   std::optional<scalebench::study::LauncherKind> launcher;
   std::string spec, profile, dir, out, file, format = "text", base, now;
-  bool dry_run = false, skip_unreadable = false, only_regressions = false;
+  bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false;
   int group = 0, repetition = 1;  // slurm-point
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
   std::vector<std::string> thresholds;
@@ -165,6 +165,8 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
       ->capture_default_str();
   compare->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
   compare->add_flag("--only-regressions", o.only_regressions, "List only FAILED, MISSING and REGRESSION rows (the summary stays)");
+  compare->add_flag("--include-shared-gpu", o.include_shared_gpu,
+                    "Also compare the timing of points whose ranks shared a GPU (flag shared-gpu; left out by default)");
 }
 
 // train: the run policy (recording, checkpoints beside the run file, a preempted run's exit code)
@@ -193,6 +195,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   if (app.got_subcommand("compare")) {
     st::CompareOptions opt;
     opt.alpha = o.alpha;
+    opt.include_shared_gpu = o.include_shared_gpu;
     for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
     const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);
     std::cout << st::render_compare(r, st::parse_format(o.format), o.only_regressions);

@@ -307,6 +307,17 @@ def not_shown_note(rows, what="points") -> str:
     return "; ".join(notes)
 
 
+def shared_gpu_note(rows) -> str:
+    """Where ranks shared a GPU (the run files' gpu_shared, collect's column): those points check
+    correctness, their timings measure contention for one device, not scaling."""
+    shared = sorted({(r.get("strategy", "?"), int(r.get("world_size", 0))) for r in rows
+                     if str(r.get("gpu_shared", "")) == "1"})
+    if not shared:
+        return ""
+    where = ", ".join(f"{s} N={n}" for s, n in shared)
+    return f"CORRECTNESS RUNS, NOT SCALING: ranks shared a GPU ({where})"
+
+
 def caption(study, rows_shown, rows_in_scope, extra=()) -> str:
     """Caption text: context of the runs shown, scaling mode(s), study, non-ok points left out."""
     lines = []
@@ -324,6 +335,9 @@ def caption(study, rows_shown, rows_in_scope, extra=()) -> str:
     ns = not_shown_note(rows_in_scope)
     if ns:
         second.append(ns)
+    shared = shared_gpu_note(rows_in_scope)
+    if shared:
+        second.append(shared)
     if second:
         lines.append(" · ".join(second))
     return "\n".join(lines)

@@ -4,7 +4,8 @@
 // only Communicator::isend/irecv, so they run over every transport.
 // All three are in-place sums over float32 buffers: in host memory, or in device memory on the nccl
 // transport, where Allreducer runs ring and hierarchical as round schedules (schedule.h) with the
-// same additions. Ring and hierarchical give every rank bit-identical results (each element is
+// same additions, or on the staged transport (staged.h), which copies the buffer to the host once
+// and runs the host algorithm over its host transport. Ring and hierarchical give every rank bit-identical results (each element is
 // summed once, in a fixed order, then copied).
 // Ring and hierarchical can carry 16-bit floats on the wire (bf16 or f16: half the bytes) while every
 // addition still happens in float32; the owner of each reduced segment rounds it to the wire type, so
@@ -66,6 +67,8 @@ struct AllreduceOptions {
   std::vector<std::chrono::steady_clock::time_point>* step_ends = nullptr;
 };
 
+class StagedComm;  // staged.h
+
 // A reusable allreduce bound to one communicator: holds the scratch slots and, for hierarchical,
 // the node map (built once, collectively, in the constructor). Not thread-safe: like the communicator
 // it belongs to one communication thread.
@@ -78,8 +81,11 @@ class Allreducer {
   const NodeMap& node_map() const { return nodes_; }  // filled for hierarchical only
 
  private:
+  void on_host(float* buf, std::size_t count);  // the host algorithms (ring.cpp, hierarchical.cpp)
+
   Communicator& comm_;
   AllreduceOptions opts_;
+  StagedComm* staged_;  // comm_ when it is a staged transport (staged.h), else null
   NodeMap nodes_;
   std::vector<float> scratch_;
   std::vector<int> everyone_;

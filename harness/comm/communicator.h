@@ -42,7 +42,8 @@ struct Caps {
   bool native_allreduce = false;  // allreduce_sum() is a transport collective (not emulated)
   bool native_broadcast = false;
   bool concurrent_comms = false;  // different Communicators may be driven from different threads at once
-  bool device_buffers = false;    // buffers live on a GPU (the nccl transport); false: host memory only
+  bool device_buffers = false;    // buffers live on a compute device (nccl, staged); false: host memory only
+  bool staged = false;            // device buffers copied through host memory (staged.h): a StagedComm
 };
 
 // Non-blocking operation handle. Move-only. Wait (or test to true) every Request before its buffer
@@ -84,7 +85,7 @@ class Communicator {
 
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  virtual const char* transport() const = 0;  // "threads" | "mpi"
+  virtual const char* transport() const = 0;  // "threads" | "mpi" | "nccl" | "staged"
   virtual Caps caps() const = 0;
   virtual double timeout_s() const = 0;
 

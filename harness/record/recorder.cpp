@@ -103,6 +103,10 @@ void Recorder::on_start(const TrainResult& meta) {
                                                    cpus == 1 ? "" : "s", cpu::usable_cpu_list(),
                                                    cpu::thread_wait_origin()));
   }
+  // What moved the gradients, and whether ranks shared a GPU: such a run checks correctness, its
+  // timings measure contention for one device (report and plots mark it, compare leaves it out).
+  file_.context.set("transport", meta.transport);
+  file_.context.set("gpu_shared", meta.gpu_shared);
   Attrs& c = file_.config;
   c.set("task", meta.task);
   c.set("canonical_model", meta.canonical_model);

@@ -127,6 +127,19 @@ class ParameterServer final : public Strategy {
       if (!std::isfinite(v)) return false;
     return true;
   }
+  // The server adds pushes on the host (in worker order, as the allreduce strategies' mean does),
+  // and its optimizer runs on the model's device: the host gradient goes there first — an upload on
+  // a GPU (the staged transport landed it in host memory), a copy on the CPU.
+  const float* on_device(Model& model, std::vector<float>& host_grad) {
+    if (!grad_on_device_.defined()) grad_on_device_ = model.device().zeros({count_});
+    model.device().upload(Tensor::view(host_grad.data(), {count_}), grad_on_device_);
+    return grad_on_device_.f32();
+  }
+  // The server's weights into a host vector (ps-async's reply snapshot: they change while in flight).
+  void copy_weights(Model& model, std::vector<float>& out) {
+    Tensor host = Tensor::view(out.data(), {count_});
+    model.device().download(model.params(), host);
+  }
   int server_stop_signal() const { return server_signal_ ? server_signal_() : 0; }
   // --checkpoint-minutes, on the server's clock.
   bool checkpoint_overdue() const {
@@ -175,6 +188,7 @@ class ParameterServer final : public Strategy {
   std::function<int()> server_signal_;
   ServeHooks hooks_;
   std::chrono::steady_clock::time_point last_checkpoint_;  // server: the last checkpoint written (or the start)
+  Tensor grad_on_device_;  // server: the gradient its optimizer reads (on_device)
 };
 
 }  // namespace scalebench::ps

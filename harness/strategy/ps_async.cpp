@@ -54,7 +54,7 @@ void ParameterServer::serve_async(Model& model, Optimizer& opt, const LrSchedule
     auto& k = ws[std::size_t(r)];
     k.reply_v.wait();
     k.reply_w.wait();
-    std::memcpy(k.snapshot.data(), model.params().f32(), bytes());  // weights change while in flight
+    copy_weights(model, k.snapshot);  // weights change while in flight
     k.sent = {version_, limit < steps ? limit : -1, k.got.bad_rank, k.action, k.got.issue, stop_signal_, timed_at};
     k.reply_v = comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
     k.reply_w = comm_.isend(k.snapshot.data(), bytes(), r, kTagWeights);
@@ -88,7 +88,7 @@ void ParameterServer::serve_async(Model& model, Optimizer& opt, const LrSchedule
       // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
       // moves the weights as far as one synchronous step of the mean gradient would.
       if (k.action == kOk) {
-        opt.step(model.params().f32(), k.grad.data(), float(sched.at(version_ / w) / w));
+        opt.step(model.params().f32(), on_device(model, k.grad), float(sched.at(version_ / w) / w));
         ++version_;
       }
       ++applied, ++k.pushes;

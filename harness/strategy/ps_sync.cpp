@@ -37,7 +37,7 @@ void ParameterServer::serve_sync(Model& model, Optimizer& opt, const LrSchedule&
     if (bad_rank < 0 && !finite(sum)) issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
     const std::int64_t action = judge(bad_rank >= 0 || !finite(sum));
     if (action == kOk) {
-      opt.step(model.params().f32(), sum.data(), float(sched.at(s)));
+      opt.step(model.params().f32(), on_device(model, sum), float(sched.at(s)));
       ++version_;
     }
     // The server's file is on disk before any reply of a checkpoint round goes out.

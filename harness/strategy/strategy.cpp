@@ -2,7 +2,7 @@
 // divides by).
 #include "harness/strategy/strategy.h"
 
-
+#include "harness/comm/staged.h"
 #include "harness/strategy/micro_batch_norms.h"
 #include "harness/strategy/strategy_impl.h"
 
@@ -76,9 +76,11 @@ std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, comm::Communic
     case Exchange::allreduce: {
       SB_CHECK(comm != nullptr, "strategy {} needs a communicator", t.name);
       if (t.processes == Processes::one) {
-        const std::string tr = comm->transport();
-        SB_REQUIRE(tr == "threads" || tr == "nccl", "strategy {} runs as threads in one process (threads or nccl)",
-                   t.name);
+        // A staged transport (ranks sharing a GPU) runs over a host transport: that one must be threads.
+        const auto* staged = dynamic_cast<const comm::StagedComm*>(comm);
+        const std::string tr = staged != nullptr ? staged->host_transport() : comm->transport();
+        SB_REQUIRE(tr == "threads" || tr == "nccl",
+                   "strategy {} runs as threads in one process (threads, staged over threads, or nccl)", t.name);
       }
       return make_allreduce_strategy(o, *comm, count);
     }

@@ -64,9 +64,11 @@ inline constexpr std::array<StrategyTraits, 7> kStrategies{{
      comm::AllreduceAlgo::hierarchical, true, true, true, true, false,
      "reduce in node, ring across node leaders, broadcast in node", "Horovod hierarchical allreduce"},
     {StrategyKind::ps_sync, "ps-sync", Processes::per_device, true, 1, Exchange::server, comm::AllreduceAlgo::native,
-     true, false, false, false, false, "MPI to one server rank (the last)", "Keras ParameterServerStrategy"},
+     true, true, false, false, false, "MPI to one server rank (the last); cuda: staged through host memory",
+     "Keras ParameterServerStrategy"},
     {StrategyKind::ps_async, "ps-async", Processes::per_device, true, 1, Exchange::server,
-     comm::AllreduceAlgo::native, true, false, false, false, true, "MPI to one server rank, bounded staleness",
+     comm::AllreduceAlgo::native, true, true, false, false, true,
+     "MPI to one server rank, bounded staleness; cuda: staged through host memory",
      "Keras ParameterServerStrategy (async)"},
 }};
 

@@ -6,7 +6,6 @@
 
 #include "harness/train/evaluate.h"
 #include "harness/train/model_check.h"
-#include "harness/comm/gpu_world.h"
 
 namespace scalebench {
 namespace {
@@ -68,14 +67,16 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace
       n_val(held_out_samples(c, info.n)),
       n_train(info.n - n_val),
       spec(fitted_spec(c, info)),
-      io(c, comm::device_of(comm)),  // cuda: the GPU of the rank's NCCL communicator
+      placement(place_rank(c, comm)),
+      io(c, placement.gpu),
       model(build_model_graph(spec, {info.channels, info.height, info.width, info.classes}), io.device(), c.seed),
+      staged(placement.staged ? stage(*comm, io.device(), c) : nullptr),
       strategy(make_strategy({.kind = c.strategy, .bucket_mb = c.bucket_mb, .overlap = !c.no_overlap,
                               .ranks_per_node = c.ranks_per_node, .staleness = c.staleness,
                               .compression = c.compression,
                               .skip_nonfinite = c.on_nonfinite == NonFinitePolicy::skip,
                               .max_nonfinite_skips = c.nonfinite_skips, .sync_bn = c.sync_bn, .on_bucket = trace::bucket_observer(trace.get())},
-                             comm, set_up_model(model, c, info))),
+                             staged ? staged.get() : comm, set_up_model(model, c, info))),
       workers(strategy->workers()),
       worker(strategy->worker_index()),
       shard{.begin = 0, .end = n_train, .world = workers, .rank = std::max(worker, 0), .seed = c.seed},
@@ -94,6 +95,8 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace
   result.params = model.param_count();
   result.train_flops_per_image = model.train_flops_per_image();
   result.world = comm ? comm->size() : 1;
+  result.transport = describe_transport(comm, placement);
+  result.gpu_shared = placement.shared;
   result.workers = workers;
   result.global_batch = std::int64_t(cfg.batch) * cfg.accumulate * workers;
   result.comm_bytes_per_step = strategy->bytes_per_step();

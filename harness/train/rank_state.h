@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/comm/communicator.h"
+#include "harness/train/gpu_placement.h"
 #include "harness/data/dataset.h"
 #include "harness/data/sampler.h"
 #include "harness/strategy/strategy.h"
@@ -46,8 +47,10 @@ struct RankState {
   const data::DatasetInfo& info;
   const std::int64_t n_val, n_train;       // held out: the last n_val samples
   const ModelSpec spec;
+  const RankPlacement placement;           // the GPU, and whether the exchange is staged (gpu_placement.h)
   StepIO io;
   Model model;
+  std::unique_ptr<comm::Communicator> staged;  // placement.staged: the transport the strategy uses, else null
   std::unique_ptr<Strategy> strategy;
   const int workers, worker;               // worker: this rank's replica index, -1 on a server
   const data::SamplerConfig shard;

@@ -55,6 +55,11 @@ void TrainConfig::validate() const {
              "--sync-bn needs an allreduce strategy or single, not {} (parameter-server workers have no "
              "collective among themselves)",
              st.name);
+  SB_REQUIRE(transport != Transport::nccl || backend == Backend::cuda,
+             "--transport nccl needs --backend cuda (the CPU's ranks exchange over threads or MPI)");
+  SB_REQUIRE(transport != Transport::nccl || st.exchange != Exchange::server,
+             "--transport nccl: {} exchanges tagged messages with its server, which NCCL cannot match; use "
+             "--transport staged or auto", st.name);
   SB_REQUIRE(target_miou == 0 || target_accuracy == 0,
              "--target-miou {} and --target-accuracy {}: a run has one target; give one of them", target_miou,
              target_accuracy);

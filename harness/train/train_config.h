@@ -39,6 +39,18 @@ struct EnumNames<NonFinitePolicy> {
       {{NonFinitePolicy::fail, "fail"}, {NonFinitePolicy::skip, "skip"}}};
 };
 
+// --transport: what moves device buffers between the ranks of a multi-device strategy. auto: NCCL
+// where every rank (or mirrored replica) has a GPU of its own, the staged transport where several
+// share one (NCCL refuses two ranks on a device), the host transport on the CPU; nccl: NCCL (cuda);
+// staged: device buffers through host memory over threads or MPI (harness/comm/staged.h; on the CPU
+// the same path with plain copies, which is how the CPU tests drive it).
+enum class Transport { automatic, nccl, staged };
+template <>
+struct EnumNames<Transport> {
+  static constexpr std::array<EnumEntry<Transport>, 3> entries{
+      {{Transport::automatic, "auto"}, {Transport::nccl, "nccl"}, {Transport::staged, "staged"}}};
+};
+
 struct TrainConfig {
   std::string model = "unet:depth=4,base=8";  // model spec (models/spec.h), parsed by the model room
   std::string data;                  // HDF5 dataset (docs/data-format.md)
@@ -100,6 +112,7 @@ struct TrainConfig {
   // check_inputs, its input batch); a loss above max_loss counts as diverged. The workers agree,
   // then fail — every rank, naming the rank, step and where — or skip the step (no update anywhere),
   // failing after nonfinite_skips skipped steps in a row.
+  Transport transport = Transport::automatic;  // multi-device strategies: NCCL, staged or the host transport
   NonFinitePolicy on_nonfinite = NonFinitePolicy::fail;
   int nonfinite_skips = 3;
   double max_loss = 1e4;

@@ -132,6 +132,11 @@ std::vector<Field<T>> make_table() {
                          "Synchronised batch norm: statistics of the global batch, summed over the workers each step "
                          "(allreduce strategies; no-op on single)",
                          kLater));
+  f.push_back(make_field("transport", &T::transport,
+                         "What moves gradients between devices" + choices<Transport>() +
+                             ": auto is NCCL where each rank has its own GPU, staged (through host memory over "
+                             "threads or MPI) where ranks share one, threads/MPI on the CPU",
+                         kLater));
   f.push_back(make_field("comm_timeout", &T::comm_timeout_s, "Seconds a rank waits for a peer before the job ends",
                          kLocal, above(0.0)));
   f.push_back(make_field("on_nonfinite", &T::on_nonfinite,

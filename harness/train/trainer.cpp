@@ -4,7 +4,9 @@
 // job through the communicator's abort, naming the rank, so no peer waits for it.
 #include "harness/train/trainer.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <ostream>
 #include <thread>
 
@@ -16,6 +18,7 @@
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/threads_comm.h"
 #include "harness/strategy/strategy.h"
+#include "harness/train/gpu_placement.h"
 #include "harness/train/launch_env.h"
 #include "harness/train/preemption.h"
 #include "harness/train/rank_state.h"
@@ -76,7 +79,10 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
   };
   std::ostream quiet(nullptr);  // other ranks' log: discarded
   // On GPUs (cuda) gradients and weights stay on the devices and move over NCCL
-  // (harness/comm/nccl/comm.h): mirrored drives one GPU per thread, multiworker one GPU per process.
+  // (harness/comm/nccl/comm.h) when every rank has a GPU of its own: mirrored drives one GPU per
+  // thread, the other strategies one GPU per process. Where ranks share a GPU (or --transport
+  // staged) they run over threads or MPI and each rank stages its device buffers through host
+  // memory (gpu_placement.h).
   const bool cuda = cfg.backend == Backend::cuda;
   const StrategyTraits& st = cfg.strategy_traits();
   if (st.processes == Processes::one && st.multi_device) {
@@ -89,9 +95,12 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
       TrainResult r = train_rank(cfg, &c, c.rank() == 0 ? log : quiet, c.rank() == 0 ? observer : nullptr, provenance);
       if (c.rank() == 0) first = std::move(r);
     };
-    if (cuda) {
+    if (cuda && nccl_for_gpus(cfg, cfg.devices, cuda::device_availability().count, log)) {
       comm::run_gpu_group(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
+    } else if (cuda) {
+      comm::ThreadsWorld::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
     } else {
+      say_staged_on_cpu(cfg, log);
       cpu::set_blas_threads(blas_threads_for(cfg, cfg.devices));
       warn_if_oversubscribed(log, cfg.devices, cpu::blas_threads(), cpu::usable_cpus(), "worker threads");
       comm::ThreadsWorld::run(cfg.devices, rank_main, {.timeout_s = cfg.comm_timeout_s});
@@ -105,16 +114,23 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     comm::succeed_everywhere(*world, require_cuda_device);
     cpu::set_blas_threads(blas_threads_for(cfg, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("SLURM_NTASKS_PER_NODE", 1))));
     const bool lead = world->rank() == 0;
-    {
-      // Collective (every rank builds it); rank 0 speaks for its own host. GPU ranks count one
-      // thread each: their CPU work is the driving, not BLAS.
-      const comm::NodeMap nodes = comm::make_node_map(*world);
-      if (lead)
-        warn_if_oversubscribed(log, nodes.local_size(), cuda ? 1 : cpu::blas_threads(),
-                               int(std::thread::hardware_concurrency()), "ranks");
-    }
-    std::unique_ptr<comm::Communicator> nccl;  // cuda: the id goes over MPI, the gradients over NCCL
-    if (cuda) nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
+    // Collective (every rank builds it); rank 0 speaks for its own host. GPU ranks count one
+    // thread each: their CPU work is the driving, not BLAS.
+    const comm::NodeMap nodes = comm::make_node_map(*world);
+    if (lead)
+      warn_if_oversubscribed(log, nodes.local_size(), cuda ? 1 : cpu::blas_threads(),
+                             int(std::thread::hardware_concurrency()), "ranks");
+    // cuda: the id goes over MPI, the gradients over NCCL — unless ranks share a GPU. Every rank
+    // decides from the largest host, so all of them take the same transport.
+    int most_on_a_host = 0, fewest_gpus = 1 << 20;
+    for (const auto& r : nodes.ranks_of_node) most_on_a_host = std::max(most_on_a_host, int(r.size()));
+    if (cuda)
+      for (const std::string& g : world->allgather(std::to_string(cuda::device_availability().count)))
+        fewest_gpus = std::min(fewest_gpus, std::stoi(g));
+    if (!cuda) say_staged_on_cpu(cfg, lead ? log : quiet);
+    std::unique_ptr<comm::Communicator> nccl;
+    if (cuda && nccl_for_gpus(cfg, most_on_a_host, fewest_gpus, lead ? log : quiet))
+      nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
     return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr, provenance);
   }
   require_cuda_device();

@@ -78,6 +78,8 @@ struct TrainResult {
   int world = 1;                            // ranks (threads for mirrored), servers included
   int workers = 1;                          // data-parallel replicas: the device count of scaling
   std::int64_t global_batch = 0;
+  std::string transport = "none";           // what moved the gradients: "nccl", "mpi", "staged over mpi, 4 ranks share 1 GPU"
+  bool gpu_shared = false;                  // ranks shared a GPU: a correctness run, not a scaling measurement
   std::string strategy_summary;             // e.g. the staleness ps-async saw
   std::string noise_scale_note;             // why b_simple is NaN ("" when it is measured)
   std::int64_t nonfinite_skipped = 0;       // steps this worker skipped (--on-nonfinite skip)

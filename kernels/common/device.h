@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -35,6 +36,24 @@ class DeviceMark {
  public:
   virtual ~DeviceMark() = default;
   const std::chrono::steady_clock::time_point host_time = std::chrono::steady_clock::now();
+};
+
+// A transport's copy queue between a device's memory and host memory (harness/comm/staged.h: device
+// buffers exchanged through the host). A copy waits for the work the device had queued when it was
+// asked for (an event on the compute stream on a GPU), runs on a queue of its own, and is complete
+// once wait() returns. `src`/`dst` on the device side may also be host memory (a header struct on
+// the stack): the copy then is a plain one. Host blocks come from host_alloc (page-locked on a GPU,
+// so copies run at the link's speed and asynchronously). One per communication thread: not
+// thread-safe. The CPU's (cpu::make_host_stager) is memcpy and new; the CUDA one is in
+// models/cuda/stager.cpp.
+class DeviceStager {
+ public:
+  virtual ~DeviceStager() = default;
+  virtual void* host_alloc(std::size_t bytes) = 0;  // at least `bytes`, 256-byte aligned
+  virtual void host_free(void* p) noexcept = 0;
+  virtual void to_host(void* host, const void* src, std::size_t bytes) = 0;
+  virtual void from_host(void* dst, const void* host, std::size_t bytes) = 0;
+  virtual void wait() = 0;  // every copy queued so far is complete (Error past timeout_s on a GPU)
 };
 
 class ComputeDevice {
@@ -90,6 +109,10 @@ class ComputeDevice {
   virtual double lamb_step(std::int64_t n, float* w, const float* g, float* m, float* v, float lr, float beta1,
                            float beta2, float eps, float weight_decay, std::int64_t t, bool adapt) = 0;
 
+  // A copy queue for a transport that stages this device's buffers through host memory
+  // (DeviceStager); waits longer than timeout_s end with an Error. Made on the thread that uses it.
+  virtual std::unique_ptr<DeviceStager> stager(double timeout_s) = 0;
+
   // Waits for everything queued. Timing: seconds on the device's timeline from a to b, waiting for b.
   virtual void synchronize() = 0;
   virtual std::unique_ptr<DeviceMark> mark() = 0;
@@ -120,6 +143,7 @@ class DeviceClock {
 
 namespace cpu {
 std::unique_ptr<ComputeDevice> make_cpu_device();  // kernels/cpu/device.cpp
+std::unique_ptr<DeviceStager> make_host_stager();   // kernels/cpu/stager.cpp: memcpy, aligned new
 }
 
 }  // namespace scalebench

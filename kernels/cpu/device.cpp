@@ -119,6 +119,7 @@ class CpuDevice final : public ComputeDevice {
     return cpu::lamb_step(n, w, g, m, v, lr, beta1, beta2, eps, weight_decay, t, adapt);
   }
 
+  std::unique_ptr<DeviceStager> stager(double) override { return make_host_stager(); }
   void synchronize() override {}
   std::unique_ptr<DeviceMark> mark() override { return std::make_unique<HostMark>(); }
   double seconds_between(const DeviceMark& a, const DeviceMark& b) override {

@@ -18,6 +18,7 @@
 #include "kernels/cuda/workspace.h"
 #include "models/cuda/context.h"
 #include "models/cuda/memory.h"
+#include "models/cuda/stager.h"
 #include "models/cuda/train.h"
 #include "models/device.h"
 
@@ -130,6 +131,9 @@ class CudaDevice final : public ComputeDevice {
     return trust;
   }
 
+  std::unique_ptr<DeviceStager> stager(double timeout_s) override {
+    return make_cuda_stager(g_->device(), s(), timeout_s);
+  }
   void synchronize() override { g_->synchronize(); }
   std::unique_ptr<DeviceMark> mark() override { return std::make_unique<EventMark>(s()); }
   double seconds_between(const DeviceMark& a, const DeviceMark& b) override {

@@ -99,8 +99,11 @@ PY
       fi
     fi
     expect_error "--cudnn-workspace-mib: -1 is out of range [0, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
-    # CPU-only builds: no CUDA backend; CUDA builds: the parameter servers keep host weights.
+    # CPU-only builds: no CUDA backend; CUDA builds without a GPU: no device (ps-* run on cuda, staged).
     expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-sync
+    expect_error "--transport nccl needs --backend cuda" "$sb" train --data "$tmp/seg.h5" --strategy ring --transport nccl
+    expect_error "--transport nccl: ps-async exchanges tagged messages" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-async --transport nccl
+    expect_error "'shm' is not one of: auto, nccl, staged" "$sb" train --data "$tmp/seg.h5" --transport shm
     expect_error "--devices: 65536 is out of range" "$sb" train --data "$tmp/seg.h5" --strategy mirrored --devices 65536
     expect_error "--seed: '-1' is not a non-negative integer" "$sb" train --data "$tmp/seg.h5" --seed -1
     expect_error "--devices 2 needs a one-process strategy" "$sb" train --data "$tmp/seg.h5" --devices 2

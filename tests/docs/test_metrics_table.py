@@ -40,10 +40,12 @@ if documented != defined:
 
 # kFlagRules: {"name", "text" "text"} entries, the C string pieces joined.
 code = open(f"{src}/harness/study/analysis/point_stats.cpp", encoding="utf-8").read()
-block = code[code.index("kFlagRules[4][2] = {"):code.index("};", code.index("kFlagRules[4][2] = {"))]
+start = code.index("kFlagRules[kFlagCount][2] = {")
+block = code[start:code.index("};", start)]
 flags = [(name, "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', rest)))
          for name, rest in re.findall(r'\{"([^"]+)",((?:\s*"(?:[^"\\]|\\.)*")+)\}', block)]
-assert len(flags) == 4, f"point_stats.cpp: {len(flags)} flag rules parsed; the parser or the file is wrong"
+count = int(re.search(r"kFlagCount = (\d+);", open(f"{src}/harness/study/analysis/point_stats.h", encoding="utf-8").read())[1])
+assert len(flags) == count, f"point_stats.cpp: {len(flags)} flag rules parsed, kFlagCount {count}: the parser or the file is wrong"
 doc_flags = [(n, r) for n, r in lines(f"{src}/docs/metrics.md", FLAG_ROW) if n in {f for f, _ in flags}]
 if doc_flags != flags:
     sys.exit(f"FAIL: docs/metrics.md's flag table {doc_flags} != kFlagRules {flags}")

@@ -40,6 +40,17 @@
 #                         without one (mirrored; a check never changes training); ps-sync and
 #                         ps-async end ok one step after their target step (the next push tells
 #                         the server), ps-sync's at single's step, with identical workers. ~12 s.
+#   staged N MODEL      : --transport staged on the CPU (device buffers through host blocks, plain
+#                         copies: harness/comm/staged.h) trains every strategy bit for bit as the
+#                         host transport does (3 steps; ring with bf16 on the wire too), says so once,
+#                         and records the transport in the run file; ps-async runs through it.
+#   shared_gpu N MODEL  : gpu label. N ranks (mirrored: replicas) on ONE GPU, which NCCL refuses, so
+#                         the staged transport (auto): mirrored, multiworker, ring, hierarchical and
+#                         ps-sync after one step equal single with the global batch within 1e-3 of the
+#                         update, ranks bit-identical after 3; the run file says gpu_shared. At N = 2
+#                         also: overlap off = on bit for bit, many buckets, bf16 on the wire lowers
+#                         the loss, --sync-bn (a bn=1 model), --accumulate 2, ps-async trains, one
+#                         rank's NaN input stops every rank naming it. Exit 77 without a GPU.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
 # Usage: strategy_test.sh <scalebench> <case> [args]
@@ -344,6 +355,114 @@ PY
     cmp_py close "$tmp/cpu-sgd.init.rank0" "$tmp/cpu-sgd.rank0" "$tmp/cuda-sync.rank0" --rtol 1e-3 \
       || fail "cuda mirrored --sync-bn != cpu single"
     echo "cuda $model: sgd, lars, lamb (L2), --accumulate 2 and --sync-bn equal the CPU within 1e-3 of the update"
+    ;;
+  staged)
+    n=$1; model=$2; b=2
+    data_for "$model"
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1
+            --val-fraction 0.1 --seed 11 --progress-seconds 1000 --batch $b --max-steps 3)
+    for s in mirrored multiworker ring ring-bf16 hierarchical ps-sync; do
+      extra=(); st=$s
+      [ $s = ring-bf16 ] && { st=ring; extra=(--compression bf16); }
+      strategy_cmd "$st" "$n"
+      "${cmd[@]}" "${common[@]}" "${extra[@]}" --dump-weights "$tmp/$s-host" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n host transport"; }
+      "${cmd[@]}" "${common[@]}" "${extra[@]}" --transport staged --dump-weights "$tmp/$s-staged" -o "$tmp/$s-runs" \
+        >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$s N=$n --transport staged"; }
+      [ "$(grep -c "the staged transport" "$tmp/log")" = 1 ] || { cat "$tmp/log"; fail "$s: the choice not said once"; }
+      for ((r = 0; r < n; r++)); do
+        cmp -s "$tmp/$s-host.rank$r" "$tmp/$s-staged.rank$r" || fail "$s N=$n rank $r: staged != host transport"
+      done
+      /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
+t=f['context'].attrs['transport']; t=t.decode() if isinstance(t,bytes) else t; \
+assert t.startswith('staged over'), t; assert int(f['context'].attrs['gpu_shared'])==0" "$tmp/$s-runs" \
+        || fail "$s: the run file does not record the staged transport"
+      echo "ok: $s N=$n staged = host transport bit for bit"
+    done
+    "${mpi[@]}" -np 3 "$sb" train --strategy ps-async --transport staged --model "$model" --data "$tmp/data.h5" \
+      --epochs 2 --batch 2 --lr 0.05 --threads 1 --staleness 2 >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-async staged"; }
+    grep -q "staleness mean [0-9.]* max [0-9]* (bound 2)" "$tmp/log" || { cat "$tmp/log"; fail "ps-async staged: no staleness"; }
+    echo "ok: ps-async ran through the staged transport"
+    ;;
+  shared_gpu)
+    n=$1; model=$2; b=2
+    command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "SKIP: no GPU (nvidia-smi -L)"; exit 77; }
+    if "$sb" train --backend cuda --data "$tmp/none.h5" 2>&1 | grep -q "no CUDA backend"; then
+      echo "SKIP: this scalebench has no CUDA backend"; exit 77
+    fi
+    export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
+    export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES%%,*}  # one GPU, however many the machine has
+    data_for "$model"
+    base=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1
+          --val-fraction 0.1 --seed 11 --progress-seconds 1000 --backend cuda --deterministic)
+    common=("${base[@]}" --batch $b)
+    "$sb" train "${base[@]}" --batch $((n * b)) --max-steps 1 --dump-weights "$tmp/single" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "single on cuda"; }
+    for s in mirrored multiworker ring hierarchical ps-sync; do
+      strategy_cmd "$s" "$n"
+      "${cmd[@]}" "${common[@]}" --max-steps 1 --dump-weights "$tmp/$s-1" -o "$tmp/$s-runs" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n on one GPU, one step"; }
+      [ "$n" -lt 2 ] || grep -q "share 1 GPU" "$tmp/log" || { cat "$tmp/log"; fail "$s N=$n: sharing not said"; }
+      cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/$s-1.rank0" --rtol 1e-3 \
+        || fail "$s N=$n on one GPU != single with batch $((n * b))"
+      [ "$n" -lt 2 ] || /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
+assert int(f['context'].attrs['gpu_shared'])==1" "$tmp/$s-runs" || fail "$s N=$n: gpu_shared not recorded"
+      "${cmd[@]}" "${common[@]}" --max-steps 3 --dump-weights "$tmp/$s-3" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s N=$n on one GPU, three steps"; }
+      ranks=()
+      for ((r = 0; r < n; r++)); do ranks+=("$tmp/$s-3.rank$r"); done
+      [ ${#ranks[@]} -le 1 ] || cmp_py identical "${ranks[@]}" || fail "$s N=$n on one GPU: ranks differ"
+      echo "ok: $s N=$n on one GPU: one step = single, ranks identical after 3"
+    done
+    [ "$n" = 2 ] || exit 0
+    strategy_cmd ring 2
+    "${cmd[@]}" "${common[@]}" --max-steps 3 --no-overlap --dump-weights "$tmp/ring-seq" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "ring --no-overlap"; }
+    cmp -s "$tmp/ring-3.rank0" "$tmp/ring-seq.rank0" || fail "ring: overlap on and off differ"
+    "${cmd[@]}" "${common[@]}" --max-steps 1 --bucket-mb 0.002 --dump-weights "$tmp/ring-buckets" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "ring with many buckets"; }
+    cmp_py close "$tmp/single.init.rank0" "$tmp/single.rank0" "$tmp/ring-buckets.rank0" --rtol 1e-3 \
+      || fail "ring with many buckets != single"
+    "${cmd[@]}" "${base[@]}" --batch $b --epochs 3 --compression bf16 -o "$tmp/bf16" >"$tmp/log" 2>&1 \
+      || { cat "$tmp/log"; fail "ring --compression bf16"; }
+    /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
+l=f['steps']['loss']; k=max(1,len(l)//4); assert l[-k:].mean()<l[:k].mean(), (l[:k],l[-k:])" "$tmp/bf16" \
+      || fail "ring bf16 on one GPU: the loss did not fall"
+    for s in mirrored ring; do
+      strategy_cmd "$s" 2
+      "${cmd[@]}" "${common[@]}" --max-steps 1 --accumulate 2 --dump-weights "$tmp/$s-acc" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s --accumulate 2"; }
+      [ -e "$tmp/single-acc.rank0" ] || "$sb" train "${base[@]}" --batch $((4 * b)) --max-steps 1 \
+        --dump-weights "$tmp/single-acc" >/dev/null 2>&1 || fail "single batch $((4 * b))"
+      cmp_py close "$tmp/single-acc.init.rank0" "$tmp/single-acc.rank0" "$tmp/$s-acc.rank0" --rtol 1e-3 \
+        || fail "$s --accumulate 2 on one GPU != single with batch $((4 * b))"
+    done
+    bn_model="${model/bn=0/bn=1}"; [[ $bn_model == *bn=1* ]] || bn_model="$bn_model,bn=1"
+    bn=(--model "$bn_model" "${base[@]:2}")
+    "$sb" train "${bn[@]}" --batch $((2 * b)) --max-steps 1 --dump-weights "$tmp/single-bn" >/dev/null 2>&1 \
+      || fail "single bn"
+    for s in mirrored ring; do
+      strategy_cmd "$s" 2
+      "${cmd[@]}" "${bn[@]}" --batch $b --max-steps 1 --sync-bn --dump-weights "$tmp/$s-sbn" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "$s --sync-bn"; }
+      cmp_py close "$tmp/single-bn.init.rank0" "$tmp/single-bn.rank0" "$tmp/$s-sbn.rank0" --rtol 1e-3 \
+        || fail "$s --sync-bn on one GPU != single with batch $((2 * b))"
+    done
+    "${mpi[@]}" -np 3 "$sb" train --strategy ps-async "${base[@]}" --batch $b --epochs 3 --lr 0.05 --staleness 2 \
+      -o "$tmp/psa" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-async on one GPU"; }
+    /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
+e=f['epochs']['train_loss']; assert f.attrs['status'] in ('ok', b'ok') and e[-1] < e[0], list(e)" "$tmp/psa" \
+      || fail "ps-async on one GPU did not train"
+    /usr/bin/python3 - "$tmp/data.h5" <<'PY' || fail "could not poison the dataset"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    img = f["images"][5]; img[0, 3, 3] = np.nan; f["images"][5] = img
+PY
+    timeout 120 "${mpi[@]}" -np 2 "$sb" train --strategy ring "${base[@]}" --batch $b --epochs 1 --check-inputs \
+      --comm-timeout 30 >"$tmp/log" 2>&1 && { cat "$tmp/log"; fail "a NaN input trained on"; }
+    grep -q "non-finite training at epoch [0-9]* step [0-9]*: rank [01]" "$tmp/log" \
+      || { cat "$tmp/log"; fail "the NaN input's stop does not name the rank"; }
+    echo "ok: N=2 on one GPU: overlap on = off, many buckets, bf16 trains, --accumulate, --sync-bn, ps-async, NaN stop"
     ;;
   slurm_ranks)
     data_for unet

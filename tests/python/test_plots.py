@@ -120,6 +120,17 @@ class SamplePlots(unittest.TestCase):
         self.assertIn("weak scaling", cap)
         self.assertIn("1 host", cap)
 
+    def test_shared_gpu_runs_are_captioned_as_correctness_runs(self):
+        rows = [{"strategy": "ring", "world_size": 1, "gpu_shared": "0", "status": "ok"},
+                {"strategy": "ring", "world_size": 2, "gpu_shared": "1", "status": "ok"},
+                {"strategy": "mirrored", "world_size": 4, "gpu_shared": "1", "status": "ok"}]
+        note = sbplot.shared_gpu_note(rows)
+        self.assertIn("CORRECTNESS RUNS, NOT SCALING", note)
+        self.assertIn("mirrored N=4, ring N=2", note)
+        self.assertIn(note, sbplot.caption(None, rows, rows))
+        self.assertEqual(sbplot.shared_gpu_note(rows[:1]), "")  # older study files have no column at all
+        self.assertEqual(sbplot.shared_gpu_note([{"strategy": "ring", "world_size": 2}]), "")
+
     def test_loader_decodes_and_fills(self):
         study = sbload.load_study(SAMPLES)
         self.assertEqual(len(study.rows), study.attrs["runs"])  # collect's own counts

@@ -434,3 +434,36 @@ TEST(Compare, ASlowedPointAloneIsARegression) {
   EXPECT_EQ(find(r, "single", "exposed_comm_frac")->note, "the same value in every run on both sides");
   EXPECT_EQ(find(r, "single", "exposed_comm_frac")->p, -1);  // not tested
 }
+
+// Ranks that shared a GPU (the run files' gpu_shared, collect's column) timed contention for one
+// device: their timing is left out — no verdict, one summary line — unless --include-shared-gpu;
+// their quality is compared as always. The same slowdown on a point of its own is a REGRESSION.
+TEST(Compare, SharedGpuPointsLeaveTheirTimingOut) {
+  StudyFile base = empty_study(), now = empty_study();
+  const double b[] = {100, 101, 99, 100, 102, 101}, slow[] = {80, 81, 79, 80, 82, 81};
+  for (int i = 0; i < 6; ++i) {
+    for (const char* s : {"shared", "own"}) {
+      run(base, s, "ok", {{"images_per_s", b[i]}, {"final_val_loss", 0.5}});
+      run(now, s, "ok", {{"images_per_s", slow[i]}, {"final_val_loss", 0.9}});
+    }
+  }
+  base.runs.add("gpu_shared", record::Column::Kind::str);
+  now.runs.add("gpu_shared", record::Column::Kind::str);
+  for (StudyFile* f : {&base, &now})
+    for (std::size_t r = 0; r < f->runs.rows(); ++r)
+      f->runs.find("gpu_shared")->s[r] = f->runs.str("point_id", r) == "shared" ? "1" : "0";
+  const CompareResult r = compare(base, now, {});
+  EXPECT_EQ(find(r, "shared", "images_per_s"), nullptr) << "a shared-GPU point's timing was compared";
+  ASSERT_NE(find(r, "shared", "final_val_loss"), nullptr);
+  EXPECT_EQ(find(r, "shared", "final_val_loss")->verdict, "REGRESSION");  // quality still counts
+  EXPECT_EQ(find(r, "own", "images_per_s")->verdict, "REGRESSION");
+  EXPECT_EQ(r.shared_gpu_points, 1);
+  EXPECT_NE(render_compare(r, Format::text).find("1 point whose ranks shared a GPU (flag shared-gpu): timing not compared"),
+            std::string::npos);
+  CompareOptions all;
+  all.include_shared_gpu = true;
+  const CompareResult with = compare(base, now, all);
+  ASSERT_NE(find(with, "shared", "images_per_s"), nullptr);
+  EXPECT_EQ(find(with, "shared", "images_per_s")->verdict, "REGRESSION");
+  EXPECT_EQ(with.shared_gpu_points, 0);
+}

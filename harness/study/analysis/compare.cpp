@@ -113,6 +113,14 @@ bool own_baseline(const record::Table& t, const PointRows& p) {
   return t.integer("world_size", r) == 1 && t.str("baseline", r) == t.str("strategy", r) + " N=1";
 }
 
+// A point any of whose runs shared a GPU (the run file's context gpu_shared; older files lack it).
+bool shared_gpu_point(const record::Table& t, const PointRows& p) {
+  if (!t.find("gpu_shared")) return false;
+  for (std::size_t r : p.rows)
+    if (t.str("gpu_shared", r) == "1") return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<MetricRule> default_rules() {
@@ -176,8 +184,12 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
       continue;
     }
     bool single_run = false;
+    // Ranks that shared a GPU timed contention for one device, not scaling: their timing is not
+    // compared (counted once per point) unless asked for; quality and memory are.
+    const bool shared_gpu = shared_gpu_point(base.runs, b) || shared_gpu_point(now.runs, n);
+    res.shared_gpu_points += shared_gpu && !opt.include_shared_gpu;
     for (const MetricRule& m : opt.rules) {
-      if (!m.enabled) continue;
+      if (!m.enabled || (m.timing && shared_gpu && !opt.include_shared_gpu)) continue;
       const auto vb = values(base.runs, b, m.name), vn = values(now.runs, n, m.name);
       MetricVerdict v;
       v.point = name;

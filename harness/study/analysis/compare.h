@@ -67,6 +67,7 @@ struct CompareResult {
   std::vector<std::string> only_base_nearest, only_new_nearest;
   int matched = 0, regressions = 0, improvements = 0, inconclusive = 0;
   int single_run_points = 0;  // points with one repetition on a side (their timing is INCONCLUSIVE)
+  int shared_gpu_points = 0;  // points whose ranks shared a GPU on a side: timing not compared
   // "cpu_model: A -> B" for each context field whose values differ between BASE and NEW.
   std::vector<std::string> context_differences;
 };
@@ -74,6 +75,7 @@ struct CompareResult {
 struct CompareOptions {
   std::vector<MetricRule> rules = default_rules();
   double alpha = 0.01;  // after the Benjamini–Hochberg correction over the timing comparisons
+  bool include_shared_gpu = false;  // also compare the timing of points whose ranks shared a GPU
 };
 
 // FAILED, MISSING or REGRESSION.

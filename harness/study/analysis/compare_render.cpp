@@ -110,6 +110,10 @@ std::string render_compare(const CompareResult& r, Format f, bool only_regressio
                        "tell a change from noise (record repetitions: sweep --repetitions 6, the fewest that also "
                        "bound a point's median)\n",
                        r.single_run_points, r.single_run_points == 1 ? "" : "s");
+  if (r.shared_gpu_points > 0)
+    out += fmt::format("compare: {} point{} whose ranks shared a GPU (flag shared-gpu): timing not compared, it measures "
+                       "contention for one device (--include-shared-gpu compares it)\n",
+                       r.shared_gpu_points, r.shared_gpu_points == 1 ? "" : "s");
   const auto list = [](const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;

@@ -26,7 +26,7 @@ std::vector<double> column(const record::Table& t, const std::vector<std::size_t
 
 }  // namespace
 
-const char* const kFlagRules[4][2] = {
+const char* const kFlagRules[kFlagCount][2] = {
     {"short", "a run measured under 1 s or under 30 steps: too short to time"},
     {"noisy", "a run's step-time CV above 0.2, or the images/s spread over repetitions (1.4826 x MAD of log images/s) "
               "above 10 %"},
@@ -34,6 +34,8 @@ const char* const kFlagRules[4][2] = {
                      "median above 1)"},
     {"phase", "exposed communication above 0 in a run whose strategy sends nothing (comm_bytes_per_step 0): "
               "impossible by definition"},
+    {"shared-gpu", "ranks shared a GPU (the staged transport): a correctness run, its timings measure contention for "
+                   "one device, not scaling; compare leaves its timing out"},
 };
 
 void add_point_stats(record::Table& runs) {
@@ -69,20 +71,21 @@ void add_point_stats(record::Table& runs) {
         v["efficiency_ci_lo"] = efficiency(s.lo, n);
         v["efficiency_ci_hi"] = efficiency(s.hi, n);
       }
-      bool is_short = false, noisy = false, phase = false;
+      bool is_short = false, noisy = false, phase = false, shared = false;
       for (auto r : p.ok_rows) {
         const double seconds = runs.num("epoch_time_s", r) * runs.num("measured_epochs", r);
         const double steps = runs.num("measured_steps", r);
         is_short |= seconds < kMinMeasuredSeconds || steps < kMinMeasuredSteps;
         noisy |= runs.num("step_time_cv", r) > kMaxStepCv;
         phase |= runs.num("comm_bytes_per_step", r) == 0 && runs.num("exposed_comm_frac", r) > 0;
+        shared |= runs.str("gpu_shared", r) == "1";
       }
       noisy |= robust_spread(column(runs, p.ok_rows, "images_per_s"), true) > kMaxRepetitionSpread;
       const auto eff = column(runs, p.ok_rows, "efficiency");
       const bool above = std::isfinite(v["efficiency_ci_lo"]) ? v["efficiency_ci_lo"] > 1
                                                                : !eff.empty() && median(eff) > 1 + 1e-9;
-      const bool set[] = {is_short, noisy, above, phase};
-      for (int i = 0; i < 4; ++i)
+      const bool set[kFlagCount] = {is_short, noisy, above, phase, shared};
+      for (int i = 0; i < kFlagCount; ++i)
         if (set[i]) flags += (flags.empty() ? "" : " ") + std::string(kFlagRules[i][0]);
     }
     for (auto r : p.rows) {

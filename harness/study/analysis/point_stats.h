@@ -11,7 +11,8 @@
 //     efficiency>1 efficiency above 1 beyond its interval (lower end > 1; with no interval, the
 //                  median above 1): super-linear scaling is almost always a timing artefact here;
 //     phase        exposed communication above 0 in a run whose strategy sends nothing
-//                  (comm_bytes_per_step 0): impossible by definition, so the time is misattributed.
+//                  (comm_bytes_per_step 0): impossible by definition, so the time is misattributed;
+//     shared-gpu   ranks shared a GPU (context gpu_shared, the staged transport): a correctness run.
 // Not here: the per-run step distribution (record/summary.h) or printing (report.cpp).
 #pragma once
 
@@ -23,6 +24,7 @@ namespace scalebench::study {
 void add_point_stats(record::Table& runs);
 
 // The flag names and their rules, one line each, for reports and docs.
-extern const char* const kFlagRules[4][2];
+inline constexpr int kFlagCount = 5;
+extern const char* const kFlagRules[kFlagCount][2];
 
 }  // namespace scalebench::study

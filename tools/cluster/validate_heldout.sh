@@ -14,8 +14,8 @@
 #     from project's header) or back to back (--gap 0, the rounds before the fourth);
 #   - the projection at N = 4 and 8 (--ranks-per-node 2 for hierarchical), with and without the
 #     straggler term; then the measured runs, --reps repetitions of every (strategy, N), interleaved;
-#     then the N = 1 run again (the reference images/s is the mean of the two, as in
-#     validate_projection.sh).
+#     then the N = 1 run again (the reference images/s is the mean of the two: one short run is one
+#     sample of a shared host's speed, and the two bracket the measured runs in time).
 # --fill on (the default since the fifth round): while a run, the N = 1 run or the calibration uses
 #   some nodes of a cluster, every other node of that cluster trains the same model alone (a load,
 #   within the node's quota), so the host is as busy in each measurement as in the N = 8 runs — on a
@@ -36,6 +36,7 @@
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/common.sh"  # run_ips
 case=plain share=0.15 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -80,7 +81,6 @@ declare -A batch=([unet]=8 [vgg]=32)
 step=(--max-steps 12 --threads 1 --bucket-mb 64)  # the measured runs' and the loads' (--fill) steps
 common=(--epochs 2 "${step[@]}")
 declare -A nodes=([sbva]=8 [sbvb]=4)  # cluster A and B
-ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
 fill_start() {  # fill_start CLUSTER USED MODEL: MODEL trains alone on every node of CLUSTER from node USED on
   [ "$fill" = on ] || return 0
   local cl=$1 used=$2 m=$3 total=${nodes[$1]} i
@@ -139,14 +139,14 @@ for rate in "$@"; do
           run=n$n-$tag-$strategy-r$r
           if [ "$strategy" = ring ]; then train sbva 1 "$n" "$m" "$run" --strategy ring
           else train sbvb 2 "$n" "$m" "$run" --strategy "$strategy"; fi
-          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" "$strategy" "$n" "$r" "$(ips "$run")" >> measured.tsv
-          echo "# $(date -u +%H:%M:%S) $run: $(ips "$run") images/s" >&2
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" "$strategy" "$n" "$r" "$(run_ips "$run")" >> measured.tsv
+          echo "# $(date -u +%H:%M:%S) $run: $(run_ips "$run") images/s" >&2
         done
       done
     done
     train sbva 1 1 "$m" "n1b-$tag"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(ips "n1-$tag")" >> measured.tsv
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(ips "n1b-$tag")" >> measured.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(run_ips "n1-$tag")" >> measured.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(run_ips "n1b-$tag")" >> measured.tsv
   done
   teardown; noise_pids=() fill_pids=()
 done

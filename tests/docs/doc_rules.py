@@ -88,6 +88,22 @@ ALLOWED_FOREIGN = [
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
      for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node", "--cpu-share", "--node-share")]
 
+# Repository references (doc_refs.py). Top-level entries of a checkout that are not the repository's
+# (build trees, generated data: .gitignore), so a word starting with them is not checked as a path.
+NOT_REPO_TOP = ("build", "data")
+# Words that start like a repository path but name something built or generated: (regex, why).
+REPO_PATH_SKIP = [
+    (r"^results/(?!samples/|baselines/|anchors/|notes/)", "a study's output folder, written by a sweep (.gitignore)"),
+    (r"(^|/)sb_[a-z0-9_]+$", "a built test or benchmark program, named by its path in the build tree"),
+    (r"^slurm/(?!profiles/|local-cluster/)", "a study's slurm/ folder (results/<study>/slurm/), written by sweep --launcher slurm"),
+]
+# Docs whose code spans are not checked as repository paths: (file, why). Their links still are.
+PATHS_NOT_CHECKED = {"docs/design.md": "a copy of the project design: its layout is the plan, not the tree"}
+# ctest name prefixes that are also TOML tables: `cluster.partition` is a profile key, `study.name` a
+# spec key. A word with such a prefix that no test matches is counted as a key, not a failure.
+KEY_PREFIXES = {"cluster": "[cluster] of a Slurm profile (docs/slurm.md)",
+                "study": "[study] of a sweep spec (docs/sweep-spec.md)"}
+
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
 SHELL_INFO = {"", "sh", "bash", "shell", "console"}
 OPTION_IN_TEXT = re.compile(r"(?<![\w-])(--[A-Za-z][A-Za-z0-9_-]*)")

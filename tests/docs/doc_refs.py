@@ -37,7 +37,9 @@ def slug(heading):
 
 def anchors(path):
     out, seen, fence = set(), collections.Counter(), False
-    for line in open(path, encoding="utf-8"):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for line in lines:
         if re.match(r"^\s*(```|~~~)", line):
             fence = not fence
         if fence:
@@ -74,7 +76,9 @@ class RefChecker:
     # -- links --------------------------------------------------------------------------------------
     def links(self, doc, rel):
         fence = False
-        for n, line in enumerate(open(doc, encoding="utf-8"), 1):
+        with open(doc, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        for n, line in enumerate(lines, 1):
             if re.match(r"^\s*(```|~~~)", line):
                 fence = not fence
             if fence:

@@ -59,9 +59,9 @@ REPO_SCRIPT_SUFFIXES = (".py", ".sh")
 # talking about: (option, tool, files where it may appear). Keep it short; an entry nothing uses
 # fails the test.
 ALLOWED_FOREIGN = [
-    ("--mca", "mpirun (Open MPI MCA parameter)", ["docs/comm.md"]),
-    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/comm.md", "README.md"]),
-    ("--allow-run-as-root", "mpirun (added by the local launcher as root)", ["docs/sweep-spec.md", "README.md"]),
+    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/troubleshooting.md", "README.md"]),
+    ("--allow-run-as-root", "mpirun (added by the local launcher as root)",
+     ["docs/sweep-spec.md", "docs/troubleshooting.md", "README.md"]),
     ("--mpi", "srun (--mpi=none: the wrong PMI plugin)", ["docs/slurm.md"]),
     ("--array", "sbatch (job arrays for repetitions)", ["docs/slurm.md"]),
     ("--dependency", "sbatch (the collect job)", ["docs/slurm.md", "docs/testing.md"]),
@@ -84,7 +84,8 @@ ALLOWED_FOREIGN = [
     ("--layers", "tools/synthetic_trace.py (equal backward layers)", ["docs/projection.md"]),
     ("--step-ms", "tools/synthetic_trace.py (compute per step)", ["docs/projection.md"]),
     ("--params", "tools/synthetic_trace.py (gradient elements)", ["docs/projection.md"]),
-    ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md", "docs/projection.md"]),
+    ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md"]),
+    ("--cpu-share", "tools/cluster/up.sh (nodes of a share of a core)", ["docs/limitations.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
      for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node", "--cpu-share", "--node-share")]
 

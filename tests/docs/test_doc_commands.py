@@ -131,13 +131,15 @@ class RefCheckerCatchesDrift(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             for top in ("docs", "tools", "tests"):
                 os.mkdir(os.path.join(d, top))
-            open(os.path.join(d, "tools", "real.sh"), "w").close()
-            open(os.path.join(d, "docs", "other.md"), "w").write("# Other page\n\n## A section\n")
+            files = {"tools/real.sh": "", "docs/other.md": "# Other page\n\n## A section\n"}
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                    f.write(text)
             doc = os.path.join(d, "docs", "x.md")
-            open(doc, "w").write(
-                "Run `tools/real.sh` and `tools/gone.sh`; see [other](other.md#a-section),\n"
-                "[missing](nowhere.md), [bad anchor](other.md#no-such-section) and ctest `cli.no_such_test`,\n"
-                "`cli.bad_inputs`, `tools/<placeholder>.sh`, `results/my-study/study.h5`.\n")
+            with open(doc, "w", encoding="utf-8") as f:
+                f.write("Run `tools/real.sh` and `tools/gone.sh`; see [other](other.md#a-section),\n"
+                        "[missing](nowhere.md), [bad anchor](other.md#no-such-section) and ctest `cli.no_such_test`,\n"
+                        "`cli.bad_inputs`, `tools/<placeholder>.sh`, `results/my-study/study.h5`.\n")
             c = ref_checker(d, [doc])
         self.assertEqual(len(c.failures), 4, c.failures)
         for needle in ("tools/gone.sh", "nowhere.md", "#no-such-section", "cli.no_such_test"):

@@ -1,4 +1,4 @@
-# tools/cluster/common.sh — names, state and presets shared by the cluster-emulation scripts
+# tools/cluster/common.sh — names, state, presets and helpers shared by the cluster-emulation scripts
 # (sourced, not run). One emulated cluster is identified by its NAME (default sbemu); everything it
 # creates carries that name: namespaces NAME-n<i>, bridge NAME-br, veths NAME-h<i> (bridge side) and
 # NAME-v<i> (node side), state under /run/NAME/. This file creates nothing itself.

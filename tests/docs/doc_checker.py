@@ -217,7 +217,8 @@ class Checker:
             res = subprocess.run([self.binary, "--parse-only", *full], capture_output=True, text=True, timeout=60)
             self.stats["parse-only runs"] += 1
             helped = any(a in ("--help", "-h") for a in full)
-            if res.returncode == 0 and ("parse-only: ok" in res.stdout or (helped and "Usage:" in res.stdout)):
+            version = full == ["--version"] and res.stdout.startswith("scalebench ")
+            if res.returncode == 0 and ("parse-only: ok" in res.stdout or (helped and "Usage:" in res.stdout) or version):
                 if added:
                     self.stats["fragments completed with FILL"] += 1
                 return

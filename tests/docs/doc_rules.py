@@ -59,9 +59,9 @@ REPO_SCRIPT_SUFFIXES = (".py", ".sh")
 # talking about: (option, tool, files where it may appear). Keep it short; an entry nothing uses
 # fails the test.
 ALLOWED_FOREIGN = [
-    ("--mca", "mpirun (Open MPI MCA parameter)", ["docs/comm.md"]),
-    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/comm.md", "README.md"]),
-    ("--allow-run-as-root", "mpirun (added by the local launcher as root)", ["docs/sweep-spec.md", "README.md"]),
+    ("--oversubscribe", "mpirun (more ranks than cores)", ["docs/troubleshooting.md", "README.md"]),
+    ("--allow-run-as-root", "mpirun (added by the local launcher as root)",
+     ["docs/sweep-spec.md", "docs/troubleshooting.md", "README.md"]),
     ("--mpi", "srun (--mpi=none: the wrong PMI plugin)", ["docs/slurm.md"]),
     ("--array", "sbatch (job arrays for repetitions)", ["docs/slurm.md"]),
     ("--dependency", "sbatch (the collect job)", ["docs/slurm.md", "docs/testing.md"]),
@@ -84,9 +84,26 @@ ALLOWED_FOREIGN = [
     ("--layers", "tools/synthetic_trace.py (equal backward layers)", ["docs/projection.md"]),
     ("--step-ms", "tools/synthetic_trace.py (compute per step)", ["docs/projection.md"]),
     ("--params", "tools/synthetic_trace.py (gradient elements)", ["docs/projection.md"]),
-    ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md", "docs/projection.md"]),
+    ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md"]),
+    ("--cpu-share", "tools/cluster/up.sh (nodes of a share of a core)", ["docs/limitations.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
      for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node", "--cpu-share", "--node-share")]
+
+# Repository references (doc_refs.py). Top-level entries of a checkout that are not the repository's
+# (build trees, generated data: .gitignore), so a word starting with them is not checked as a path.
+NOT_REPO_TOP = ("build", "data")
+# Words that start like a repository path but name something built or generated: (regex, why).
+REPO_PATH_SKIP = [
+    (r"^results/(?!samples/|baselines/|anchors/|notes/)", "a study's output folder, written by a sweep (.gitignore)"),
+    (r"(^|/)sb_[a-z0-9_]+$", "a built test or benchmark program, named by its path in the build tree"),
+    (r"^slurm/(?!profiles/|local-cluster/)", "a study's slurm/ folder (results/<study>/slurm/), written by sweep --launcher slurm"),
+]
+# Docs whose code spans are not checked as repository paths: (file, why). Their links still are.
+PATHS_NOT_CHECKED = {"docs/design.md": "a copy of the project design: its layout is the plan, not the tree"}
+# ctest name prefixes that are also TOML tables: `cluster.partition` is a profile key, `study.name` a
+# spec key. A word with such a prefix that no test matches is counted as a key, not a failure.
+KEY_PREFIXES = {"cluster": "[cluster] of a Slurm profile (docs/slurm.md)",
+                "study": "[study] of a sweep spec (docs/sweep-spec.md)"}
 
 BOX_CHARS = re.compile("[\u2500-\u257f\u25b2-\u25bc\u25b6]")  # box drawing, ▲▼▶
 SHELL_INFO = {"", "sh", "bash", "shell", "console"}

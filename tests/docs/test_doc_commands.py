@@ -13,7 +13,11 @@ Reads README.md and docs/*.md and
      subcommand's `--help`; anywhere else (prose, bare `--option` spans, non-command lines of code
      blocks), in some subcommand's `--help` -- unless the option sits in another tool's command
      (a line or span that starts with mpirun, srun, cmake, ctest, git, python3, a script, ...: see
-     OTHER_TOOLS) or is one of the few ALLOWED_FOREIGN options, each naming its tool.
+     OTHER_TOOLS) or is one of the few ALLOWED_FOREIGN options, each naming its tool;
+  3. checks the references (doc_refs.py): every repository path in a code span of README.md and
+     docs/*.md exists, every relative link of those and of the notebook (results/notes/*.md) and
+     the results READMEs resolves (with its #anchor), and every ctest name cited is one `ctest -N`
+     lists (ctest from $SB_CTEST, run in $SB_BUILD_DIR; by default `ctest` in SCALEBENCH's folder).
 
 The rules that turn a doc line into an argv, all explicit and counted in the summary:
   - `[--opt value]` brackets are dropped (the option is checked); `a|b|c` inside a word is a choice:
@@ -32,6 +36,7 @@ this file holds the tests and sets the binary and source folder they run on.
 """
 from __future__ import annotations
 
+import glob
 import os
 import sys
 import tempfile
@@ -39,6 +44,7 @@ import unittest
 
 from doc_checker import Checker
 from doc_extract import cli_options, doc_files, read_all
+from doc_refs import RefChecker, ctest_names
 from doc_rules import EXPECTED_SUBCOMMANDS, HIDDEN_SUBCOMMANDS, ALLOWED_FOREIGN
 
 SCALEBENCH = ""
@@ -80,6 +86,66 @@ class DocCommands(unittest.TestCase):
         unused = [f"{o} ({t}) in {f}" for o, t, files in ALLOWED_FOREIGN for f in files
                   if not self.checker.allow_used[(o, f)]]
         self.assertEqual(unused, [], "ALLOWED_FOREIGN entries no doc needs any more: remove them")
+
+
+def link_files(source_dir):
+    """Files whose links are checked: the docs, the notebook and the results READMEs."""
+    return doc_files(source_dir) + sorted(glob.glob(os.path.join(source_dir, "results", "*", "*.md")))
+
+
+def ref_checker(source_dir, files=None):
+    tests = ctest_names(os.environ.get("SB_CTEST", "ctest"),
+                        os.environ.get("SB_BUILD_DIR", os.path.dirname(SCALEBENCH)))
+    c = RefChecker(source_dir, tests)
+    items, _ = read_all(source_dir, files)
+    for it in items:
+        if it.kind == "span":
+            c.span(f"{it.file}:{it.line}", it.text)
+    for f in files or link_files(source_dir):
+        c.links(f, os.path.relpath(f, source_dir))
+    return c
+
+
+class DocReferences(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.checker = ref_checker(SOURCE_DIR)
+        print(f"\ndocs.commands references: {len(link_files(SOURCE_DIR))} files for links, "
+              f"{len(cls.checker.tests)} ctest names known")
+        print("\n".join(f"  {v:5d}  {k}" for k, v in sorted(cls.checker.stats.items())))
+        sys.stdout.flush()
+
+    def test_every_path_link_and_test_name_exists(self):
+        self.assertEqual(self.checker.failures, [], "\n" + "\n".join(self.checker.failures))
+
+    def test_checked_something(self):
+        self.assertGreaterEqual(self.checker.stats["repository paths checked"], 50)
+        self.assertGreaterEqual(self.checker.stats["relative links checked"], 50)
+        self.assertGreaterEqual(self.checker.stats["ctest names checked"], 10)
+
+
+class RefCheckerCatchesDrift(unittest.TestCase):
+    """The reference checker on a made-up doc inside a copy of the top level: it must report each."""
+
+    def test_missing_path_link_anchor_and_test(self):
+        with tempfile.TemporaryDirectory() as d:
+            for top in ("docs", "tools", "tests"):
+                os.mkdir(os.path.join(d, top))
+            files = {"tools/real.sh": "", "docs/other.md": "# Other page\n\n## A section\n"}
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            doc = os.path.join(d, "docs", "x.md")
+            with open(doc, "w", encoding="utf-8") as f:
+                f.write("Run `tools/real.sh` and `tools/gone.sh`; see [other](other.md#a-section),\n"
+                        "[missing](nowhere.md), [bad anchor](other.md#no-such-section) and ctest `cli.no_such_test`,\n"
+                        "`cli.bad_inputs`, `tools/<placeholder>.sh`, `results/my-study/study.h5`.\n")
+            c = ref_checker(d, [doc])
+        self.assertEqual(len(c.failures), 4, c.failures)
+        for needle in ("tools/gone.sh", "nowhere.md", "#no-such-section", "cli.no_such_test"):
+            self.assertTrue(any(needle in f for f in c.failures), (needle, c.failures))
+        self.assertEqual(c.stats["repository paths checked"], 1)
+        self.assertEqual(c.stats["ctest names checked"], 1)
 
 
 class CheckerCatchesDrift(unittest.TestCase):

@@ -1,4 +1,4 @@
-# tools/cluster/common.sh — names, state and presets shared by the cluster-emulation scripts
+# tools/cluster/common.sh — names, state, presets and helpers shared by the cluster-emulation scripts
 # (sourced, not run). One emulated cluster is identified by its NAME (default sbemu); everything it
 # creates carries that name: namespaces NAME-n<i>, bridge NAME-br, veths NAME-h<i> (bridge side) and
 # NAME-v<i> (node side), state under /run/NAME/. This file creates nothing itself.
@@ -97,3 +97,7 @@ SBEMU_CFS_PERIOD_US=10000
 # The nodes' parent cgroup's weight, the largest each version accepts: where nodes and other work of
 # the host (a compile) want the same core, the other work yields first.
 SBEMU_WEIGHT_V1=262144 SBEMU_WEIGHT_V2=10000
+
+# run_ips RUNDIR -> the images/s the run file in RUNDIR records (/summary/images_per_s; a `train -o
+# RUNDIR` writes one file there). For the validation scripts' measured runs; it computes nothing.
+run_ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }

@@ -14,8 +14,8 @@
 #     from project's header) or back to back (--gap 0, the rounds before the fourth);
 #   - the projection at N = 4 and 8 (--ranks-per-node 2 for hierarchical), with and without the
 #     straggler term; then the measured runs, --reps repetitions of every (strategy, N), interleaved;
-#     then the N = 1 run again (the reference images/s is the mean of the two, as in
-#     validate_projection.sh).
+#     then the N = 1 run again (the reference images/s is the mean of the two: one short run is one
+#     sample of a shared host's speed, and the two bracket the measured runs in time).
 # --fill on (the default since the fifth round): while a run, the N = 1 run or the calibration uses
 #   some nodes of a cluster, every other node of that cluster trains the same model alone (a load,
 #   within the node's quota), so the host is as busy in each measurement as in the N = 8 runs — on a
@@ -31,11 +31,14 @@
 # Prints one row per (rate, model, strategy, N): predicted efficiency, its band, the prediction
 # without the straggler term, the measured mean and spread (min..max over the repetitions), the
 # error (predicted - measured mean) and whether the mean lies inside the band; and writes the
-# measured images/s of every run to OUTDIR/measured.tsv. It keeps every point, misses included,
+# measured images/s of every run to OUTDIR/measured.tsv and each (case, rate, model)'s runs as a study,
+# OUTDIR/study-CASE-RATE-MODEL/ (its study.h5, from scalebench collect, holds the measured efficiency
+# the table reads). It keeps every point, misses included,
 # and fits nothing to the measured runs. Tears its clusters down on every way out (trap EXIT).
 set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/common.sh"  # run_ips
 case=plain share=0.15 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -80,7 +83,6 @@ declare -A batch=([unet]=8 [vgg]=32)
 step=(--max-steps 12 --threads 1 --bucket-mb 64)  # the measured runs' and the loads' (--fill) steps
 common=(--epochs 2 "${step[@]}")
 declare -A nodes=([sbva]=8 [sbvb]=4)  # cluster A and B
-ips() { h5dump -A -a /summary/images_per_s "$1"/*.h5 | awk '/\(0\)/ {print $2}'; }
 fill_start() {  # fill_start CLUSTER USED MODEL: MODEL trains alone on every node of CLUSTER from node USED on
   [ "$fill" = on ] || return 0
   local cl=$1 used=$2 m=$3 total=${nodes[$1]} i
@@ -133,32 +135,47 @@ for rate in "$@"; do
           --ranks-per-node $rpn --no-stragglers -o "proj-$tag-$strategy-c$k-ns.h5" > "proj-$tag-$strategy-c$k-ns.txt"
       done
     done
+    measured_runs=()
     for ((r = 1; r <= reps; r++)); do
       for n in 4 8; do
         for strategy in $strategies; do
           run=n$n-$tag-$strategy-r$r
           if [ "$strategy" = ring ]; then train sbva 1 "$n" "$m" "$run" --strategy ring
           else train sbvb 2 "$n" "$m" "$run" --strategy "$strategy"; fi
-          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" "$strategy" "$n" "$r" "$(ips "$run")" >> measured.tsv
-          echo "# $(date -u +%H:%M:%S) $run: $(ips "$run") images/s" >&2
+          measured_runs+=("$run")
+          printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" "$strategy" "$n" "$r" "$(run_ips "$run")" >> measured.tsv
+          echo "# $(date -u +%H:%M:%S) $run: $(run_ips "$run") images/s" >&2
         done
       done
     done
     train sbva 1 1 "$m" "n1b-$tag"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(ips "n1-$tag")" >> measured.tsv
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(ips "n1b-$tag")" >> measured.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(run_ips "n1-$tag")" >> measured.tsv
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(run_ips "n1b-$tag")" >> measured.tsv
+    # The measured runs as one study, a file per run named by its folder: `scalebench collect` gives
+    # each its efficiency (images/s over N x the median of the two N = 1 runs, docs/metrics.md), which
+    # the table below reads rather than computes.
+    rm -rf "study-$tag"; mkdir -p "study-$tag/runs"
+    for d in "n1-$tag" "n1b-$tag" "${measured_runs[@]}"; do cp "$d"/*.h5 "study-$tag/runs/$d.h5"; done
+    "$sb" collect "study-$tag" >/dev/null
   done
   teardown; noise_pids=() fill_pids=()
 done
-# the table: measured efficiency of a repetition = images/s at N / (N x the mean of the two N = 1 runs)
+# the table: measured efficiency of a repetition, from its study's study.h5 (collect: images/s at N /
+# (N x the median of the two N = 1 runs), the mean of the two)
 /usr/bin/python3 - measured.tsv "$calibs" <<'PY'
-import sys, statistics, h5py
+import os, sys, statistics, h5py
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 calibs = sys.argv[2].split()
-ref, runs = {}, {}
+ref, runs, collected = {}, {}, {}
 for case, rate, m, strategy, n, rep, ips in rows:
     if n == "1": ref.setdefault((case, rate, m), []).append(float(ips))
-    else: runs.setdefault((case, rate, m, strategy, int(n)), []).append(float(ips))
+    else: runs.setdefault((case, rate, m, strategy, int(n)), []).append(rep)
+def efficiency(case, rate, m, strategy, n, rep):
+    tag = f"{case}-{rate}-{m}"
+    if tag not in collected:
+        t = h5py.File(f"study-{tag}/study.h5", "r")["runs"][()]
+        collected[tag] = {os.path.basename(r["file"].decode())[:-3]: r["efficiency"] for r in t}
+    return collected[tag][f"n{n}-{tag}-{strategy}-r{rep}"]
 def pick(path, strategy, n):
     t = h5py.File(path, "r")["runs"][()]
     r = [r for r in t if r["strategy"].decode() == strategy and r["scaling"].decode() == "weak" and r["world_size"] == n][0]
@@ -168,9 +185,8 @@ for k in calibs:
     print(f"{'case':6} {'rate':8} {'model':5} {'strategy':12} {'N':>2} {'predicted':>9} {'band':>15} {'no-strag':>8}"
           f" {'measured':>8} {'spread':>13} {'error':>7} {'no-strag error':>14} inside")
     within = inside = total = 0
-    for (case, rate, m, strategy, n), ips in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
-        ips1 = statistics.mean(ref[(case, rate, m)])
-        eff = [x / (n * ips1) for x in ips]
+    for (case, rate, m, strategy, n), reps in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
+        eff = [efficiency(case, rate, m, strategy, n, rep) for rep in reps]
         p, lo, hi = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}.h5", strategy, n)
         ns, _, _ = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}-ns.h5", strategy, n)
         mean = statistics.mean(eff)

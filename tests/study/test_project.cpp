@@ -129,7 +129,7 @@ TEST(ProjectStep, CommCpuSharedSlowsOnlyOverlappedBackward) {
 TEST(ProjectStep, RowsInTheStudySchema) {
   std::ostringstream table;
   const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 4};
-  const record::Table t = project_all(three_layers(), net(0, 1e8), o, "toy", true, false, table);
+  const record::Table t = project_all(three_layers(), net(0, 1e8), o, "toy", true, comm::WireType::f32, table);
   // 4 strategies x N = 1, 2, 4 x weak and strong (global batch 8 allows N up to 4)
   EXPECT_EQ(t.rows(), 24u);
   for (std::size_t r = 0; r < t.rows(); ++r) {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <set>
-#include <span>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -27,6 +26,7 @@
 #include "harness/study/sweep.h"
 #include "harness/study/launch/slurm/point.h"
 #include "harness/study/status.h"
+#include "harness/train/field_cli.h"
 #include "harness/train/trace.h"
 #include "harness/train/trainer.h"
 #include "kernels/common/check.h"
@@ -49,29 +49,8 @@ void add_datagen(CLI::App& app, scalebench::data::GenConfig& g, std::string& out
 }
 
 // `train`: every option is a row of the field tables (harness/train/train_fields.cpp for the run's
-// options, record::run_fields() for how it is recorded); this loop is the only place they meet the
-// CLI. A flag's text is parsed and checked as it is read, so a bad value is one line naming it.
-template <class C>
-void add_field_options(CLI::App* cmd, C& target, std::span<const scalebench::Field<C>> fields) {
-  using scalebench::ValueKind;
-  for (const auto& f : fields) {
-    if (f.flag.empty()) continue;
-    const scalebench::Field<C>* fp = &f;
-    if (f.kind == ValueKind::boolean) {
-      cmd->add_flag_callback(f.flag, [fp, &target] { (void)fp->parse(target, "true"); }, f.help);
-      continue;
-    }
-    auto* o = cmd->add_option_function<std::string>(
-        f.flag,
-        [fp, &target](const std::string& v) {
-          if (auto p = fp->parse(target, v)) throw CLI::ValidationError(fp->flag, *p);
-        },
-        f.help);
-    o->default_str(f.default_text());
-    o->type_name(f.kind == ValueKind::integer ? "INT" : f.kind == ValueKind::number ? "NUM" : "TEXT");
-  }
-}
-
+// options, record::run_fields() for how it is recorded); harness/train/field_cli.h turns each row
+// into its option.
 struct TrainCli {
   TrainConfig cfg;
   scalebench::record::RunConfig run;  // repetition, scaling, study (world size: from the launcher)
@@ -81,8 +60,8 @@ struct TrainCli {
 
 void add_train(CLI::App& app, TrainCli& t) {
   t.cmd = app.add_subcommand("train", "Train one model on one configuration and report loss, IoU/accuracy, images/s");
-  add_field_options(t.cmd, t.cfg, scalebench::train_fields());
-  add_field_options(t.cmd, t.run, scalebench::record::run_fields());
+  scalebench::add_field_options(t.cmd, t.cfg, scalebench::train_fields());
+  scalebench::add_field_options(t.cmd, t.run, scalebench::record::run_fields());
   t.cmd->add_option("--config", t.config,
                     "TOML file of these options (keys as the long names with '_', flat or under [train]); "
                     "flags given on the command line win");

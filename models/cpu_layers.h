@@ -8,14 +8,10 @@
 
 namespace scalebench::cpu_layers {
 
-std::unique_ptr<Layer> conv2d(const LayerDesc& d);
-std::unique_ptr<Layer> upconv2x2(const LayerDesc& d);
-std::unique_ptr<Layer> maxpool2x2(const LayerDesc& d);
-std::unique_ptr<Layer> relu(const LayerDesc& d);
-std::unique_ptr<Layer> concat_crop(const LayerDesc& d);
-std::unique_ptr<Layer> batchnorm(const LayerDesc& d);
-std::unique_ptr<Layer> linear(const LayerDesc& d);
-std::unique_ptr<Layer> dropout(const LayerDesc& d);
+// One factory per kind of models/layers.def, defined in its models/<kind>_cpu.cpp.
+#define SB_LAYER(kind, what) std::unique_ptr<Layer> kind(const LayerDesc& d);
+#include "models/layers.def"
+#undef SB_LAYER
 
 // Shared input check: exactly `count` inputs of rank 4 ([n,c,h,w]); throws naming the layer.
 void require_nchw(const char* layer, const std::vector<Shape>& in, std::size_t count = 1);

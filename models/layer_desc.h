@@ -1,22 +1,25 @@
 // layer_desc.h — a backend-free description of one layer: what the model builders (unet.cpp,
 // vgg.cpp) produce and what the registry turns into a concrete layer for a backend.
-// Holds only hyper-parameters; shapes are derived at setup from the inputs.
+// Holds only hyper-parameters; shapes are derived at setup from the inputs. The kinds come from
+// layers.def.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
 namespace scalebench {
 
+// The layer kinds, in layers.def's order (the one list of them).
 enum class LayerKind : std::uint8_t {
-  conv2d,       // k×k convolution, stride, pad, optional bias
-  upconv2x2,    // 2×2 stride-2 transposed convolution with bias
-  maxpool2x2,
-  relu,
-  concat_crop,  // inputs (skip, up): centre-crop skip to up's size, concat channels
-  batchnorm,    // per channel; works on [n,c,h,w] and [n,c]
-  linear,       // input flattened to [n, features]
-  dropout,
+#define SB_LAYER(kind, what) kind,
+#include "models/layers.def"
+#undef SB_LAYER
+};
+inline constexpr std::array kLayerKinds = {
+#define SB_LAYER(kind, what) LayerKind::kind,
+#include "models/layers.def"
+#undef SB_LAYER
 };
 const char* to_string(LayerKind k);
 

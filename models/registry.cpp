@@ -11,14 +11,10 @@ const char* to_string(Backend b) { return name_of(b).data(); }
 
 const char* to_string(LayerKind k) {
   switch (k) {
-    case LayerKind::conv2d: return "conv2d";
-    case LayerKind::upconv2x2: return "upconv2x2";
-    case LayerKind::maxpool2x2: return "maxpool2x2";
-    case LayerKind::relu: return "relu";
-    case LayerKind::concat_crop: return "concat_crop";
-    case LayerKind::batchnorm: return "batchnorm";
-    case LayerKind::linear: return "linear";
-    case LayerKind::dropout: return "dropout";
+#define SB_LAYER(kind, what) \
+  case LayerKind::kind: return #kind;
+#include "models/layers.def"
+#undef SB_LAYER
   }
   return "?";
 }
@@ -34,14 +30,10 @@ std::unique_ptr<Layer> make_layer(const LayerDesc& d, Backend backend, GpuContex
     return make_gpu_layer(d, *gpu);
   }
   switch (d.kind) {
-    case LayerKind::conv2d: return cpu_layers::conv2d(d);
-    case LayerKind::upconv2x2: return cpu_layers::upconv2x2(d);
-    case LayerKind::maxpool2x2: return cpu_layers::maxpool2x2(d);
-    case LayerKind::relu: return cpu_layers::relu(d);
-    case LayerKind::concat_crop: return cpu_layers::concat_crop(d);
-    case LayerKind::batchnorm: return cpu_layers::batchnorm(d);
-    case LayerKind::linear: return cpu_layers::linear(d);
-    case LayerKind::dropout: return cpu_layers::dropout(d);
+#define SB_LAYER(kind, what) \
+  case LayerKind::kind: return cpu_layers::kind(d);
+#include "models/layers.def"
+#undef SB_LAYER
   }
   fail_input("unknown layer kind");
 }

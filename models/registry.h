@@ -1,6 +1,6 @@
 // registry.h — the one place that maps (layer kind, backend) to a concrete layer class.
-// An explicit switch, not self-registration: what exists is readable in one file (registry.cpp
-// for the CPU, models/cuda/registry.cpp for the GPU).
+// An explicit switch, not self-registration: what exists is readable in one file, models/layers.def,
+// from which the switches of registry.cpp (CPU) and models/cuda/registry.cpp (GPU) are made.
 #pragma once
 
 #include <memory>

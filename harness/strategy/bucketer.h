@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "harness/comm/allreduce.h"
+#include "harness/strategy/bucket_size.h"
 #include <chrono>
 #include <functional>
 
@@ -29,10 +30,6 @@ struct BucketSpan {
   bool on_comm_thread = false;    // overlapped with backward
 };
 using BucketObserver = std::function<void(const BucketSpan&)>;
-
-// --bucket-mb (MiB) as the float32 gradient elements a bucket holds: what the strategies give
-// BucketAllreducer, and what `scalebench project` forms its buckets with.
-inline std::int64_t bucket_elems_of(double bucket_mb) { return std::int64_t(bucket_mb * (1 << 20) / sizeof(float)); }
 
 class BucketAllreducer {
  public:

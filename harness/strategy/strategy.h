@@ -23,7 +23,7 @@ namespace scalebench {
 
 struct StrategyOptions {
   StrategyKind kind = StrategyKind::single;
-  double bucket_mb = 4.0;       // tensor-fusion bucket size (synchronous strategies)
+  double bucket_mb = kDefaultBucketMb;  // tensor-fusion bucket size (synchronous strategies)
   bool overlap = true;          // allreduce buckets on a communication thread while backward runs
   int ranks_per_node = 0;       // hierarchical: 0 = by host name
   std::size_t chunk_bytes = std::size_t{128} << 10;  // ring pipeline chunk

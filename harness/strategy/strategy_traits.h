@@ -47,6 +47,9 @@ struct StrategyTraits {
   bool staleness;                // --staleness applies (bounded-staleness asynchronous server)
   std::string_view transport;    // for help and docs: what moves the gradients
   std::string_view mirrors;      // the practice it reproduces
+  // Its place in `scalebench project`'s table (1 first); 0: not projected (a single device, one
+  // process with no network between its devices, or asynchronous, which the model does not time).
+  int project_row = 0;
 };
 
 inline constexpr std::array<StrategyTraits, 7> kStrategies{{
@@ -57,15 +60,15 @@ inline constexpr std::array<StrategyTraits, 7> kStrategies{{
      "tf.distribute.MirroredStrategy"},
     {StrategyKind::multiworker, "multiworker", Processes::per_device, true, 0, Exchange::allreduce,
      comm::AllreduceAlgo::native, true, true, false, true, false, "MPI_Allreduce (cpu), ncclAllReduce (cuda)",
-     "MultiWorkerMirroredStrategy, PyTorch DDP"},
+     "MultiWorkerMirroredStrategy, PyTorch DDP", 3},
     {StrategyKind::ring, "ring", Processes::per_device, true, 0, Exchange::allreduce, comm::AllreduceAlgo::ring,
-     true, true, true, true, false, "our ring allreduce over MPI (cpu) or NCCL send/recv (cuda)", "Horovod"},
+     true, true, true, true, false, "our ring allreduce over MPI (cpu) or NCCL send/recv (cuda)", "Horovod", 1},
     {StrategyKind::hierarchical, "hierarchical", Processes::per_device, true, 0, Exchange::allreduce,
      comm::AllreduceAlgo::hierarchical, true, true, true, true, false,
-     "reduce in node, ring across node leaders, broadcast in node", "Horovod hierarchical allreduce"},
+     "reduce in node, ring across node leaders, broadcast in node", "Horovod hierarchical allreduce", 2},
     {StrategyKind::ps_sync, "ps-sync", Processes::per_device, true, 1, Exchange::server, comm::AllreduceAlgo::native,
      true, true, false, false, false, "MPI to one server rank (the last); cuda: staged through host memory",
-     "Keras ParameterServerStrategy"},
+     "Keras ParameterServerStrategy", 4},
     {StrategyKind::ps_async, "ps-async", Processes::per_device, true, 1, Exchange::server,
      comm::AllreduceAlgo::native, true, true, false, false, true,
      "MPI to one server rank, bounded staleness; cuda: staged through host memory",

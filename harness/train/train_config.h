@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/comm/allreduce.h"
+#include "harness/strategy/bucket_size.h"
 #include "harness/strategy/strategy_traits.h"
 #include "kernels/common/precision.h"
 #include "models/ctx.h"
@@ -99,7 +100,7 @@ struct TrainConfig {
   // node grouping (hierarchical), bounded staleness (ps-async), and how long a rank may wait for a
   // peer before the job is ended with an error naming it.
   int devices = 1;
-  double bucket_mb = 4.0;
+  double bucket_mb = kDefaultBucketMb;
   bool no_overlap = false;
   int ranks_per_node = 0;
   int staleness = 4;

@@ -7,6 +7,8 @@
 // that are scalars come back to the host (a synchronisation on a GPU).
 // The CPU implementation is the specification: each op is exactly the loop the training core ran
 // before this interface existed, so CPU results did not change by a bit.
+// Every op is also a line of device_ops.def, the list the tests hold each device to (an op missing
+// there fails to compile in tests/models/test_device_ops.cpp).
 // What it deliberately does not do: layers (models/layer.h), communication (harness/comm), choosing
 // which backend a run uses (train options), or any allocation policy beyond "one tensor, one block".
 #pragma once

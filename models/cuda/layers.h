@@ -16,13 +16,9 @@ class GpuContext;
 
 namespace scalebench::gpu_layers {
 
-std::unique_ptr<Layer> conv2d(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> upconv2x2(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> maxpool2x2(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> relu(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> concat_crop(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> batchnorm(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> linear(const LayerDesc& d, GpuContext& g);
-std::unique_ptr<Layer> dropout(const LayerDesc& d, GpuContext& g);
+// One factory per kind of models/layers.def, defined in its models/cuda/<kind>.cpp.
+#define SB_LAYER(kind, what) std::unique_ptr<Layer> kind(const LayerDesc& d, GpuContext& g);
+#include "models/layers.def"
+#undef SB_LAYER
 
 }  // namespace scalebench::gpu_layers

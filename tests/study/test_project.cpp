@@ -5,10 +5,12 @@
 // test_project_inputs.cpp. All run in well under a second.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 #include "harness/study/analysis/study_file.h"
 #include "harness/study/project/netmodel.h"
@@ -129,7 +131,7 @@ TEST(ProjectStep, CommCpuSharedSlowsOnlyOverlappedBackward) {
 TEST(ProjectStep, RowsInTheStudySchema) {
   std::ostringstream table;
   const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 4};
-  const record::Table t = project_all(three_layers(), net(0, 1e8), o, "toy", true, false, table);
+  const record::Table t = project_all(three_layers(), net(0, 1e8), o, "toy", true, comm::WireType::f32, table);
   // 4 strategies x N = 1, 2, 4 x weak and strong (global batch 8 allows N up to 4)
   EXPECT_EQ(t.rows(), 24u);
   for (std::size_t r = 0; r < t.rows(); ++r) {
@@ -141,6 +143,11 @@ TEST(ProjectStep, RowsInTheStudySchema) {
     EXPECT_NEAR(t.num("speedup", r), t.num("efficiency", r) * double(t.integer("world_size", r)), 1e-9);
   }
   EXPECT_NE(table.str().find("215.00"), std::string::npos) << table.str();  // ring, weak, N = 2 (above)
+  // the projected strategies (StrategyTraits::project_row) in the table's order since it was written
+  std::vector<std::string> order;
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (std::find(order.begin(), order.end(), t.str("strategy", r)) == order.end()) order.push_back(t.str("strategy", r));
+  EXPECT_EQ(order, (std::vector<std::string>{"ring", "hierarchical", "multiworker", "ps-sync"}));
 }
 
 // The step's agreement: ceil(log2 N) rounds, a round with a rank on the same node an intra-node

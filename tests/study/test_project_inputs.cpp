@@ -4,6 +4,9 @@
 // file. The model itself is tested in test_project.cpp and test_project_stragglers.cpp.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 
 #include <cmath>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include "harness/study/project/project_cli.h"
 #include "harness/study/project/projection.h"
 #include "harness/train/trace.h"
+#include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
 #include "tests/study/project_fixtures.h"
@@ -262,13 +266,53 @@ TEST(ProjectInputs, RowsCarryTheTracesContext) {
   m.provenance = unet_batch(8, 1);
   std::ostringstream table;
   const ProjectOptions o{.batch = 8, .bucket_mb = 4.0, .max_devices = 2};
-  const record::Table t = project_all(m, net(0, 1e8), o, "toy", true, false, table);
+  const record::Table t = project_all(m, net(0, 1e8), o, "toy", true, comm::WireType::f32, table);
   ASSERT_GT(t.rows(), 0u);
   for (std::size_t r = 0; r < t.rows(); ++r) {
     EXPECT_EQ(t.str("hostnames", r), "node\"7");
     EXPECT_EQ(t.str("git_sha", r), "0123abcd");
     EXPECT_EQ(t.str("cpu_threads", r), "2");  // a string column, as collect writes it
   }
+}
+
+// --bucket-mb and --compression are train's options, from their rows of the train table: the same
+// help, default, parse and check as `train`'s (one description each).
+TEST(ProjectInputs, TrainOptionsComeFromTheTrainTable) {
+  for (const std::string key : {"bucket_mb", "compression"}) {
+    CLI::App app;
+    ProjectCli o;
+    CLI::App* c = add_project(app, o);
+    const Field<TrainConfig>* f = find_train_field(key);
+    ASSERT_NE(f, nullptr) << key;
+    const CLI::Option* opt = c->get_option(f->flag);
+    EXPECT_EQ(opt->get_description(), f->help) << key;
+    EXPECT_EQ(opt->get_default_str(), f->default_text()) << key;
+  }
+  const auto parse = [](std::vector<std::string> args) -> std::pair<ProjectCli, std::string> {
+    CLI::App app;
+    ProjectCli o;
+    add_project(app, o);
+    args.insert(args.begin(), {"project", "--trace", "t.json"});
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& e) {
+      return {o, e.what()};
+    }
+    return {o, ""};
+  };
+  const auto [given, ok] = parse({"--bucket-mb", "0.5", "--compression", "fp16"});
+  EXPECT_EQ(ok, "");
+  EXPECT_EQ(given.train.bucket_mb, 0.5);
+  EXPECT_EQ(given.train.compression, comm::WireType::f16);
+  const auto [defaults, none] = parse({});
+  EXPECT_EQ(none, "");
+  EXPECT_EQ(defaults.train.bucket_mb, kDefaultBucketMb);
+  EXPECT_EQ(defaults.train.compression, comm::WireType::f32);
+  // train's checks and their words
+  TrainConfig t;
+  EXPECT_EQ(parse({"--bucket-mb", "0"}).second, "--bucket-mb: " + *find_train_field("bucket_mb")->parse(t, "0"));
+  EXPECT_EQ(parse({"--compression", "fp8"}).second, "--compression: " + *find_train_field("compression")->parse(t, "fp8"));
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ TEST(ProjectBand, ComputeSpreadAndFitResidualByHand) {
   EXPECT_NEAR(b.step_hi, 0.055 * (1 + c) + comm * 1.1, 1e-12);
   // N = 1: 65 ms x compute; efficiency's band pairs N = 2's slow end with N = 1's fast one
   std::ostringstream table;
-  const record::Table t = project_all(m, n, o, "toy", true, false, table);
+  const record::Table t = project_all(m, n, o, "toy", true, comm::WireType::f32, table);
   bool found = false;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (t.str("point_id", r) != "project-toy-weak-ring-n2") continue;

@@ -13,12 +13,10 @@
 #include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/stats.h"
+#include "harness/strategy/strategy_traits.h"
 
 namespace scalebench::study {
 namespace {
-
-const std::vector<std::string> kOrder = {"single", "mirrored", "multiworker", "ring", "hierarchical", "ps-sync",
-                                         "ps-async"};
 
 struct Group {
   std::string model, strategy;
@@ -44,9 +42,10 @@ std::vector<Group> groups_of(const record::Table& t) {
     if (it == gs.end()) it = gs.insert(gs.end(), Group{model, strategy, series, {}});
     it->points.push_back(p);
   }
-  const auto rank = [&](const std::string& s) {
-    const auto i = std::find(kOrder.begin(), kOrder.end(), s);
-    return i == kOrder.end() ? kOrder.size() : std::size_t(i - kOrder.begin());
+  // A strategy's row in kStrategies (DESIGN §4's order); names no row knows after every known one.
+  const auto rank = [](const std::string& s) {
+    const auto k = find_enum<StrategyKind>(s);
+    return k ? std::size_t(*k) : kStrategies.size();
   };
   // Models by name (the study table's row order follows run-id hashes, which mean nothing to a
   // reader), strategies in the order of DESIGN §4.

@@ -78,7 +78,7 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
   const int ring = network_ring_ranks(kind, n, net);  // 0: no ring crosses the network
   const double waits = c == Cost::time && stragglers && ring > 0 ? ring_step_factor(net.inter, ring, bytes / ring) : 1.0;
   const int nodes = nodes_of(n, net);
-  if (kind == StrategyKind::hierarchical) {
+  if (traits(kind).algo == comm::AllreduceAlgo::hierarchical) {
     const int local = std::min(ranks_per_node_of(net), n);
     const AlphaBeta& in = net.intra;
     const double chain = local <= 1 ? 0.0
@@ -223,7 +223,7 @@ int network_ring_ranks(StrategyKind kind, int n, const Network& net) {
   if (n <= 1 || traits(kind).exchange != Exchange::allreduce) return 0;
   const int nodes = nodes_of(n, net);
   if (nodes <= 1) return 0;
-  return kind == StrategyKind::hierarchical ? nodes : n;
+  return traits(kind).algo == comm::AllreduceAlgo::hierarchical ? nodes : n;
 }
 
 AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {

@@ -14,17 +14,29 @@
 #include "harness/record/run_file.h"
 #include "harness/study/analysis/study_file.h"
 #include "harness/study/project/projection.h"
+#include "harness/train/field_cli.h"
+#include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
 #include "models/spec.h"
 
 namespace scalebench::project {
+
+namespace {
+// A train option the projection prices, from its row of the train table: the same flag, help,
+// default, parse and check as `train`'s (one description per option).
+void add_train_option(CLI::App* c, ProjectCli& o, std::string_view key) {
+  const Field<TrainConfig>* f = find_train_field(key);
+  SB_CHECK(f != nullptr, "project: no train option '{}'", key);
+  add_field_option(c, o.train, *f);
+}
+}  // namespace
 
 CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   auto* c = app.add_subcommand("project", "Predict step time, images/s and scaling efficiency at N = 1 … 1024 from a measured run's trace and a network model");
   c->add_option("--trace", o.trace, "Rank 0's train --trace file of the measured run (N = 1)")->required();
   c->add_option("--batch", o.batch, "Per-device batch of the measured run (default: the trace's; refused when it differs)")
       ->check(CLI::Range(1, 1 << 20));
-  c->add_option("--bucket-mb", o.bucket_mb, "Gradient bucket size (MB) to project with")->capture_default_str()->check(CLI::Range(0.0001, 1e6));
+  add_train_option(c, o, "bucket_mb");
   c->add_option("--global-batch", o.global_batch, "Strong scaling: the fixed global batch (default: --batch)")->check(CLI::Range(1, 1 << 30));
   c->add_option("--max-devices", o.max_devices, "Largest N (powers of 2 from 1)")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   c->add_option("--network", o.network, fmt::format("Named profile: {} (networks.def; docs/projection.md)",
@@ -49,8 +61,7 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_flag("--comm-cpu-shared", o.comm_cpu_shared,
               "The exchange's CPU (commbench's cpu_us, from --commbench) slows backward while they overlap: "
               "CPU training with a thread per core, or one-core emulated nodes");
-  c->add_option("--compression", o.compression, "Wire type of ring and hierarchical: none | bf16 (16-bit)")
-      ->check(CLI::IsMember({"none", "bf16"}))->capture_default_str();
+  add_train_option(c, o, "compression");
   c->add_option("--model", o.model, "Model for the rows (the study file's model column; default: the trace's, else "
                                     "\"model\"; refused when it differs from the trace's)");
   c->add_option("-o,--output", o.output, "Write the predictions as a study file (HDF5, study schema)");
@@ -136,11 +147,11 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   std::vector<std::string> warnings;
   const auto [batch, model] = checked_inputs(o, m, warnings);
   for (const auto& w : warnings) out << "# warning: " << w << "\n";
-  const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.bucket_mb,
+  const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.train.bucket_mb,
                           .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
                           .stragglers = !o.no_stragglers, .slow_node = o.slow_node};
   study::StudyFile sf;
-  sf.runs = project_all(m, net, po, model, !o.no_overlap, o.compression == "bf16", out);
+  sf.runs = project_all(m, net, po, model, !o.no_overlap, o.train.compression, out);
   if (!o.output.empty()) {
     sf.attrs.set("schema_version", record::kSchemaVersion);
     sf.attrs.set("kind", "study");

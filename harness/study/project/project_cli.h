@@ -7,14 +7,19 @@
 #include <iosfwd>
 #include <string>
 
+#include "harness/train/train_config.h"
+
 namespace CLI { class App; }
 
 namespace scalebench::project {
 
 struct ProjectCli {
-  std::string trace, model, network, commbench, commbench_algo = "ring", output, compression = "none";
+  std::string trace, model, network, commbench, commbench_algo = "ring", output;
   int batch = 0, global_batch = 0, max_devices = 1024, ranks_per_node = 1;
-  double bucket_mb = 4.0, alpha_us = -1, gbps = -1, intra_alpha_us = 2.0, intra_gbps = 5.0;
+  double alpha_us = -1, gbps = -1, intra_alpha_us = 2.0, intra_gbps = 5.0;
+  // The train options a projection prices, set through their train rows (train_fields.cpp):
+  // bucket_mb (--bucket-mb) and compression (--compression); the other members stay default.
+  TrainConfig train;
   bool no_overlap = false;
   bool comm_cpu_shared = false;
   bool no_stragglers = false;

@@ -169,7 +169,7 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   const double bwd = m.bwd_s * scale;
   double bwd_wall = bwd;  // backward's wall time: longer where the exchange takes CPU from it
   const double wire = wire_bytes_per_elem(s.compressed);
-  if (s.strategy == StrategyKind::ps_sync) {
+  if (traits(s.strategy).exchange == Exchange::server) {
     p.comm_s = p.exposed_s = s.n > 1 ? ps_step_time(s.n, double(m.params) * 4.0, net) * o.comm_scale : 0.0;
     p.buckets = 1;
   } else {
@@ -233,10 +233,14 @@ std::string ring_steps_note(const MeasuredStep& m, const Network& net, const Pro
 }
 
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
-                          bool show_overlap, bool show_compressed, std::ostream& out) {
+                          bool show_overlap, comm::WireType wire, std::ostream& out) {
   record::Table t;
-  const StrategyKind kinds[] = {StrategyKind::ring, StrategyKind::hierarchical, StrategyKind::multiworker,
-                                StrategyKind::ps_sync};
+  const bool show_compressed = wire != comm::WireType::f32;
+  std::vector<StrategyKind> kinds;  // the projected strategies, in their project_row order
+  for (const auto& st : kStrategies)
+    if (st.project_row > 0) kinds.push_back(st.kind);
+  std::sort(kinds.begin(), kinds.end(),
+            [](StrategyKind a, StrategyKind b) { return traits(a).project_row < traits(b).project_row; });
   record::Attrs context, config;  // the trace's provenance, read as collect reads a run file's
   for (const auto& [k, v] : m.provenance.context) context.set(k, v);
   for (const auto& [k, v] : m.provenance.config) config.set(k, v);
@@ -315,8 +319,8 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                      "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency", "band", "slowest");
   for (const bool strong : {false, true})
     for (const auto kind : kinds) {
-      const bool comp = show_compressed && (kind == StrategyKind::ring || kind == StrategyKind::hierarchical);
-      const bool overlap = show_overlap && kind != StrategyKind::ps_sync;
+      const bool comp = show_compressed && traits(kind).compression;
+      const bool overlap = show_overlap && traits(kind).overlap;
       const int global = o.global_batch > 0 ? o.global_batch : o.batch;
       const Scenario at1{kind, 1, strong, overlap, comp};
       const Prediction base = predict(m, net, o, at1);
@@ -337,7 +341,7 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
         record::Attrs row;
         const std::string name(traits(kind).name);
         const std::string group = fmt::format("project-{}-{}{}{}", model, strong ? "strong" : "weak",
-                                              overlap ? "" : "-nooverlap", comp ? "-bf16" : "");
+                                              overlap ? "" : "-nooverlap", comp ? "-" + std::string(name_of(wire)) : "");
         row.set("point_id", fmt::format("{}-{}-n{}", group, name, n));
         row.set("group_id", group);
         row.set("status", "ok");
@@ -349,7 +353,7 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
         row.set("batch", std::int64_t(p.device_batch));
         row.set("global_batch", std::int64_t(p.device_batch * n));
         row.set("no_overlap", std::int64_t(!overlap));
-        row.set("compression", comp ? "bf16" : "none");
+        row.set("compression", std::string(name_of(comp ? wire : comm::WireType::f32)));
         row.set("images_per_s", p.images_per_s);
         row.set("images_per_s_band_lo", ips_lo);
         row.set("images_per_s_band_hi", ips_hi);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/record/table.h"
+#include "harness/strategy/bucket_size.h"
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/order_stats.h"
 #include "harness/train/trace.h"
@@ -72,7 +73,7 @@ struct Prediction {
 struct ProjectOptions {
   int batch = 0;              // per device in the measured run
   int global_batch = 0;       // strong scaling (0: the measured batch)
-  double bucket_mb = 4.0;     // the run's --bucket-mb
+  double bucket_mb = kDefaultBucketMb;  // the run's --bucket-mb
   int max_devices = 1024;
   // The exchange's CPU (the network model's allreduce_cpu) comes out of the cores that run backward
   // while the two overlap: CPU training with a thread per core, or the emulated cluster's one-core nodes.
@@ -117,10 +118,11 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
 // at N = 4 and max_devices for a ring of one bucket.
 std::string ring_steps_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o);
 
-// Every strategy, weak and strong, N = 1, 2, 4 … max_devices, with overlap and compression as asked:
+// Every projected strategy (StrategyTraits::project_row), weak and strong, N = 1, 2, 4 … max_devices,
+// with overlap and the wire type as asked (`wire` applies where the strategy takes --compression):
 // the study-schema rows (one per prediction, with its band, straggler factor and the trace's
 // context columns: hosts, commit …), and the same rows as a table written to `out`.
 record::Table project_all(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const std::string& model,
-                          bool overlap, bool compressed, std::ostream& out);
+                          bool overlap, comm::WireType wire, std::ostream& out);
 
 }  // namespace scalebench::project

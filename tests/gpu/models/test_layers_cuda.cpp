@@ -1,6 +1,7 @@
 // test_layers_cuda.cpp — every GPU layer against its CPU reference (layer_check.h) on odd shapes,
 // in every precision (fp32, tf32, bf16) and activation layout (NCHW, NHWC): output, input gradients,
 // parameter gradients and batch-norm running statistics, within the precision's tolerance.
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -91,6 +92,15 @@ TEST_P(GpuLayer, MatchesCpuReference) {
 std::string name(const ::testing::TestParamInfo<Param>& info) {
   const auto [index, precision, layout] = info.param;
   return cases()[std::size_t(index)].name + "_" + to_string(precision) + (layout == Layout::NCHW ? "_NCHW" : "_NHWC");
+}
+
+// Every kind of models/layers.def has a case above, so a new kind fails here until its GPU layer is
+// checked against the CPU one. (Needs no device, but runs where the gpu tests run.)
+TEST(GpuLayerCoverage, EveryKindHasACase) {
+  const auto all = cases();
+  for (const LayerKind k : kLayerKinds)
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [k](const Named& n) { return n.c.desc.kind == k; }))
+        << to_string(k) << " (models/layers.def) has no case in test_layers_cuda.cpp's cases()";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllLayers, GpuLayer,

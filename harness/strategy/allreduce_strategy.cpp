@@ -30,7 +30,7 @@ class CommReplicaSum final : public ReplicaSum {
 class AllreduceStrategy final : public Strategy {
  public:
   AllreduceStrategy(const StrategyOptions& o, comm::Communicator& comm, std::int64_t count)
-      : opts_(o), comm_(comm), count_(count), bg_(comm.dup()), stats_(comm) {
+      : opts_(o), comm_(comm), count_(count), bg_(comm.size() > 1 ? comm.dup() : nullptr), stats_(comm) {
     const comm::AllreduceAlgo algo = traits(o.kind).algo;
     algo_opts_.algo = algo;
     algo_opts_.chunk_bytes = o.chunk_bytes;
@@ -47,6 +47,10 @@ class AllreduceStrategy final : public Strategy {
   void start(Model& model) override {
     comm_.broadcast(model.params().f32(), std::size_t(model.param_count()), 0);
     for (auto& [name, t] : model.buffers()) comm_.broadcast(t->f32(), std::size_t(t->numel()), 0);
+    // One worker: its allreduce is the identity, so nothing is exchanged — no buckets, no waits on a
+    // communication thread (on a GPU each would drain the stream: mirrored --devices 1 ran 17 %
+    // below single on an H200). Its weights are single's, bit for bit, as before.
+    if (comm_.size() == 1) return;
     const auto bucket = bucket_elems_of(opts_.bucket_mb);
     // --sync-bn on GPUs: batch norm's backward sums over comm_ (an NCCL allgather) while the buckets
     // would go over bg_ from the communication thread; two NCCL communicators in use at once from
@@ -65,7 +69,7 @@ class AllreduceStrategy final : public Strategy {
       });
   }
   void before_backward(Model&) override {
-    buckets_->begin_step();
+    if (buckets_) buckets_->begin_step();
     local_sq_ = 0;
   }
   void after_micro_batch(Model& model) override {
@@ -74,7 +78,7 @@ class AllreduceStrategy final : public Strategy {
 
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
     DeviceClock clock(model.device());  // phases on the device's timeline (CUDA events on GPUs)
-    buckets_->finish();
+    if (buckets_) buckets_->finish();
     // One scalar per step tells every worker what it must know of the others: whether any
     // worker's own step was bad, and what it found (the highest such rank and its issue), else
     // the highest stop signal any worker got (preemption), times 2, plus 1 when rank 0 wants a
@@ -99,7 +103,7 @@ class AllreduceStrategy final : public Strategy {
     // definition, and the bookkeeping above counts in the update phase (epoch.cpp's lap), not as
     // communication a single worker cannot have (the report's `phase` flag fired on every N = 1).
     const double comm_exposed = comm_.size() > 1 ? clock.lap() : 0.0;
-    model.scale_grads(1.0f / float(comm_.size()));  // on the model's device
+    if (comm_.size() > 1) model.scale_grads(1.0f / float(comm_.size()));  // on the model's device (x 1: nothing)
     StepExchange x = check_gradient(model, bad_rank == comm_.rank() ? health : StepHealth{}, bad_rank, issue);
     if (!x.nonfinite) {
       // |G_big|²: the averaged gradient, the same bits on every worker. N = 1: a one-rank exchange

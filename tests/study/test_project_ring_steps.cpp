@@ -138,17 +138,49 @@ TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
   for (int i = 0; i < 5000; ++i) many += (i ? ", " : "") + std::to_string(100 + i % 7);
   ab = fit_commbench(write_commbench(d.path() + "/many.json", many), "ring");
   EXPECT_EQ(ab.samples[0].steps_s.size(), 5000u);
-  // a bad entry: one line naming the file, the field and the value
-  for (const char* bad : {"10.0, x1", "10.0, -3", "10.0, inf"}) {
+  // a bad entry: one line naming the file, the member and the value
+  const std::pair<const char*, const char*> bad_entries[] = {
+      {"10.0, -3", "bad.json: results[0].step_us[1] holds -3 at size 2048 (expected microseconds, 0 or more)"},
+      {"10.0, \"x1\"", "bad.json: results[0].step_us[1] is string (\"x1\"), expected a number"},
+      {"10.0, null", "bad.json: results[0].step_us[1] is null (null), expected a number"},
+      {"10.0, x1", "bad.json: not JSON (parse error at line 4, column "},
+      {"10.0, inf", "bad.json: not JSON (parse error at line 4, column "}};
+  for (const auto& [bad, want] : bad_entries) {
     try {
       fit_commbench(write_commbench(d.path() + "/bad.json", bad), "ring");
       FAIL() << bad;
     } catch (const Error& e) {
       const std::string w = e.what();
-      EXPECT_NE(w.find("bad.json: step_us of size 2048 holds"), std::string::npos) << w;
+      EXPECT_NE(w.find(want), std::string::npos) << w;
+      EXPECT_EQ(w.rfind("--commbench " + d.path() + "/bad.json: ", 0), 0u) << w;
       EXPECT_EQ(w.find('\n'), std::string::npos) << w;
     }
   }
+}
+
+// The commbench file is parsed and read by name: any layout reads the same, and a file that is not
+// JSON, or lacks a member, or holds one of the wrong type, is one line naming the file and the member.
+TEST(ProjectRingSteps, CommbenchFileErrorsNameTheFileAndTheMember) {
+  sbtest::TempDir d;
+  const auto fit = [&](const std::string& text) {
+    std::ofstream(d.path() + "/cb.json") << text;
+    return fit_commbench(d.path() + "/cb.json", "ring");
+  };
+  const std::string rows = R"("results": [{"time_us": 2.5, "bytes": 4096, "algo": "ring"},
+                                          {"algo": "native", "bytes": "other algorithms are not read"},
+                                          {"algo": "ring", "bytes": 8192, "time_us": 4.5}])";
+  EXPECT_EQ(fit("{" + rows + R"(, "ranks": 2})").measured_ranks, 2);  // keys in any order, rows on one line
+  const std::string at = "--commbench " + d.path() + "/cb.json: ";
+  const auto error = [&](const std::string& text) { return sbtest::error_of([&] { fit(text); }); };
+  EXPECT_EQ(error(R"({"ranks": 2})"), at + "no \"results\"");
+  EXPECT_EQ(error(R"({"results": []})"), at + "no \"ranks\" (not a commbench --json file)");
+  EXPECT_EQ(error(R"({"ranks": "2", )" + rows + "}"), at + "ranks is string (\"2\"), expected an integer");
+  EXPECT_EQ(error(R"({"ranks": 2, "results": [{"algo": "ring", "bytes": 4096}]})"), at + "results[0] has no \"time_us\"");
+  EXPECT_EQ(error(R"({"ranks": 2, "results": [{"algo": "ring", "bytes": 4096.5, "time_us": 1}]})"),
+            at + "results[0].bytes is number (4096.5), expected an integer");
+  EXPECT_EQ(error(R"({"ranks": 2, "agree_us": "fast", )" + rows + "}"), at + "agree_us is string (\"fast\"), expected a number");
+  EXPECT_EQ(error(R"({"ranks": 2, "results": {}})"), at + "results is object ({}), expected an array");
+  EXPECT_EQ(error("ranks = 2\n").rfind(at + "not JSON (parse error at line 1, column 1: ", 0), 0u) << error("ranks = 2\n");
 }
 
 }  // namespace

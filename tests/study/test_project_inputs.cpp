@@ -196,18 +196,11 @@ TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
 
 TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {
   sbtest::TempDir d;
-  const std::string cb = d.path() + "/cb.json";
-  {
-    std::ofstream f(cb);
-    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
-    for (int k = 0; k < 3; ++k)
-      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": 0, \"time_us\": {}, \"algbw_GBps\": 0, "
-                       "\"max_abs_err\": 0, \"cpu_us\": 1.0, \"step_us\": [{}, {}]}}{}\n",
-                       1 << (20 + k), 1000 << k, 400 << k, 600 << k, k < 2 ? "," : "");
-    f << "  ]\n}\n";
-  }
+  json::Json rows = json::Json::array();
+  for (int k = 0; k < 3; ++k)
+    rows.push_back(fixtures::ring_row(1 << (20 + k), 1000 << k, {{"cpu_us", 1.0}, {"step_us", {400 << k, 600 << k}}}));
   ProjectCli o;
-  o.commbench = cb;
+  o.commbench = fixtures::commbench_file(d.path() + "/cb.json", 2, rows);
   std::string t = project_with(unet_batch(8, 1), o);
   EXPECT_NE(t.find("# ring steps: on: a ring over the network is a pipeline whose transfers are drawn from the "
                    "2 ranks' measured steps"), std::string::npos) << t;

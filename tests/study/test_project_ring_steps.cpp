@@ -15,6 +15,7 @@
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/order_stats.h"
 #include "kernels/common/check.h"
+#include "kernels/common/read_file.h"
 #include "tests/common/harness_test_util.h"
 #include "tests/study/project_fixtures.h"
 
@@ -114,19 +115,16 @@ TEST(ProjectRingSteps, ScalesOnlyTheRingOverTheNetwork) {
   EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 8, bytes, n, true), allreduce_time(StrategyKind::ring, 8, bytes, n));
 }
 
-std::string write_commbench(const std::string& path, const std::string& steps) {
-  std::ofstream f(path);
-  f << "{\n  \"ranks\": 2,\n  \"results\": [\n"
-       "    {\"algo\": \"ring\", \"bytes\": 2048, \"count\": 512, \"time_us\": 20000.0, \"algbw_GBps\": 0, "
-       "\"max_abs_err\": 0, \"cpu_us\": 5.0, \"step_us\": [" << steps << "]},\n"
-       "    {\"algo\": \"ring\", \"bytes\": 200000, \"count\": 50000, \"time_us\": 30000.0, \"algbw_GBps\": 0, "
-       "\"max_abs_err\": 0, \"cpu_us\": 9.0}\n  ]\n}\n";
-  return path;
+// Two ring rows, the first (2048 bytes) with these steps.
+std::string write_commbench(const std::string& path, const json::Json& steps) {
+  return fixtures::commbench_file(path, 2,
+                                  {fixtures::ring_row(2048, 20000.0, {{"cpu_us", 5.0}, {"step_us", steps}}),
+                                   fixtures::ring_row(200000, 30000.0, {{"cpu_us", 9.0}})});
 }
 
 TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
   sbtest::TempDir d;
-  AlphaBeta ab = fit_commbench(write_commbench(d.path() + "/cb.json", "10000.0, 20000.0"), "ring");
+  AlphaBeta ab = fit_commbench(write_commbench(d.path() + "/cb.json", {10000.0, 20000.0}), "ring");
   EXPECT_EQ(ab.measured_ranks, 2);
   ASSERT_EQ(ab.samples.size(), 2u);
   EXPECT_EQ(ab.samples[0].bytes, 1024.0);  // a 2-rank call of 2 KB: steps of 1 KB
@@ -134,20 +132,24 @@ TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
   EXPECT_TRUE(ab.samples[1].steps_s.empty());  // a row without step_us
   EXPECT_DOUBLE_EQ(ring_step_factor(ab, 4, 1024), ring_step_factor(measured_link(), 4, 1e3));
   // many steps (a long run at 8 ranks) read in full
-  std::string many;
-  for (int i = 0; i < 5000; ++i) many += (i ? ", " : "") + std::to_string(100 + i % 7);
+  json::Json many = json::Json::array();
+  for (int i = 0; i < 5000; ++i) many.push_back(100 + i % 7);
   ab = fit_commbench(write_commbench(d.path() + "/many.json", many), "ring");
   EXPECT_EQ(ab.samples[0].steps_s.size(), 5000u);
-  // a bad entry: one line naming the file, the member and the value
+  // a bad entry: one line naming the file, the member and the value (x1 and inf: not JSON at all)
   const std::pair<const char*, const char*> bad_entries[] = {
-      {"10.0, -3", "bad.json: results[0].step_us[1] holds -3 at size 2048 (expected microseconds, 0 or more)"},
-      {"10.0, \"x1\"", "bad.json: results[0].step_us[1] is string (\"x1\"), expected a number"},
-      {"10.0, null", "bad.json: results[0].step_us[1] is null (null), expected a number"},
-      {"10.0, x1", "bad.json: not JSON (parse error at line 4, column "},
-      {"10.0, inf", "bad.json: not JSON (parse error at line 4, column "}};
+      {"-3", "bad.json: results[0].step_us[1] holds -3 at size 2048 (expected microseconds, 0 or more)"},
+      {"\"x1\"", "bad.json: results[0].step_us[1] is string (\"x1\"), expected a number"},
+      {"null", "bad.json: results[0].step_us[1] is null (null), expected a number"},
+      {"x1", "bad.json: not JSON (parse error at line "},
+      {"inf", "bad.json: not JSON (parse error at line "}};
   for (const auto& [bad, want] : bad_entries) {
+    const std::string path = write_commbench(d.path() + "/bad.json", {10.0, 12345.0});
+    std::string text = read_text_file(path, "test");
+    text.replace(text.find("12345.0"), 7, bad);
+    std::ofstream(path) << text;
     try {
-      fit_commbench(write_commbench(d.path() + "/bad.json", bad), "ring");
+      fit_commbench(path, "ring");
       FAIL() << bad;
     } catch (const Error& e) {
       const std::string w = e.what();
@@ -162,7 +164,7 @@ TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
 // JSON, or lacks a member, or holds one of the wrong type, is one line naming the file and the member.
 TEST(ProjectRingSteps, CommbenchFileErrorsNameTheFileAndTheMember) {
   sbtest::TempDir d;
-  const auto fit = [&](const std::string& text) {
+  const auto fit = [&](const std::string& text) {  // these files are written by hand: their JSON is the point
     std::ofstream(d.path() + "/cb.json") << text;
     return fit_commbench(d.path() + "/cb.json", "ring");
   };

@@ -1,8 +1,8 @@
 // json.cpp — layout, parsing and the member reader (see json.h).
 #include "kernels/common/json.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 
 #include "kernels/common/check.h"
 #include "kernels/common/read_file.h"
@@ -31,7 +31,10 @@ std::string reason(const nlohmann::json::parse_error& e) {
 
 double rounded(double v, int decimals) {
   if (!std::isfinite(v)) return v;
-  return std::strtod(fmt::format("{:.{}f}", v, decimals).c_str(), nullptr);
+  const std::string text = fmt::format("{:.{}f}", v, decimals);
+  double out = v;
+  std::from_chars(text.data(), text.data() + text.size(), out);  // not strtod: no locale
+  return out;
 }
 
 Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }

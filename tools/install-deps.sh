@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libopenblas-dev libdnnl-dev libhdf5-dev hdf5-tools libfmt-dev libcli11-dev libtomlplusplus-dev
+  nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   openmpi-bin libopenmpi-dev
   slurm-wlm slurm-wlm-basic-plugins munge   # the ctest label slurm starts a one-node Slurm on this host

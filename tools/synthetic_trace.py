@@ -31,31 +31,30 @@ def events(step_ms: float, params: int, layers: int, bwd_frac: float, steps: int
     fwd, bwd = us * (1.0 - bwd_frac), us * bwd_frac
     out, t = [], 1000.0
     for k in range(steps):
-        out.append(dict(name=f"step {k + 1}", cat="step", ts=t, dur=us, args=""))
-        out.append(dict(name="data", cat="phase", ts=t, dur=0.0, args=""))
-        out.append(dict(name="forward", cat="phase", ts=t, dur=fwd, args=""))
-        out.append(dict(name="backward", cat="phase", ts=t + fwd, dur=bwd, args=""))
+        out.append(dict(name=f"step {k + 1}", cat="step", ts=t, dur=us, args={}))
+        out.append(dict(name="data", cat="phase", ts=t, dur=0.0, args={}))
+        out.append(dict(name="forward", cat="phase", ts=t, dur=fwd, args={}))
+        out.append(dict(name="backward", cat="phase", ts=t + fwd, dur=bwd, args={}))
         per, begin = params // layers, 0
         for i in range(layers):
             end = params if i == layers - 1 else begin + per
             out.append(dict(name=f"backward layer{layers - i}", cat="layer", ts=t + fwd + i * bwd / layers,
-                            dur=bwd / layers, args=f"\"begin\": {begin}, \"end\": {end}"))
+                            dur=bwd / layers, args={"begin": begin, "end": end}))
             begin = end
-        out.append(dict(name="optimizer", cat="phase", ts=t + us, dur=0.0, args=""))
+        out.append(dict(name="optimizer", cat="phase", ts=t + us, dur=0.0, args={}))
         t += us + 10.0
     return out
 
 
 def write(path: str, evs: list, config: dict):
-    lines = [f"{{\"name\": {json.dumps(e['name'])}, \"cat\": \"{e['cat']}\", \"ph\": \"X\", \"ts\": {e['ts']:.3f}, "
-             f"\"dur\": {e['dur']:.3f}, \"pid\": 0, \"tid\": 0, \"args\": {{{e['args']}}}}}" for e in evs]
-    # otherData.config on a line of its own, as harness/train/trace.cpp writes it (its reader reads lines)
-    other = "\"rank\": 0, \"synthetic\": true"
+    trace_events = [{"name": e["name"], "cat": e["cat"], "ph": "X", "ts": round(e["ts"], 3), "dur": round(e["dur"], 3),
+                     "pid": 0, "tid": 0, "args": e["args"]} for e in evs]
+    other = {"rank": 0, "synthetic": True}
     if config:
-        other += ",\n\"config\": " + json.dumps(config) + ",\n\"context\": {}"
+        other.update(config=config, context={})
     with open(path + ".tmp", "w") as f:
-        f.write("{\"traceEvents\": [\n" + ",\n".join(lines) + "\n],\n\"displayTimeUnit\": \"ms\",\n"
-                "\"otherData\": {" + other + "}}\n")
+        json.dump({"traceEvents": trace_events, "displayTimeUnit": "ms", "otherData": other}, f)
+        f.write("\n")
     os.replace(path + ".tmp", path)
 
 

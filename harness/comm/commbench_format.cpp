@@ -1,16 +1,16 @@
 // commbench_format.cpp — size-list parsing and the text/JSON output of commbench. No communication.
 // The text table follows nccl-tests' layout (size, count, then per algorithm time / algbw / busbw /
-// error) so people used to reading those tables can read this one; JSON carries the same numbers.
+// error) so people used to reading those tables can read this one; JSON (kernels/common/json.h)
+// carries the same numbers, at fixed decimals (times to the nanosecond).
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <ostream>
 
 #include "harness/comm/commbench.h"
 #include "kernels/common/check.h"
+#include "kernels/common/json.h"
 
 namespace scalebench::comm {
 
@@ -46,19 +46,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     if (p == std::string_view::npos) return out;
     s.remove_prefix(p + 1);
   }
-}
-
-std::string json_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      o += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    o += c;
-  }
-  return o;
 }
 
 }  // namespace
@@ -132,28 +119,25 @@ void write_agreement(std::ostream& out, const CommbenchReport& rep) {
 }
 
 std::string to_json(const CommbenchReport& rep) {
+  using json::rounded;
   const auto& o = rep.opts;
-  std::string hosts;
-  for (std::size_t i = 0; i < rep.hostnames.size(); ++i) hosts += fmt::format("{}\"{}\"", i ? ", " : "", json_escape(rep.hostnames[i]));
-  std::string s = "{\n";
-  s += fmt::format("  \"benchmark\": \"allreduce\",\n  \"transport\": \"{}\",\n  \"ranks\": {},\n  \"nodes\": {},\n", rep.transport,
-                   rep.ranks, rep.nodes);
-  s += fmt::format("  \"hostnames\": [{}],\n  \"chunk_bytes\": {},\n  \"depth\": {},\n  \"ranks_per_node\": {},\n", hosts,
-                   o.chunk_bytes, o.depth, o.ranks_per_node);
-  s += fmt::format("  \"warmup\": {},\n  \"iters\": {},\n  \"spin_us\": {},\n  \"gap_ms\": {},\n  \"agree_us\": {:.3f},\n"
-                   "  \"busbw_factor\": \"2(n-1)/n\",\n  \"results\": [\n",
-                   o.warmup, o.iters, o.spin_us, o.gap_ms, rep.agree_us);
-  for (std::size_t i = 0; i < rep.rows.size(); ++i) {
-    const auto& r = rep.rows[i];
-    s += fmt::format("    {{\"algo\": \"{}\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": {:.6f}, "
-                     "\"busbw_GBps\": {:.6f}, \"max_abs_err\": {}, \"cpu_us\": {:.3f}{}}}{}\n",
-                     json_escape(r.algo), r.bytes, r.bytes / sizeof(float), r.time_us, r.algbw_gbps, r.busbw_gbps,
-                     std::isfinite(r.max_abs_err) ? fmt::format("{}", r.max_abs_err) : std::string("null"), r.cpu_us,
-                     r.step_us.empty() ? std::string() : fmt::format(", \"step_us\": [{:.2f}]", fmt::join(r.step_us, ", ")),
-                     i + 1 < rep.rows.size() ? "," : "");
+  json::Json doc = {{"benchmark", "allreduce"}, {"transport", rep.transport}, {"ranks", rep.ranks}, {"nodes", rep.nodes},
+                    {"hostnames", rep.hostnames}, {"chunk_bytes", o.chunk_bytes}, {"depth", o.depth},
+                    {"ranks_per_node", o.ranks_per_node}, {"warmup", o.warmup}, {"iters", o.iters},
+                    {"spin_us", o.spin_us}, {"gap_ms", o.gap_ms}, {"agree_us", rounded(rep.agree_us, 3)},
+                    {"busbw_factor", "2(n-1)/n"}, {"results", json::Json::array()}};
+  for (const auto& r : rep.rows) {
+    json::Json row = {{"algo", r.algo}, {"bytes", r.bytes}, {"count", r.bytes / sizeof(float)},
+                      {"time_us", rounded(r.time_us, 3)}, {"algbw_GBps", rounded(r.algbw_gbps, 6)},
+                      {"busbw_GBps", rounded(r.busbw_gbps, 6)}, {"max_abs_err", json::number_or_null(r.max_abs_err)},
+                      {"cpu_us", rounded(r.cpu_us, 3)}};
+    if (!r.step_us.empty()) {
+      json::Json& steps = row["step_us"] = json::Json::array();
+      for (double v : r.step_us) steps.push_back(rounded(v, 2));
+    }
+    doc["results"].push_back(std::move(row));
   }
-  s += "  ]\n}\n";
-  return s;
+  return json::layout(doc);
 }
 
 }  // namespace scalebench::comm

@@ -23,12 +23,6 @@ herr_t find_errno(unsigned, const H5E_error2_t* e, void* out) {
 
 }  // namespace
 
-std::string errno_text(int err) {
-  if (err == ENOSPC) return "disk full (No space left on device)";
-  if (err == EDQUOT) return fmt::format("disk quota exceeded ({})", std::strerror(err));
-  return err ? std::strerror(err) : "";
-}
-
 std::string io_error_text() {
   const int saved = errno;
   int err = 0;

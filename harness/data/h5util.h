@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "kernels/common/write_file.h"
+
 namespace scalebench::data::detail {
 
 // Owns one HDF5 identifier and closes it with the matching H5?close on destruction.
@@ -77,7 +79,7 @@ bool has_hdf5_signature(const std::string& path);
 // (No space left on device)" for ENOSPC, "disk quota exceeded (...)" for EDQUOT, the system's text
 // for another errno, "" when none was recorded.
 std::string io_error_text();
-std::string errno_text(int err);  // the same for one errno value
+using ::scalebench::errno_text;  // the same for one errno value (kernels/common/write_file.h)
 
 // Writes everything HDF5 holds for the file (open datasets' chunks, metadata). "" or why not.
 std::string flush_file(hid_t file);

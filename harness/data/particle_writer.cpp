@@ -1,7 +1,8 @@
 // particle_writer.cpp — writes a generated dataset as HDF5 (schema: docs/data-format.md). The file
-// is built under path + ".tmp" and renamed into place only when complete, so a failed or killed
-// run never leaves a half-written file at `path`. Samples are generated and written one at a
-// time ([1, 1, H, W] chunks), so memory stays at one sample whatever N is.
+// is built under path + ".tmp" and renamed into place only when complete (commit_temp_file,
+// kernels/common/write_file.h), so a failed or killed run never leaves a half-written file at
+// `path`. Samples are generated and written one at a time ([1, 1, H, W] chunks), so memory stays at
+// one sample whatever N is.
 // It does not generate in parallel: 2000 samples of 128² take seconds on one core.
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "harness/data/particle_gen.h"
 #include "harness/data/particles.h"
 #include "kernels/common/check.h"
+#include "kernels/common/write_file.h"
 
 namespace scalebench::data {
 
@@ -135,19 +137,14 @@ void write_dataset(const GenConfig& cfg, const std::string& path, std::int64_t p
     fs::create_directories(parent, ec);
     SB_REQUIRE(!ec, "datagen {}: cannot create directory {}: {}", path, parent.string(), ec.message());
   }
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = temp_path_for(path);
   try {
     write_file(cfg, tmp, path, progress_every);
   } catch (...) {
     fs::remove(tmp, ec);  // never leave a partial file behind, under either name
     throw;
   }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(tmp, ec);
-    SB_REQUIRE(false, "datagen {}: cannot rename {} into place: {}", path, tmp, why);
-  }
+  commit_temp_file(path, {.who = "datagen " + path});
 }
 
 }  // namespace scalebench::data

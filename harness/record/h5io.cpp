@@ -1,17 +1,13 @@
 // h5io.cpp — Attrs/Table ↔ HDF5 and the atomic whole-file write (see h5io.h).
 #include "harness/record/h5io.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 
 #include "harness/data/h5_raw.h"
 #include "kernels/common/check.h"
+#include "kernels/common/write_file.h"
 
 namespace scalebench::record::h5 {
 namespace {
@@ -23,15 +19,6 @@ using data::detail::type_id;
 
 [[noreturn]] void hdf5_failed(const std::string& where, const char* what) {
   fail_input(fmt::format("{}: HDF5 could not {}", where, what));
-}
-
-// fsync a directory by path; false on failure (errno set).
-bool fsync_dir(const std::string& p) {
-  const int fd = ::open(p.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
 }
 
 H5Id vlen_string_type(H5T_cset_t cset) {
@@ -94,8 +81,8 @@ namespace {
 
 // The file built in memory (the core driver, no backing store), returned as bytes: HDF5 itself
 // never writes to disk here, so a full disk cannot fail inside it (HDF5 1.10's exit handler crashes
-// on a file whose close failed); the caller writes the bytes with plain POSIX calls, whose errno
-// says what went wrong.
+// on a file whose close failed); the caller writes the bytes with write_file_atomically (plain
+// POSIX calls, whose errno says what went wrong).
 std::vector<unsigned char> build_in_memory(const std::string& tmp, const std::function<void(hid_t file)>& fill) {
   H5Id fapl = data::detail::plist_id(H5Pcreate(H5P_FILE_ACCESS));
   if (!fapl.valid() || H5Pset_fapl_core(fapl.get(), std::size_t{1} << 20, false) < 0)
@@ -112,42 +99,15 @@ std::vector<unsigned char> build_in_memory(const std::string& tmp, const std::fu
   return image;
 }
 
-// Writes and fsyncs `bytes` as `path` (created or truncated); on failure removes it and throws
-// naming the path and the system's reason ("disk full (No space left on device)" for ENOSPC).
-void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes, bool durable) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  SB_REQUIRE(fd >= 0, "{}: cannot create the file: {}", path, data::detail::errno_text(errno));
-  std::size_t done = 0;
-  int err = 0;
-  while (done < bytes.size() && err == 0) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n > 0) done += std::size_t(n);
-    else if (n < 0 && errno != EINTR) err = errno;
-    else if (n == 0) err = ENOSPC;  // a regular file takes no bytes only when there is no room
-  }
-  // H5Fclose wrote but did not sync; without the fsync a power loss could rename an empty file.
-  if (err == 0 && durable && ::fsync(fd) != 0) err = errno;
-  if (::close(fd) != 0 && err == 0) err = errno;  // NFS reports a failed write-back here
-  if (err != 0) {
-    std::remove(path.c_str());
-    fail_input(fmt::format("{}: cannot write {} bytes: {}", path, bytes.size(), data::detail::errno_text(err)));
-  }
-}
-
 }  // namespace
 
 std::vector<unsigned char> build_file_image(const std::string& path, const std::function<void(hid_t file)>& fill) {
   data::detail::silence_hdf5_errors();
-  return build_in_memory(path + ".tmp", fill);
+  return build_in_memory(temp_path_for(path), fill);
 }
 
 void write_image_atomically(const std::string& path, const std::vector<unsigned char>& image, bool durable) {
-  const std::string tmp = path + ".tmp";
-  write_bytes(tmp, image, durable);
-  SB_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "{}: cannot rename to {}: {}", tmp, path,
-             data::detail::errno_text(errno));
-  const auto dir = std::filesystem::path(path).parent_path();
-  if (durable) fsync_dir(dir.empty() ? "." : dir.string());  // best effort: some filesystems refuse it
+  scalebench::write_file_atomically(path, {reinterpret_cast<const char*>(image.data()), image.size()}, {.durable = durable});
 }
 
 void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill) {

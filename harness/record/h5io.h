@@ -21,17 +21,15 @@ namespace scalebench::record::h5 {
 
 using data::detail::H5Id;
 
-// Writes `path` as a whole: fill(file) populates a new file built in memory, whose bytes are written
-// to path + ".tmp", fsync'ed and rename()d over `path`; then the directory is fsync'ed. A reader (or
-// a crash, or SIGKILL at any instant) therefore sees the previous complete file or the new complete
-// file, never a half-written one. A stale .tmp left by a killed writer is truncated by the next
-// write. HDF5 never writes to disk here: a full disk fails our own write(), removes the .tmp and
-// throws "<path>.tmp: cannot write N bytes: disk full (No space left on device)".
+// Writes `path` as a whole: fill(file) populates a new file built in memory, whose bytes replace
+// `path` through write_file_atomically (kernels/common/write_file.h: a temporary file, fsync'ed and
+// renamed; a reader, a crash or SIGKILL sees the previous complete file or the new one). HDF5
+// never writes to disk here: a full disk fails that plain write(), removes the .tmp and throws
+// "cannot write <path>.tmp (N bytes): disk full (No space left on device)".
 void write_file_atomically(const std::string& path, const std::function<void(hid_t file)>& fill);
 // The two halves of it: the file's bytes, built in memory (HDF5 calls), and their atomic replace of
-// `path` (POSIX calls only, no HDF5: a thread may call it while another thread uses HDF5, as the
-// run file's stop mark does, stop_mark.h). durable = false skips the fsyncs: the rename is then
-// visible to every reader at once but may not survive a power loss.
+// `path` (write_file_atomically: no HDF5, so a thread may call it while another thread uses HDF5, as
+// the run file's stop mark does, stop_mark.h). durable = false skips the fsyncs (AtomicWrite::durable).
 std::vector<unsigned char> build_file_image(const std::string& path, const std::function<void(hid_t file)>& fill);
 void write_image_atomically(const std::string& path, const std::vector<unsigned char>& image, bool durable = true);
 

@@ -3,7 +3,6 @@
 // FNV-1a checksum of everything before it, atomic replace by rename.
 #include "harness/train/checkpoint.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <array>
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "kernels/common/check.h"
+#include "kernels/common/write_file.h"
 
 namespace scalebench {
 namespace {
@@ -132,41 +132,12 @@ void crash_point(const char* phase) {
   ::kill(::getpid(), SIGKILL);
 }
 
-void fsync_path(const std::string& path, bool dir) {
-  const int fd = ::open(path.c_str(), dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
-// temp + fsync + rename; ENOSPC and other failures name the path.
+// temp + fsync + rename (write_file_atomically); rank 0's rank file passes the crash hooks.
 void write_atomically(const std::string& path, const std::string& bytes, bool crash_midway) {
-  const std::string tmp = path + ".tmp";
-  // A failed write or rename takes its temporary file with it (a full disk left the .tmp behind).
-  const auto fail = [&tmp](const std::string& msg) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    fail_input(msg);
-  };
-  std::string problem;
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    SB_REQUIRE(f, "checkpoint: cannot create {}: {}", tmp, std::strerror(errno));
-    const std::size_t half = crash_midway ? bytes.size() / 2 : bytes.size();
-    f.write(bytes.data(), std::streamsize(half));
-    f.flush();
-    if (crash_midway) crash_point("rank-file");
-    f.write(bytes.data() + half, std::streamsize(bytes.size() - half));
-    f.flush();
-    if (!f.good()) problem = errno == ENOSPC ? "disk full" : std::strerror(errno);
-  }
-  if (!problem.empty()) fail(fmt::format("checkpoint: cannot write {}: {}", tmp, problem));
-  fsync_path(tmp, false);
-  if (crash_midway) crash_point("before-rename");
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) fail(fmt::format("checkpoint: cannot rename {} to {}: {}", tmp, path, ec.message()));
-  fsync_path(fs::path(path).parent_path().string(), true);
+  AtomicWrite how{.who = "checkpoint"};
+  if (crash_midway)
+    how.stage = [](std::string_view stage) { crash_point(stage == "half-written" ? "rank-file" : "before-rename"); };
+  write_file_atomically(path, bytes, how);
 }
 
 std::string step_name(std::int64_t global_step) { return fmt::format("step-{:010}", global_step); }

@@ -82,7 +82,7 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
     const auto now = trace::Clock::now();
     const auto it = names.find(node);
     st_.trace->add(trace::SpanCat::layer, it == names.end() ? std::to_string(node) : it->second, layer_mark_, now,
-                   trace::kTrainRow, fmt::format("\"begin\": {}, \"end\": {}", b, e));
+                   trace::kTrainRow, {{"begin", b}, {"end", e}});
     layer_mark_ = now;
     if (next) next(node, b, e);
   });

@@ -1,89 +1,65 @@
 // trace.cpp — the span vocabulary, the Chrome trace-event writer and `trace merge` (see trace.h).
-// Every event is one line; trace_read.cpp reads exactly that layout back. Not here: parsing.
+// Events are built as JSON (kernels/common/json.h), an event a line. Not here: reading
+// (trace_read.cpp).
 #include "harness/train/trace.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "kernels/common/check.h"
+#include "kernels/common/json.h"
+#include "kernels/common/write_file.h"
 
 namespace scalebench::trace {
 namespace {
 
-std::string json_string(std::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", int(c));
-    else o += c;
+json::Json metadata(int pid, std::string_view what, std::string_view value, int tid = 0) {
+  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", std::string(value)}}}};
+}
+
+// One rank's events: the process and thread names, then every span (ts and dur to the nanosecond).
+void add_rank_events(json::Json& events, int rank, const std::vector<Span>& spans) {
+  events.push_back(metadata(rank, "process_name", fmt::format("rank {}", rank)));
+  events.push_back(metadata(rank, "thread_name", "training", kTrainRow));
+  events.push_back(metadata(rank, "thread_name", "communication", kCommRow));
+  for (const Span& s : spans) {
+    json::Json args = json::Json::object();
+    for (const auto& [k, v] : s.args) args[k] = v;
+    events.push_back({{"name", s.name}, {"cat", cat_name(s.cat)}, {"ph", "X"}, {"ts", json::rounded(s.ts_us, 3)},
+                      {"dur", json::rounded(s.dur_us, 3)}, {"pid", rank}, {"tid", s.tid}, {"args", std::move(args)}});
   }
-  return o + "\"";
 }
 
-void write_atomically(const std::string& path, const std::string& text, std::string_view who) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    SB_REQUIRE(f.good(), "{}: cannot write {}", who, tmp);
-    f << text;
-    f.flush();
-    SB_REQUIRE(f.good(), "{}: cannot write {} (disk full?)", who, tmp);
+// A provenance value as trace.h's Provenance says: a double always with '.' or an exponent
+// (nlohmann writes a whole double as 8.0, so it reads back as a double), a non-finite one as a
+// string (JSON has no NaN).
+json::Json json_value(const FieldValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+  if (const auto* d = std::get_if<double>(&v)) {
+    if (!std::isfinite(*d)) return std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf";
+    return *d;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  SB_REQUIRE(!ec, "{}: cannot rename {} to {}: {}", who, tmp, path, ec.message());
+  return std::get<std::string>(v);
 }
 
-std::string metadata(int pid, std::string_view what, std::string_view value, int tid = 0) {
-  return fmt::format("{{\"name\": \"{}\", \"ph\": \"M\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": {}}}}}", what,
-                     pid, tid, json_string(value));
-}
-
-// One rank's events as lines joined by ",\n": the process and thread names, then every span.
-std::string rank_events(int rank, const std::vector<Span>& spans) {
-  std::string o = metadata(rank, "process_name", fmt::format("rank {}", rank)) + ",\n" +
-                  metadata(rank, "thread_name", "training", kTrainRow) + ",\n" +
-                  metadata(rank, "thread_name", "communication", kCommRow);
-  for (const Span& s : spans)
-    o += fmt::format(",\n{{\"name\": {}, \"cat\": \"{}\", \"ph\": \"X\", \"ts\": {:.3f}, \"dur\": {:.3f}, \"pid\": {}, "
-                     "\"tid\": {}, \"args\": {{{}}}}}",
-                     json_string(s.name), cat_name(s.cat), s.ts_us, s.dur_us, rank, s.tid, s.args);
+json::Json json_object(const Provenance::Items& items) {
+  json::Json o = json::Json::object();
+  for (const auto& [k, v] : items) o[k] = json_value(v);
   return o;
 }
 
-// A provenance value as trace.h's Provenance says: a double always with '.' or an exponent (so it
-// reads back as a double), a non-finite one as a string (JSON has no NaN).
-std::string json_value(const FieldValue& v) {
-  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  if (const auto* d = std::get_if<double>(&v)) {
-    if (!std::isfinite(*d)) return json_string(std::isnan(*d) ? "nan" : *d > 0 ? "inf" : "-inf");
-    std::string t = fmt::format("{}", *d);
-    if (t.find_first_of(".eE") == std::string::npos) t += ".0";
-    return t;
-  }
-  return json_string(std::get<std::string>(v));
+// otherData: the rank (or ranks), then config and context, or nothing of them.
+json::Json other_data(const char* key, std::int64_t value, const Provenance& p) {
+  json::Json o = {{key, value}};
+  if (!p.empty()) o["config"] = json_object(p.config), o["context"] = json_object(p.context);
+  return o;
 }
 
-std::string json_object(const Provenance::Items& items) {
-  std::string o = "{";
-  for (const auto& [k, v] : items) o += (o.size() > 1 ? ", " : "") + json_string(k) + ": " + json_value(v);
-  return o + "}";
-}
-
-// otherData's members after the rank (or ranks): a line each for config and context, or nothing.
-std::string provenance_members(const Provenance& p) {
-  if (p.empty()) return "";
-  return ",\n\"config\": " + json_object(p.config) + ",\n\"context\": " + json_object(p.context);
-}
-
-std::string document(const std::string& events, std::string_view other_data) {
-  return "{\"traceEvents\": [\n" + events + "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {" +
-         std::string(other_data) + "}}\n";
+void write_document(const std::string& path, json::Json events, json::Json other_data, const std::string& who) {
+  const json::Json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", std::move(other_data)}};
+  write_file_atomically(path, json::layout(doc), {.who = who});
 }
 
 // The prefix of a category's span names (phases are named by the phase alone).
@@ -129,7 +105,7 @@ Trace::Trace(std::string path, int rank, Provenance provenance)
     : path_(std::move(path)), rank_(rank), provenance_(std::move(provenance)) {}
 
 void Trace::add(SpanCat cat, std::string_view subject, Clock::time_point t0, Clock::time_point t1, int tid,
-                std::string args) {
+                SpanArgs args) {
   Span s{.name = span_name(cat, subject), .cat = cat,
          .ts_us = std::chrono::duration<double, std::micro>(t0.time_since_epoch()).count(),
          .dur_us = std::chrono::duration<double, std::micro>(t1 - t0).count(), .tid = tid, .args = std::move(args)};
@@ -143,16 +119,16 @@ std::vector<Span> Trace::spans() const {
 }
 
 void Trace::write() const {
-  write_atomically(path_,
-                   document(rank_events(rank_, spans()), fmt::format("\"rank\": {}", rank_) + provenance_members(provenance_)),
-                   "--trace");
+  json::Json events = json::Json::array();
+  add_rank_events(events, rank_, spans());
+  write_document(path_, std::move(events), other_data("rank", rank_, provenance_), "--trace");
 }
 
 BucketObserver bucket_observer(Trace* trace) {
   if (!trace) return {};
   return [trace](const BucketSpan& b) {
     trace->add(SpanCat::allreduce, std::to_string(b.index), b.t0, b.t1, b.on_comm_thread ? kCommRow : kTrainRow,
-               fmt::format("\"bytes\": {}, \"begin\": {}, \"end\": {}", (b.end - b.begin) * 4, b.begin, b.end));
+               SpanArgs{{"bytes", (b.end - b.begin) * 4}, {"begin", b.begin}, {"end", b.end}});
   };
 }
 
@@ -171,12 +147,10 @@ void merge(const std::vector<std::string>& inputs, const std::string& output) {
     SB_REQUIRE(!by_rank.count(t.rank), "trace merge: rank {} given twice ({})", t.rank, in);
     by_rank[t.rank] = std::move(t);
   }
-  std::string events;
-  for (const auto& [rank, t] : by_rank) events += (events.empty() ? "" : ",\n") + rank_events(rank, t.spans);
-  write_atomically(output,
-                   document(events, fmt::format("\"ranks\": {}", by_rank.size()) +
-                                        provenance_members(by_rank.begin()->second.provenance)),
-                   "trace merge");
+  json::Json events = json::Json::array();
+  for (const auto& [rank, t] : by_rank) add_rank_events(events, rank, t.spans);
+  write_document(output, std::move(events),
+                 other_data("ranks", std::int64_t(by_rank.size()), by_rank.begin()->second.provenance), "trace merge");
 }
 
 }  // namespace scalebench::trace

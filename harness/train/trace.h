@@ -49,12 +49,15 @@ inline constexpr std::array<std::string_view, 5> kPhaseNames = {"data", "forward
 std::string span_name(SpanCat c, std::string_view subject);
 std::string_view subject_of(SpanCat c, std::string_view name);
 
+// A span's args: named integers (a bucket's bytes, a layer's or bucket's gradient elements).
+using SpanArgs = std::vector<std::pair<std::string, std::int64_t>>;
+
 struct Span {
   std::string name;
   SpanCat cat = SpanCat::step;
   double ts_us = 0, dur_us = 0;
   int tid = kTrainRow;
-  std::string args;  // a JSON object's members without braces ("\"bytes\": 4096"), or empty
+  SpanArgs args;
   double end_us() const { return ts_us + dur_us; }
   // The gradient elements [begin, end) of a layer or bucket span (args "begin", "end"), if it has them.
   std::optional<std::pair<std::int64_t, std::int64_t>> elements() const;
@@ -65,7 +68,7 @@ struct Span {
 // and the run id), `context` the /context ones (record::capture_context: hostnames, git_sha,
 // cpu_model …). The caller that records runs (record::run_recorded) fills both from those
 // functions, so this file never lists the fields itself. Written as otherData.config and
-// otherData.context, one line each (numbers as JSON numbers — a double always with a '.' or an
+// otherData.context (numbers as JSON numbers — a double always with a '.' or an
 // exponent, a non-finite one as the string "nan"/"inf"/"-inf" — text as JSON strings). Empty in a
 // run that was started without one (train() called directly, as tests do) and in traces written
 // before scalebench recorded it; readers then find no key.
@@ -81,9 +84,11 @@ class Trace {
  public:
   Trace(std::string path, int rank, Provenance provenance = {});
   void add(SpanCat cat, std::string_view subject, Clock::time_point t0, Clock::time_point t1, int tid = kTrainRow,
-           std::string args = {});
+           SpanArgs args = {});
   // Writes the JSON object {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {"rank": r,
-  // "config": {...}, "context": {...}}} (no config/context when the provenance is empty) atomically (a temporary file renamed); throws scalebench::Error naming the file.
+  // "config": {...}, "context": {...}}} (no config/context when the provenance is empty), an event
+  // a line (kernels/common/json.h), atomically (kernels/common/write_file.h); throws
+  // scalebench::Error naming the file.
   void write() const;
   std::vector<Span> spans() const;
 
@@ -96,9 +101,11 @@ class Trace {
 };
 
 // One rank file as read back: its spans in file order, otherData.rank (-1 when the file has none,
-// e.g. a merged file) and its provenance (empty when the file has none). Reads exactly the layout write() produces
-// (one event per line), not JSON from other tools. Throws naming `who` ("trace merge", "--trace"),
-// the file and, for a malformed event, its line.
+// e.g. a merged file) and its provenance (empty when the file has none). Parses the JSON and reads
+// the members write() writes, by name (any layout); refuses events other than write()'s ("X" spans
+// of a known category with integer args, "M" names) rather than guessing at other tools' JSON.
+// Throws naming `who` ("trace merge", "--trace"), the file and, for a bad member, where it is
+// ("traceEvents[4].ts").
 struct TraceFile {
   int rank = -1;
   std::vector<Span> spans;

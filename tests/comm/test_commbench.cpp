@@ -4,12 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "harness/comm/commbench.h"
 #include "kernels/common/check.h"
+#include "kernels/common/json.h"
 
 using namespace scalebench;
 using namespace scalebench::comm;
@@ -62,41 +61,34 @@ TEST(Commbench, ThreadsSweepPrintsRowsAndJson) {
   for (std::string l; std::getline(lines, l);)
     if (!l.empty() && l[0] != '#') ++rows;
   EXPECT_EQ(rows, 5);  // 4K 8K 16K 32K 64K
-  std::ifstream f(o.json_path);
-  std::stringstream js;
-  js << f.rdbuf();
-  const std::string j = js.str();
-  EXPECT_NE(j.find("\"transport\": \"threads\""), std::string::npos) << j;
-  EXPECT_NE(j.find("\"algo\": \"hierarchical\", \"bytes\": 65536, \"count\": 16384"), std::string::npos) << j;
-  EXPECT_EQ(j.find("\"max_abs_err\": 1"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"max_abs_err\": 0, \"cpu_us\": "), std::string::npos) << j;
-  // every row says what its calls cost the process in CPU; the calls did work, so some is above 0
-  const std::regex cpu(R"re("cpu_us": ([0-9.]+)[,}])re");
-  int cpu_rows = 0;
+  const json::Json j = json::read_file(o.json_path, "commbench --json");
+  EXPECT_EQ(j["transport"], "threads") << j;
+  EXPECT_EQ(j["ranks"], 3) << j;
+  // every row: its size and count, no error, and what its calls cost the process in CPU; the calls
+  // did work, so some is above 0; the ring's rows, and only they, list rank 0's every step:
+  // 2 calls x 2(3 - 1) steps, none negative
+  const json::Json& results = j["results"];
+  ASSERT_EQ(results.size(), 15u) << j;  // 5 sizes x 3 algorithms
   double cpu_sum = 0;
-  for (auto it = std::sregex_iterator(j.begin(), j.end(), cpu); it != std::sregex_iterator(); ++it)
-    ++cpu_rows, cpu_sum += std::stod((*it)[1]);
-  EXPECT_EQ(cpu_rows, 15) << j;  // 5 sizes x 3 algorithms
-  EXPECT_GT(cpu_sum, 0.0) << j;
-  // the ring's rows, and only they, list rank 0's every step: 2 calls x 2(3 - 1) steps, none negative
-  const std::regex steps(R"re("algo": "([a-z]+)"[^}]*"step_us": \[([^\]]*)\])re");
   int step_rows = 0;
-  for (auto it = std::sregex_iterator(j.begin(), j.end(), steps); it != std::sregex_iterator(); ++it) {
+  for (const json::Json& r : results) {
+    EXPECT_EQ(r["count"], r["bytes"].get<std::size_t>() / 4) << r;
+    EXPECT_EQ(r["max_abs_err"], 0) << r;
+    ASSERT_TRUE(r["cpu_us"].is_number()) << r;
+    EXPECT_GE(r["cpu_us"].get<double>(), 0.0) << r;
+    cpu_sum += r["cpu_us"].get<double>();
+    if (!r.contains("step_us")) continue;
     ++step_rows;
-    EXPECT_EQ((*it)[1], "ring") << j;
-    std::istringstream list((*it)[2]);
-    int k = 0;
-    for (std::string v; std::getline(list, v, ',');) {
-      ++k;
-      EXPECT_GE(std::stod(v), 0.0) << v;
-    }
-    EXPECT_EQ(k, 2 * 4) << (*it)[2];
+    EXPECT_EQ(r["algo"], "ring") << r;
+    ASSERT_EQ(r["step_us"].size(), 2u * 4) << r;
+    for (const json::Json& v : r["step_us"]) EXPECT_GE(v.get<double>(), 0.0) << r;
   }
+  EXPECT_EQ(results.back()["algo"], "hierarchical");
+  EXPECT_EQ(results.back()["bytes"], 65536);
+  EXPECT_GT(cpu_sum, 0.0) << j;
   EXPECT_EQ(step_rows, 5) << j;
   // after the sweep, the training step's agreement, timed: it gathered something, so above 0
-  std::smatch agree;
-  ASSERT_TRUE(std::regex_search(j, agree, std::regex(R"re("agree_us": ([0-9.]+),)re"))) << j;
-  EXPECT_GT(std::stod(agree[1]), 0.0) << j;
+  EXPECT_GT(j["agree_us"].get<double>(), 0.0) << j;
   EXPECT_NE(t.find("# agreement (a training step's one scalar collective: an allgather of 16 bytes a rank): "),
             std::string::npos) << t;
 }
@@ -117,17 +109,11 @@ TEST(Commbench, AGapOfComputeBeforeEachCallIsRecordedAndNotTimed) {
   // a lower bound, not a speed: every one of the 3 calls (1 warm-up, 2 timed) waited for its gap
   EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3 * 0.150);
   EXPECT_NE(out.str().find("gap 150 ms of compute before each call (not timed)"), std::string::npos) << out.str();
-  std::ifstream f(o.json_path);
-  std::stringstream js;
-  js << f.rdbuf();
-  EXPECT_NE(js.str().find("\"gap_ms\": 150,"), std::string::npos) << js.str();
+  EXPECT_EQ(json::read_file(o.json_path, "commbench --json")["gap_ms"], 150);
   // back to back (the default) says so with 0
   o.gap_ms = 0;
   EXPECT_EQ(commbench_main(o, out), 0);
-  std::ifstream g(o.json_path);
-  std::stringstream js0;
-  js0 << g.rdbuf();
-  EXPECT_NE(js0.str().find("\"gap_ms\": 0,"), std::string::npos) << js0.str();
+  EXPECT_EQ(json::read_file(o.json_path, "commbench --json")["gap_ms"], 0);
 }
 
 TEST(Commbench, BadOptionsAreOneLineErrors) {

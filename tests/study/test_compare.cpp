@@ -4,11 +4,13 @@
 // the context differences, and the exit status of `scalebench compare` (0, 1, 3 and --inconclusive).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/stats.h"
 #include "kernels/common/check.h"
+#include "kernels/common/json.h"
 #include "tests/common/harness_test_util.h"
 
 using namespace scalebench;
@@ -169,10 +171,23 @@ TEST(Compare, RepetitionsDecideBySignificanceMagnitudeAndEquivalence) {
   EXPECT_EQ(r.inconclusive, 3);
   const std::string text = render_compare(r, Format::text);
   EXPECT_NE(text.find("-19.9% [-21.0%, -18.8%]"), std::string::npos) << text;  // HL: median of the 36 ratios
-  const std::string js = render_compare(r, Format::json);
-  EXPECT_NE(js.find("\"inconclusive\": 3"), std::string::npos) << js;
-  EXPECT_NE(js.find("\"runs_base\": 5, \"runs_new\": 5, \"runs_needed\": "), std::string::npos) << js;  // noisy
-  EXPECT_NE(js.find("\"change_lo\": null, \"change_hi\": null"), std::string::npos) << js;  // few: unbounded
+  const json::Json js = json::parse(render_compare(r, Format::json), "compare --format json");
+  EXPECT_EQ(js["inconclusive"], 3) << js;
+  const auto row = [&](const MetricVerdict* verdict) {
+    for (const json::Json& v : js["rows"])
+      if (v["point"] == verdict->point && v["metric"] == "images_per_s") return v;
+    ADD_FAILURE() << "no row for " << verdict->point << ": " << js;
+    return json::Json::object();
+  };
+  const json::Json noisy = row(noisy_v), few = row(few_v);
+  EXPECT_EQ(noisy["runs_base"], 5) << noisy;
+  EXPECT_EQ(noisy["runs_new"], 5) << noisy;
+  EXPECT_EQ(noisy["runs_needed"], noisy_v->needed) << noisy;
+  EXPECT_EQ(noisy["verdict"], "INCONCLUSIVE") << noisy;
+  EXPECT_EQ(noisy["relative"], true) << noisy;
+  EXPECT_TRUE(few["change_lo"].is_null()) << few;  // few: unbounded
+  EXPECT_TRUE(few["change_hi"].is_null()) << few;
+  EXPECT_EQ(few["change"], few_v->change) << few;
 }
 
 // A single slowed point among many unchanged ones is not enough at 6 runs: after the correction
@@ -250,7 +265,7 @@ TEST(Compare, ExitStatusOfTheCommand) {
   EXPECT_EQ(sbtest::run(sb + (dir / "worse.h5"), &out), 1) << out;
   EXPECT_NE(out.find("REGRESSION"), std::string::npos) << out;
   EXPECT_EQ(sbtest::run(sb + (dir / "worse.h5") + " --threshold images_per_s=-60% --format json", &out), 0) << out;
-  EXPECT_NE(out.find("\"regressions\": 0"), std::string::npos) << out;
+  EXPECT_EQ(json::parse(out, "compare --format json")["regressions"], 0) << out;
   // One run in NEW: only INCONCLUSIVE stands in the way: exit 3, or what --inconclusive says.
   EXPECT_EQ(sbtest::run(sb + (dir / "one.h5"), &out), 3) << out;
   EXPECT_NE(out.find("INCONCLUSIVE"), std::string::npos) << out;
@@ -320,7 +335,8 @@ TEST(Compare, MissingMetricOnAnOkPointFails) {
   const std::string text = render_compare(r, Format::text);
   EXPECT_NE(text.find("MISSING"), std::string::npos) << text;
   EXPECT_EQ(text.find("nan"), std::string::npos) << text;
-  EXPECT_NE(render_compare(r, Format::json).find("\"verdict\": \"MISSING\""), std::string::npos);
+  const json::Json rows = json::parse(render_compare(r, Format::json), "compare --format json")["rows"];
+  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const json::Json& v) { return v["verdict"] == "MISSING"; })) << rows;
 
   // An infinite or negative value is a wrong record, not an improvement (a ratio of +inf was "improved").
   StudyFile odd = empty_study();

@@ -176,17 +176,13 @@ TEST(ProjectNet, AgreementRoundsByHand) {
 
 TEST(ProjectNet, CommbenchFitRecoversAlphaBeta) {
   sbtest::TempDir d;
-  const std::string path = d.path() + "/cb.json";
-  {
-    std::ofstream f(path);
-    f << "{\n  \"benchmark\": \"allreduce\",\n  \"ranks\": 2,\n  \"results\": [\n";
-    for (int k = 0; k < 4; ++k) {
-      const double bytes = double(1 << (16 + 2 * k)), t_us = (2 * 100e-6 + bytes / 1e8) * 1e6;
-      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": 0}},\n",
-                       bytes, bytes / 4, t_us);
-    }
-    f << "    {\"algo\": \"native\", \"bytes\": 4096, \"count\": 1024, \"time_us\": 5.000, \"algbw_GBps\": 0}\n  ]\n}\n";
+  json::Json rows = json::Json::array();
+  for (int k = 0; k < 4; ++k) {
+    const std::int64_t bytes = std::int64_t{1} << (16 + 2 * k);
+    rows.push_back(fixtures::ring_row(bytes, json::rounded((2 * 100e-6 + double(bytes) / 1e8) * 1e6, 3)));
   }
+  rows.push_back({{"algo", "native"}, {"bytes", 4096}, {"count", 1024}, {"time_us", 5.0}});
+  const std::string path = fixtures::commbench_file(d.path() + "/cb.json", 2, rows, {{"benchmark", "allreduce"}});
   const AlphaBeta ab = fit_commbench(path, "ring");
   EXPECT_NEAR(ab.alpha_s, 100e-6, 1e-8);
   EXPECT_NEAR(ab.bytes_per_s, 1e8, 1e3);
@@ -222,21 +218,15 @@ TEST(ProjectNet, NamedNetworksComeFromNetworksDef) {
 
 TEST(ProjectNet, CommbenchFitRecoversTheExchangesCpu) {
   sbtest::TempDir d;
-  const std::string path = d.path() + "/cb.json";
-  {
-    std::ofstream f(path);
-    f << "{\n  \"ranks\": 4,\n  \"results\": [\n";
-    for (int k = 0; k < 4; ++k) {
-      // 4 ranks: 6 messages and 1.5 x bytes each way; CPU 50 us per message, 20 ns per wire byte
-      const double bytes = double(1 << (16 + 2 * k)), wire = 1.5 * bytes;
-      const double t_us = (6 * 10e-6 + wire / 1e8) * 1e6, cpu_us = (6 * 50e-6 + wire * 20e-9) * 1e6;
-      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": 0, "
-                       "\"busbw_GBps\": 0, \"max_abs_err\": 0, \"cpu_us\": {:.3f}}}{}\n",
-                       bytes, bytes / 4, t_us, cpu_us, k < 3 ? "," : "");
-    }
-    f << "  ]\n}\n";
+  json::Json rows = json::Json::array();
+  for (int k = 0; k < 4; ++k) {
+    // 4 ranks: 6 messages and 1.5 x bytes each way; CPU 50 us per message, 20 ns per wire byte
+    const std::int64_t bytes = std::int64_t{1} << (16 + 2 * k);
+    const double wire = 1.5 * double(bytes);
+    const double t_us = (6 * 10e-6 + wire / 1e8) * 1e6, cpu_us = (6 * 50e-6 + wire * 20e-9) * 1e6;
+    rows.push_back(fixtures::ring_row(bytes, json::rounded(t_us, 3), {{"cpu_us", json::rounded(cpu_us, 3)}}));
   }
-  const AlphaBeta ab = fit_commbench(path, "ring");
+  const AlphaBeta ab = fit_commbench(fixtures::commbench_file(d.path() + "/cb.json", 4, rows), "ring");
   EXPECT_NEAR(ab.alpha_s, 10e-6, 1e-8);
   EXPECT_NEAR(ab.cpu_per_msg_s, 50e-6, 1e-8);
   EXPECT_NEAR(ab.cpu_per_byte_s, 20e-9, 1e-13);
@@ -244,20 +234,13 @@ TEST(ProjectNet, CommbenchFitRecoversTheExchangesCpu) {
 
 TEST(ProjectNet, CommbenchFitKeepsTheMeasuredCurve) {
   sbtest::TempDir d;
-  const std::string path = d.path() + "/cb.json";
-  {
-    // 2 ranks, a curve that is not a line: 64K 5 ms, 128K 10 ms, 256K 30 ms, 512K 70 ms
-    std::ofstream f(path);
-    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
-    const double kb[] = {64, 128, 256, 512}, ms[] = {5, 10, 30, 70};
-    for (int k = 0; k < 4; ++k)
-      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.3f}, \"algbw_GBps\": 0, "
-                       "\"busbw_GBps\": 0, \"max_abs_err\": 0, \"cpu_us\": {:.3f}}}{}\n",
-                       kb[k] * 1024, kb[k] * 256, ms[k] * 1e3, ms[k] * 500, k < 3 ? "," : "");
-    f << "  ]\n}\n";
-  }
+  // 2 ranks, a curve that is not a line: 64K 5 ms, 128K 10 ms, 256K 30 ms, 512K 70 ms
+  json::Json rows = json::Json::array();
+  const std::int64_t kb[] = {64, 128, 256, 512};
+  const double ms[] = {5, 10, 30, 70};
+  for (int k = 0; k < 4; ++k) rows.push_back(fixtures::ring_row(kb[k] * 1024, ms[k] * 1e3, {{"cpu_us", ms[k] * 500}}));
   Network n = net(0, 1);
-  n.inter = fit_commbench(path, "ring");
+  n.inter = fit_commbench(fixtures::commbench_file(d.path() + "/cb.json", 2, rows), "ring");
   // a call of m bytes at 2 ranks = 2 messages of m/2: a measured size costs what was measured
   EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 131072, n), 0.010, 1e-12);
   EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 524288, n), 0.070, 1e-12);

@@ -20,6 +20,7 @@
 #include "harness/train/trace.h"
 #include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
+#include "kernels/common/json.h"
 #include "tests/common/harness_test_util.h"
 #include "tests/study/project_fixtures.h"
 
@@ -41,8 +42,8 @@ TEST(ProjectTrace, ReadsWhatTrainWritesAndSkipsTheFirstStep) {
     tr.add(SpanCat::phase, "data", at, at + ms(1 * k));
     tr.add(SpanCat::phase, "forward", at + ms(1 * k), at + ms(11 * k));
     tr.add(SpanCat::phase, "backward", at + ms(11 * k), at + ms(41 * k));
-    tr.add(SpanCat::layer, "head", at + ms(11 * k), at + ms(21 * k), trace::kTrainRow, "\"begin\": 100, \"end\": 300");
-    tr.add(SpanCat::layer, "enc0", at + ms(21 * k), at + ms(41 * k), trace::kTrainRow, "\"begin\": 0, \"end\": 100");
+    tr.add(SpanCat::layer, "head", at + ms(11 * k), at + ms(21 * k), trace::kTrainRow, {{"begin", 100}, {"end", 300}});
+    tr.add(SpanCat::layer, "enc0", at + ms(21 * k), at + ms(41 * k), trace::kTrainRow, {{"begin", 0}, {"end", 100}});
     tr.add(SpanCat::phase, "optimizer", at + ms(41 * k), at + ms(43 * k));
   }
   tr.write();
@@ -80,7 +81,7 @@ std::string write_trace(const std::string& path, trace::Provenance prov) {
     tr.add(SpanCat::step, std::to_string(s + 1), at, at + ms(50));
     tr.add(SpanCat::phase, "forward", at, at + ms(10 + s));
     tr.add(SpanCat::phase, "backward", at + ms(10 + s), at + ms(40 + s));
-    tr.add(SpanCat::layer, "head", at + ms(10 + s), at + ms(40 + s), trace::kTrainRow, "\"begin\": 0, \"end\": 300");
+    tr.add(SpanCat::layer, "head", at + ms(10 + s), at + ms(40 + s), trace::kTrainRow, {{"begin", 0}, {"end", 300}});
   }
   tr.write();
   return path;
@@ -110,23 +111,17 @@ TEST(ProjectTrace, ProvenanceRoundTripsWithItsTypes) {
   { trace::Trace(r1, 1).write(); }
   trace::merge({r1, d.path() + "/t.json"}, d.path() + "/m.json");
   EXPECT_EQ(trace::read_trace_file(d.path() + "/m.json", "test").provenance.context, p.context);
-  // a provenance line that is not an object of strings and numbers: one line naming file and line
+  // a provenance value that is not a string or a number: one line naming the file and the member
   {
-    std::ifstream in(d.path() + "/t.json");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string s = text.str();
-    const std::string batch = "\"batch\": 8";
-    s.replace(s.find(batch), batch.size(), "\"batch\": [8]");
-    std::ofstream(d.path() + "/bad.json") << s;
+    json::Json doc = json::read_file(d.path() + "/t.json", "test");
+    doc["otherData"]["config"]["batch"] = json::Json::array({8});
+    std::ofstream(d.path() + "/bad.json") << json::layout(doc);
   }
   try {
     trace::read_trace_file(d.path() + "/bad.json", "test");
-    FAIL() << "a malformed config line must be refused";
+    FAIL() << "a malformed config must be refused";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.json line "), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("otherData.config is not an object of strings and numbers"), std::string::npos)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()), "test: " + d.path() + "/bad.json: otherData.config.batch is array, expected a string or a number");
   }
   // the steps' compute for the band and the stragglers: 40 and 42 ms (forward 11/12, backward 30)
   const MeasuredStep m = read_trace(d.path() + "/t.json");
@@ -205,18 +200,11 @@ TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
 
 TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {
   sbtest::TempDir d;
-  const std::string cb = d.path() + "/cb.json";
-  {
-    std::ofstream f(cb);
-    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
-    for (int k = 0; k < 3; ++k)
-      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": 0, \"time_us\": {}, \"algbw_GBps\": 0, "
-                       "\"max_abs_err\": 0, \"cpu_us\": 1.0, \"step_us\": [{}, {}]}}{}\n",
-                       1 << (20 + k), 1000 << k, 400 << k, 600 << k, k < 2 ? "," : "");
-    f << "  ]\n}\n";
-  }
+  json::Json rows = json::Json::array();
+  for (int k = 0; k < 3; ++k)
+    rows.push_back(fixtures::ring_row(1 << (20 + k), 1000 << k, {{"cpu_us", 1.0}, {"step_us", {400 << k, 600 << k}}}));
   ProjectCli o;
-  o.commbench = cb;
+  o.commbench = fixtures::commbench_file(d.path() + "/cb.json", 2, rows);
   std::string t = project_with(unet_batch(8, 1), o);
   EXPECT_NE(t.find("# ring steps: on: a ring over the network is a pipeline whose transfers are drawn from the "
                    "2 ranks' measured steps"), std::string::npos) << t;

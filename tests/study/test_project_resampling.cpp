@@ -137,24 +137,21 @@ TEST(ProjectResampling, TheBandCarriesBothIntervalsAtNOfTwoOrMore) {
 
 TEST(ProjectResampling, TheCommbenchGapAndAgreementAreRead) {
   sbtest::TempDir d;
-  const auto write = [&](const std::string& name, const std::string& gap) {
-    std::ofstream f(d.path() + "/" + name);
-    f << "{\n  \"ranks\": 2,\n" << gap << "  \"results\": [\n"
-         "    {\"algo\": \"ring\", \"bytes\": 2048, \"count\": 512, \"time_us\": 20000.0, \"algbw_GBps\": 0},\n"
-         "    {\"algo\": \"ring\", \"bytes\": 200000, \"count\": 50000, \"time_us\": 30000.0, \"algbw_GBps\": 0}\n  ]\n}\n";
-    return d.path() + "/" + name;
+  const auto write = [&](const std::string& name, const json::Json& extra) {
+    return fixtures::commbench_file(d.path() + "/" + name, 2,
+                                    {fixtures::ring_row(2048, 20000.0), fixtures::ring_row(200000, 30000.0)}, extra);
   };
-  const AlphaBeta spaced = fit_commbench(write("gap.json", "  \"gap_ms\": 560.5,\n"), "ring");
+  const AlphaBeta spaced = fit_commbench(write("gap.json", {{"gap_ms", 560.5}}), "ring");
   EXPECT_DOUBLE_EQ(spaced.gap_s, 0.5605);
   EXPECT_NE(spaced.source.find("calls 560.5 ms of compute apart"), std::string::npos) << spaced.source;
   // a file from before --gap-ms: back to back
-  const AlphaBeta old = fit_commbench(write("old.json", ""), "ring");
+  const AlphaBeta old = fit_commbench(write("old.json", json::Json::object()), "ring");
   EXPECT_EQ(old.gap_s, 0.0);
   EXPECT_NE(old.source.find("calls back to back"), std::string::npos) << old.source;
   EXPECT_EQ(old.agree_s, 0.0);  // nor an agreement: project prices it at the link's message time
   // the step's agreement, measured (commbench's agree_us); a negative one is refused, naming the file
-  EXPECT_DOUBLE_EQ(fit_commbench(write("agree.json", "  \"agree_us\": 8125.75,\n"), "ring").agree_s, 8125.75e-6);
-  const std::string bad = write("bad.json", "  \"agree_us\": -3,\n");
+  EXPECT_DOUBLE_EQ(fit_commbench(write("agree.json", {{"agree_us", 8125.75}}), "ring").agree_s, 8125.75e-6);
+  const std::string bad = write("bad.json", {{"agree_us", -3}});
   try {
     fit_commbench(bad, "ring");
     FAIL() << "a negative agreement must be refused";

@@ -15,6 +15,7 @@
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/order_stats.h"
 #include "kernels/common/check.h"
+#include "kernels/common/read_file.h"
 #include "tests/common/harness_test_util.h"
 #include "tests/study/project_fixtures.h"
 
@@ -114,19 +115,16 @@ TEST(ProjectRingSteps, ScalesOnlyTheRingOverTheNetwork) {
   EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 8, bytes, n, true), allreduce_time(StrategyKind::ring, 8, bytes, n));
 }
 
-std::string write_commbench(const std::string& path, const std::string& steps) {
-  std::ofstream f(path);
-  f << "{\n  \"ranks\": 2,\n  \"results\": [\n"
-       "    {\"algo\": \"ring\", \"bytes\": 2048, \"count\": 512, \"time_us\": 20000.0, \"algbw_GBps\": 0, "
-       "\"max_abs_err\": 0, \"cpu_us\": 5.0, \"step_us\": [" << steps << "]},\n"
-       "    {\"algo\": \"ring\", \"bytes\": 200000, \"count\": 50000, \"time_us\": 30000.0, \"algbw_GBps\": 0, "
-       "\"max_abs_err\": 0, \"cpu_us\": 9.0}\n  ]\n}\n";
-  return path;
+// Two ring rows, the first (2048 bytes) with these steps.
+std::string write_commbench(const std::string& path, const json::Json& steps) {
+  return fixtures::commbench_file(path, 2,
+                                  {fixtures::ring_row(2048, 20000.0, {{"cpu_us", 5.0}, {"step_us", steps}}),
+                                   fixtures::ring_row(200000, 30000.0, {{"cpu_us", 9.0}})});
 }
 
 TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
   sbtest::TempDir d;
-  AlphaBeta ab = fit_commbench(write_commbench(d.path() + "/cb.json", "10000.0, 20000.0"), "ring");
+  AlphaBeta ab = fit_commbench(write_commbench(d.path() + "/cb.json", {10000.0, 20000.0}), "ring");
   EXPECT_EQ(ab.measured_ranks, 2);
   ASSERT_EQ(ab.samples.size(), 2u);
   EXPECT_EQ(ab.samples[0].bytes, 1024.0);  // a 2-rank call of 2 KB: steps of 1 KB
@@ -134,21 +132,57 @@ TEST(ProjectRingSteps, CommbenchFitReadsTheSteps) {
   EXPECT_TRUE(ab.samples[1].steps_s.empty());  // a row without step_us
   EXPECT_DOUBLE_EQ(ring_step_factor(ab, 4, 1024), ring_step_factor(measured_link(), 4, 1e3));
   // many steps (a long run at 8 ranks) read in full
-  std::string many;
-  for (int i = 0; i < 5000; ++i) many += (i ? ", " : "") + std::to_string(100 + i % 7);
+  json::Json many = json::Json::array();
+  for (int i = 0; i < 5000; ++i) many.push_back(100 + i % 7);
   ab = fit_commbench(write_commbench(d.path() + "/many.json", many), "ring");
   EXPECT_EQ(ab.samples[0].steps_s.size(), 5000u);
-  // a bad entry: one line naming the file, the field and the value
-  for (const char* bad : {"10.0, x1", "10.0, -3", "10.0, inf"}) {
+  // a bad entry: one line naming the file, the member and the value (x1 and inf: not JSON at all)
+  const std::pair<const char*, const char*> bad_entries[] = {
+      {"-3", "bad.json: results[0].step_us[1] holds -3 at size 2048 (expected microseconds, 0 or more)"},
+      {"\"x1\"", "bad.json: results[0].step_us[1] is string (\"x1\"), expected a number"},
+      {"null", "bad.json: results[0].step_us[1] is null (null), expected a number"},
+      {"x1", "bad.json: not JSON (parse error at line "},
+      {"inf", "bad.json: not JSON (parse error at line "}};
+  for (const auto& [bad, want] : bad_entries) {
+    const std::string path = write_commbench(d.path() + "/bad.json", {10.0, 12345.0});
+    std::string text = read_text_file(path, "test");
+    text.replace(text.find("12345.0"), 7, bad);
+    std::ofstream(path) << text;
     try {
-      fit_commbench(write_commbench(d.path() + "/bad.json", bad), "ring");
+      fit_commbench(path, "ring");
       FAIL() << bad;
     } catch (const Error& e) {
       const std::string w = e.what();
-      EXPECT_NE(w.find("bad.json: step_us of size 2048 holds"), std::string::npos) << w;
+      EXPECT_NE(w.find(want), std::string::npos) << w;
+      EXPECT_EQ(w.rfind("--commbench " + d.path() + "/bad.json: ", 0), 0u) << w;
       EXPECT_EQ(w.find('\n'), std::string::npos) << w;
     }
   }
+}
+
+// The commbench file is parsed and read by name: any layout reads the same, and a file that is not
+// JSON, or lacks a member, or holds one of the wrong type, is one line naming the file and the member.
+TEST(ProjectRingSteps, CommbenchFileErrorsNameTheFileAndTheMember) {
+  sbtest::TempDir d;
+  const auto fit = [&](const std::string& text) {  // these files are written by hand: their JSON is the point
+    std::ofstream(d.path() + "/cb.json") << text;
+    return fit_commbench(d.path() + "/cb.json", "ring");
+  };
+  const std::string rows = R"("results": [{"time_us": 2.5, "bytes": 4096, "algo": "ring"},
+                                          {"algo": "native", "bytes": "other algorithms are not read"},
+                                          {"algo": "ring", "bytes": 8192, "time_us": 4.5}])";
+  EXPECT_EQ(fit("{" + rows + R"(, "ranks": 2})").measured_ranks, 2);  // keys in any order, rows on one line
+  const std::string at = "--commbench " + d.path() + "/cb.json: ";
+  const auto error = [&](const std::string& text) { return sbtest::error_of([&] { fit(text); }); };
+  EXPECT_EQ(error(R"({"ranks": 2})"), at + "no \"results\"");
+  EXPECT_EQ(error(R"({"results": []})"), at + "no \"ranks\" (not a commbench --json file)");
+  EXPECT_EQ(error(R"({"ranks": "2", )" + rows + "}"), at + "ranks is string (\"2\"), expected an integer");
+  EXPECT_EQ(error(R"({"ranks": 2, "results": [{"algo": "ring", "bytes": 4096}]})"), at + "results[0] has no \"time_us\"");
+  EXPECT_EQ(error(R"({"ranks": 2, "results": [{"algo": "ring", "bytes": 4096.5, "time_us": 1}]})"),
+            at + "results[0].bytes is number (4096.5), expected an integer");
+  EXPECT_EQ(error(R"({"ranks": 2, "agree_us": "fast", )" + rows + "}"), at + "agree_us is string (\"fast\"), expected a number");
+  EXPECT_EQ(error(R"({"ranks": 2, "results": {}})"), at + "results is object ({}), expected an array");
+  EXPECT_EQ(error("ranks = 2\n").rfind(at + "not JSON (parse error at line 1, column 1: ", 0), 0u) << error("ranks = 2\n");
 }
 
 }  // namespace

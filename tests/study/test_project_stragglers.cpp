@@ -165,20 +165,14 @@ TEST(ProjectBand, ComputeSpreadAndFitResidualByHand) {
 
 TEST(ProjectBand, CommbenchFitReportsItsResidual) {
   sbtest::TempDir d;
-  const std::string path = d.path() + "/cb.json";
-  {
-    // 2 ranks, alpha 0, 100 MB/s, the middle two rows 10 % off the line in opposite directions
-    std::ofstream f(path);
-    f << "{\n  \"ranks\": 2,\n  \"results\": [\n";
-    const double off[] = {1.0, 1.1, 0.9, 1.0};
-    for (int k = 0; k < 4; ++k) {
-      const double bytes = double(1 << (16 + k)), t_us = bytes / 1e8 * 1e6 * off[k];
-      f << fmt::format("    {{\"algo\": \"ring\", \"bytes\": {}, \"count\": {}, \"time_us\": {:.6f}, \"algbw_GBps\": 0}}{}\n",
-                       bytes, bytes / 4, t_us, k < 3 ? "," : "");
-    }
-    f << "  ]\n}\n";
+  // 2 ranks, alpha 0, 100 MB/s, the middle two rows 10 % off the line in opposite directions
+  json::Json rows = json::Json::array();
+  const double off[] = {1.0, 1.1, 0.9, 1.0};
+  for (int k = 0; k < 4; ++k) {
+    const std::int64_t bytes = std::int64_t{1} << (16 + k);
+    rows.push_back(fixtures::ring_row(bytes, json::rounded(double(bytes) / 1e8 * 1e6 * off[k], 6)));
   }
-  const AlphaBeta ab = fit_commbench(path, "ring");
+  const AlphaBeta ab = fit_commbench(fixtures::commbench_file(d.path() + "/cb.json", 2, rows), "ring");
   // each inner row against the line between its neighbours (times in units of the first row's):
   // 128K: between 1 (64K) and 3.6 (256K) at a third of the way, 1.8667, measured 2.2: +0.15152;
   // 256K: between 2.2 (128K) and 8 (512K), 4.1333, measured 3.6: -0.14815; RMS 0.14984 (an exact

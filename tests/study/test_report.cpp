@@ -5,6 +5,9 @@
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/report.h"
+#include "kernels/common/json.h"
+
+namespace json = scalebench::json;
 
 using namespace scalebench::study;
 using scalebench::record::Attrs;
@@ -71,14 +74,32 @@ TEST(Report, MarkdownAndJson) {
   EXPECT_NE(md.find("### unet - ring"), std::string::npos) << md;
   EXPECT_NE(md.find("| N | global batch |"), std::string::npos) << md;
   EXPECT_NE(md.find("| ---: | ---: |"), std::string::npos) << md;
-  const std::string js = report(sample(), Format::json);
-  EXPECT_EQ(js.rfind("{\"study\": \"rep\", \"provenance\": {\"hosts\": ", 0), 0u) << js;
-  EXPECT_NE(js.find("\"tables\": ["), std::string::npos) << js;
-  EXPECT_NE(js.find("\"images_per_s_ci_lo\": null"), std::string::npos) << js;  // 3 repetitions: no 95% interval
-  EXPECT_NE(js.find("\"flags\": \"\""), std::string::npos) << js;
-  EXPECT_NE(js.find("\"devices\": 4"), std::string::npos) << js;
-  EXPECT_NE(js.find("\"status\": \"failed\", \"error\": \"no such strategy\""), std::string::npos) << js;
-  EXPECT_NE(js.find("\"images_per_s\": null"), std::string::npos) << js;  // NaN → null
+  const json::Json js = json::parse(report(sample(), Format::json), "report --format json");
+  EXPECT_EQ(js.begin().key(), "study");
+  EXPECT_EQ(js["study"], "rep");
+  EXPECT_EQ(js["provenance"].begin().key(), "hosts") << js;
+  ASSERT_TRUE(js["tables"].is_array()) << js;
+  EXPECT_EQ(js["steps_to_target"], json::Json::array()) << js;  // no target: the sections are there, empty
+  EXPECT_EQ(js["selection"]["candidates"], json::Json::array()) << js;
+  const json::Json* ring = nullptr;
+  for (const json::Json& t : js["tables"])
+    if (t["model"] == "unet" && t["strategy"] == "ring") ring = &t;
+  ASSERT_NE(ring, nullptr) << js;
+  const json::Json& points = (*ring)["points"];
+  ASSERT_EQ(points.size(), 3u) << js;
+  EXPECT_EQ(points[0]["devices"], 1);
+  EXPECT_EQ(points[0]["global_batch"], 8);
+  EXPECT_EQ(points[0]["lr"], 0.05);
+  EXPECT_EQ(points[1]["images_per_s"], 180.0);
+  EXPECT_TRUE(points[1]["images_per_s_ci_lo"].is_null()) << js;  // 3 repetitions: no 95% interval
+  EXPECT_EQ(points[1]["flags"], "") << js;
+  EXPECT_EQ(points[1]["runs"], 1);
+  EXPECT_EQ(points[1]["status"], "ok");
+  EXPECT_EQ(points[2]["devices"], 4);
+  EXPECT_EQ(points[2]["status"], "failed");
+  EXPECT_EQ(points[2]["error"], "no such strategy");
+  EXPECT_EQ(points[2]["runs_ok"], 0);
+  EXPECT_TRUE(points[2]["images_per_s"].is_null()) << js;  // NaN → null
 }
 
 // collect's point statistics as the report shows them: six repetitions give a 95 % interval of

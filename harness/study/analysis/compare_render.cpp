@@ -7,6 +7,7 @@
 
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/stats.h"
+#include "kernels/common/json.h"
 
 namespace scalebench::study {
 namespace {
@@ -55,30 +56,21 @@ std::string metric_summary(const CompareResult& r, Format f) {
 }
 
 std::string json(const CompareResult& r, bool only_regressions) {
-  const auto strings = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_string(v[i]);
-    return "[" + s + "]";
-  };
-  std::string out = fmt::format("{{\"matched\": {}, \"regressions\": {}, \"improvements\": {}, \"inconclusive\": {}, "
-                                "\"context_differences\": {}, \"only_base\": {}, \"only_base_nearest\": {}, "
-                                "\"only_new\": {}, \"only_new_nearest\": {}, \"rows\": [",
-                                r.matched, r.regressions, r.improvements, r.inconclusive,
-                                strings(r.context_differences), strings(r.only_base), strings(r.only_base_nearest),
-                                strings(r.only_new), strings(r.only_new_nearest));
-  bool first = true;
+  using json::number_or_null;
+  json::Json doc = {{"matched", r.matched}, {"regressions", r.regressions}, {"improvements", r.improvements},
+                    {"inconclusive", r.inconclusive}, {"context_differences", r.context_differences},
+                    {"only_base", r.only_base}, {"only_base_nearest", r.only_base_nearest}, {"only_new", r.only_new},
+                    {"only_new_nearest", r.only_new_nearest}, {"rows", json::Json::array()}};
   for (const auto& v : r.rows) {
     if (only_regressions && !is_regression(v)) continue;
-    out += fmt::format("{}\n  {{\"point\": {}, \"metric\": {}, \"base\": {}, \"new\": {}, \"change\": {}, "
-                       "\"change_lo\": {}, \"change_hi\": {}, \"relative\": {}, \"limit\": {}, \"p\": {}, "
-                       "\"runs_base\": {}, \"runs_new\": {}, \"runs_needed\": {}, \"verdict\": {}, \"note\": {}}}",
-                       first ? "" : ",", json_string(v.point), json_string(v.metric), json_number(v.base),
-                       json_number(v.now), json_number(v.change), json_number(v.lo), json_number(v.hi),
-                       v.absolute ? "false" : "true", json_string(v.limit), v.p < 0 ? "null" : json_number(v.p),
-                       v.n_base, v.n_new, v.needed, json_string(v.verdict), json_string(v.note));
-    first = false;
+    doc["rows"].push_back({{"point", v.point}, {"metric", v.metric}, {"base", number_or_null(v.base)},
+                           {"new", number_or_null(v.now)}, {"change", number_or_null(v.change)},
+                           {"change_lo", number_or_null(v.lo)}, {"change_hi", number_or_null(v.hi)},
+                           {"relative", !v.absolute}, {"limit", v.limit},
+                           {"p", v.p < 0 ? json::Json(nullptr) : number_or_null(v.p)}, {"runs_base", v.n_base},
+                           {"runs_new", v.n_new}, {"runs_needed", v.needed}, {"verdict", v.verdict}, {"note", v.note}});
   }
-  return out + "\n]}\n";
+  return json::layout(doc);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// format.cpp — tables and JSON helpers (see format.h).
+// format.cpp — text and Markdown tables, number cells (see format.h).
 #include "harness/study/analysis/format.h"
 
 #include <algorithm>
@@ -74,25 +74,6 @@ std::string render(const TextTable& t, Format f) {
   for (const auto& r : t.rows) line(r, false);
   return out;
 }
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (ch < 0x20) out += fmt::format("\\u{:04x}", ch);
-        else out += char(ch);
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 std::string fixed(double v, int decimals) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, decimals) : "-"; }
 

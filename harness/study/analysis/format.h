@@ -1,5 +1,5 @@
-// format.h — output formats shared by report and compare: aligned text tables, Markdown tables,
-// and the JSON value helpers (NaN becomes null). Knows nothing about metrics.
+// format.h — output formats shared by report and compare: aligned text tables and Markdown tables
+// (JSON is kernels/common/json.h). Knows nothing about metrics.
 #pragma once
 
 #include <string>
@@ -16,9 +16,6 @@ struct TextTable {
 };
 // text: columns padded, numbers right-aligned; markdown: a pipe table.
 std::string render(const TextTable& t, Format f);
-
-std::string json_string(const std::string& s);
-std::string json_number(double v);  // null for NaN/inf
 
 // Fixed decimals, "-" for NaN.
 std::string fixed(double v, int decimals);

@@ -14,6 +14,7 @@
 #include "harness/study/analysis/point_stats.h"
 #include "harness/study/analysis/stats.h"
 #include "harness/strategy/strategy_traits.h"
+#include "kernels/common/json.h"
 
 namespace scalebench::study {
 namespace {
@@ -110,47 +111,49 @@ std::string interval(const record::Table& t, const PointRows& p, const std::stri
 std::string count(std::int64_t v) { return v > 0 ? std::to_string(v) : "-"; }
 std::string general(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
 
+std::string report_json(const StudyFile& f, const std::vector<Group>& groups) {
+  using json::number_or_null;
+  const record::Table& t = f.runs;
+  json::Json provenance_members = json::Json::object();
+  for (const auto& [k, v] : provenance(f)) provenance_members[k] = v;
+  json::Json doc = {{"study", f.attrs.str("study")}, {"provenance", std::move(provenance_members)},
+                    {"tables", json::Json::array()}};
+  for (const Group& gr : groups) {
+    json::Json points = json::Json::array();
+    for (const PointRows& p : gr.points) {
+      const std::size_t r = p.rows.front();
+      const auto [status, error] = status_of(t, p);
+      json::Json point = {{"devices", t.integer("world_size", r)}, {"global_batch", t.integer("global_batch", r)},
+                          {"lr", number_or_null(t.num("lr_effective", r))},
+                          {"steps_per_epoch", t.integer("steps_per_epoch", r)}};
+      for (const Metric& m : metric_table()) point[m.name] = number_or_null(point_median(t, p, m.name));
+      for (const std::string c : {"images_per_s", "epoch_time_s", "speedup", "efficiency"}) {
+        point[c + "_ci_lo"] = number_or_null(t.num(c + "_ci_lo", r));
+        point[c + "_ci_hi"] = number_or_null(t.num(c + "_ci_hi", r));
+      }
+      point["flags"] = t.str("flags", r);
+      point["speedup_baseline"] = t.str("baseline", r);
+      point["baseline_images_per_s"] = number_or_null(t.num("baseline_images_per_s", r));
+      point["runs"] = p.rows.size();
+      point["runs_ok"] = p.ok_rows.size();
+      point["status"] = status;
+      point["error"] = error;
+      points.push_back(std::move(point));
+    }
+    doc["tables"].push_back({{"model", gr.model}, {"strategy", gr.strategy}, {"series", gr.series},
+                             {"scaling", t.str("scaling", gr.points[0].rows[0])}, {"points", std::move(points)}});
+  }
+  add_report_tuning(f, doc);
+  return json::layout(doc);
+}
+
 }  // namespace
 
 std::string report(const StudyFile& f, Format format) {
   const record::Table& t = f.runs;
   const auto groups = groups_of(t);
   const auto med = [&](const PointRows& p, const std::string& c) { return point_median(t, p, c); };
-  if (format == Format::json) {
-    std::string out = "{\"study\": " + json_string(f.attrs.str("study")) + ", \"provenance\": {";
-    bool first = true;
-    for (const auto& [k, v] : provenance(f)) {
-      out += fmt::format("{}{}: {}", first ? "" : ", ", json_string(k), json_string(v));
-      first = false;
-    }
-    out += "}, \"tables\": [";
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const Group& gr = groups[g];
-      out += fmt::format("{}\n  {{\"model\": {}, \"strategy\": {}, \"series\": {}, \"scaling\": {}, \"points\": [",
-                         g ? "," : "", json_string(gr.model), json_string(gr.strategy), json_string(gr.series),
-                         json_string(t.str("scaling", gr.points[0].rows[0])));
-      for (std::size_t i = 0; i < gr.points.size(); ++i) {
-        const PointRows& p = gr.points[i];
-        const std::size_t r = p.rows.front();
-        const auto [status, error] = status_of(t, p);
-        out += fmt::format("{}\n    {{\"devices\": {}, \"global_batch\": {}, \"lr\": {}, \"steps_per_epoch\": {}",
-                           i ? "," : "", t.integer("world_size", r), t.integer("global_batch", r),
-                           json_number(t.num("lr_effective", r)), t.integer("steps_per_epoch", r));
-        for (const Metric& m : metric_table()) out += fmt::format(", \"{}\": {}", m.name, json_number(med(p, m.name)));
-        for (const char* c : {"images_per_s", "epoch_time_s", "speedup", "efficiency"})
-          out += fmt::format(", \"{0}_ci_lo\": {1}, \"{0}_ci_hi\": {2}", c,
-                             json_number(t.num(std::string(c) + "_ci_lo", r)), json_number(t.num(std::string(c) + "_ci_hi", r)));
-        out += fmt::format(", \"flags\": {}, \"speedup_baseline\": {}, \"baseline_images_per_s\": {}",
-                           json_string(t.str("flags", r)), json_string(t.str("baseline", r)),
-                           json_number(t.num("baseline_images_per_s", r)));
-        out += fmt::format(", \"runs\": {}, \"runs_ok\": {}, \"status\": {}, \"error\": {}}}", p.rows.size(),
-                           p.ok_rows.size(), json_string(status), json_string(error));
-      }
-      out += "]}";
-    }
-    return out + "\n]" + report_tuning(f, format) + "}\n";
-  }
-
+  if (format == Format::json) return report_json(f, groups);
   std::string out;
   std::int64_t ok = 0;
   for (std::size_t r = 0; r < t.rows(); ++r) ok += t.str("status", r) == "ok";

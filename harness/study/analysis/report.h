@@ -12,14 +12,18 @@
 
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "harness/study/analysis/format.h"
 #include "harness/study/analysis/study_file.h"
 
 namespace scalebench::study {
 
 std::string report(const StudyFile& f, Format format);
-// Its sections for a study with a target or a [select] (report_tuning.cpp): "" when there are
-// none; in JSON, the members to add to the top object (", \"steps_to_target\": [...], ...").
+// Its sections for a study with a target or a [select] (report_tuning.cpp), as text or Markdown
+// ("" when there are none), and in JSON the members "steps_to_target" and "selection" of the top
+// object (always there, empty when there are none).
 std::string report_tuning(const StudyFile& f, Format format);
+void add_report_tuning(const StudyFile& f, nlohmann::ordered_json& doc);
 
 }  // namespace scalebench::study

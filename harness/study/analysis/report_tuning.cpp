@@ -10,6 +10,7 @@
 
 #include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/report.h"
+#include "kernels/common/json.h"
 
 namespace scalebench::study {
 namespace {
@@ -22,7 +23,7 @@ std::string steps(double v) {
 std::string score(double v, const std::string& objective) {
   return objective == "steps_to_target" ? steps(v) : fixed(v, 3);
 }
-std::string json_steps(double v) { return std::isinf(v) && v > 0 ? "\"not reached\"" : json_number(v); }
+json::Json json_steps(double v) { return std::isinf(v) && v > 0 ? json::Json("not reached") : json::number_or_null(v); }
 
 // One row per configuration (config_id): its first row.
 std::vector<std::size_t> configurations(const record::Table& t) {
@@ -49,37 +50,34 @@ std::vector<std::string> shown_keys(const record::Table& t) {
 
 }  // namespace
 
+void add_report_tuning(const StudyFile& f, json::Json& doc) {
+  const record::Table& t = f.runs;
+  const record::Table& sel = f.selection;
+  json::Json steps = json::Json::array(), candidates = json::Json::array();
+  for (const std::size_t r : configurations(t))
+    steps.push_back({{"configuration", row_label(t, r, shown_keys(t))}, {"global_batch", t.integer("global_batch", r)},
+                     {"world_size", t.integer("world_size", r)}, {"target", json::number_or_null(t.num("target_value", r))},
+                     {"target_metric", t.str("target_metric", r)}, {"runs", t.integer("config_runs", r)},
+                     {"seeds", t.integer("config_seeds", r)}, {"not_reached", t.integer("target_not_reached", r)},
+                     {"steps_olympic", json_steps(t.num("steps_to_target_olympic", r))},
+                     {"steps_lo", json_steps(t.num("steps_to_target_lo", r))},
+                     {"steps_hi", json_steps(t.num("steps_to_target_hi", r))}, {"selected", t.integer("selected", r) != 0}});
+  for (std::size_t r = 0; r < sel.rows(); ++r)
+    candidates.push_back({{"cell", sel.str("cell", r)}, {"global_batch", sel.integer("global_batch", r)},
+                          {"grid", sel.str("grid", r)}, {"candidate", sel.str("candidate", r)},
+                          {"score", json_steps(sel.num("score", r))}, {"score_lo", json_steps(sel.num("score_lo", r))},
+                          {"score_hi", json_steps(sel.num("score_hi", r))}, {"runs", sel.integer("runs", r)},
+                          {"not_reached", sel.integer("not_reached", r)}, {"selected", sel.integer("selected", r) != 0}});
+  doc["steps_to_target"] = std::move(steps);
+  doc["selection"] = {{"objective", f.attrs.str("select_objective")}, {"tuned", f.attrs.str("select_tuned")},
+                      {"candidates", std::move(candidates)}};
+}
+
 std::string report_tuning(const StudyFile& f, Format format) {
   const record::Table& t = f.runs;
   const auto rows = configurations(t);
   const record::Table& sel = f.selection;
   const std::string objective = f.attrs.str("select_objective");
-  if (format == Format::json) {
-    std::string out = ", \"steps_to_target\": [";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const std::size_t r = rows[i];
-      out += fmt::format("{}\n  {{\"configuration\": {}, \"global_batch\": {}, \"world_size\": {}, \"target\": {}, "
-                         "\"target_metric\": {}, \"runs\": {}, \"seeds\": {}, \"not_reached\": {}, "
-                         "\"steps_olympic\": {}, \"steps_lo\": {}, \"steps_hi\": {}, \"selected\": {}}}",
-                         i ? "," : "", json_string(row_label(t, r, shown_keys(t))), t.integer("global_batch", r),
-                         t.integer("world_size", r), json_number(t.num("target_value", r)),
-                         json_string(t.str("target_metric", r)), t.integer("config_runs", r),
-                         t.integer("config_seeds", r), t.integer("target_not_reached", r),
-                         json_steps(t.num("steps_to_target_olympic", r)), json_steps(t.num("steps_to_target_lo", r)),
-                         json_steps(t.num("steps_to_target_hi", r)), t.integer("selected", r) ? "true" : "false");
-    }
-    out += "], \"selection\": {\"objective\": " + json_string(objective) +
-           ", \"tuned\": " + json_string(f.attrs.str("select_tuned")) + ", \"candidates\": [";
-    for (std::size_t r = 0; r < sel.rows(); ++r)
-      out += fmt::format("{}\n  {{\"cell\": {}, \"global_batch\": {}, \"grid\": {}, \"candidate\": {}, \"score\": {}, "
-                         "\"score_lo\": {}, \"score_hi\": {}, \"runs\": {}, \"not_reached\": {}, \"selected\": {}}}",
-                         r ? "," : "", json_string(sel.str("cell", r)), sel.integer("global_batch", r),
-                         json_string(sel.str("grid", r)), json_string(sel.str("candidate", r)),
-                         json_steps(sel.num("score", r)), json_steps(sel.num("score_lo", r)),
-                         json_steps(sel.num("score_hi", r)), sel.integer("runs", r), sel.integer("not_reached", r),
-                         sel.integer("selected", r) ? "true" : "false");
-    return out + "]}";
-  }
   std::string out;
   const bool md = format == Format::markdown;
   if (!rows.empty()) {

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <map>
 #include <mutex>
-#include <regex>
-#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -15,7 +13,7 @@
 #include "harness/comm/communicator.h"
 #include "harness/study/project/order_stats.h"
 #include "kernels/common/check.h"
-#include "kernels/common/read_file.h"
+#include "kernels/common/json.h"
 
 namespace scalebench::project {
 namespace {
@@ -134,20 +132,12 @@ AlphaBeta profile(const std::string& name) {
 
 namespace {
 // A row's step_us list ("12.5, 13.0, ..."): seconds, each finite and not negative.
-std::vector<double> parse_steps(const std::string& path, const std::string& list, double bytes) {
+// A row's step_us: microseconds, 0 or more each, as seconds.
+std::vector<double> read_steps(const json::Value& list, double bytes) {
   std::vector<double> out;
-  std::istringstream in(list);
-  for (std::string v; std::getline(in, v, ',');) {
-    v.erase(0, v.find_first_not_of(" \t\n"));
-    v.erase(v.find_last_not_of(" \t\n") + 1);
-    std::size_t used = 0;
-    double us = -1;
-    try {
-      us = std::stod(v, &used);
-    } catch (const std::exception&) {
-    }
-    SB_REQUIRE(!v.empty() && used == v.size() && std::isfinite(us) && us >= 0,
-               "--commbench {}: step_us of size {} holds '{}' (expected microseconds, 0 or more)", path, bytes, v);
+  for (const json::Value& v : list.elements()) {
+    const double us = v.number();
+    if (!(us >= 0)) v.fail(fmt::format("holds {} at size {} (expected microseconds, 0 or more)", us, bytes));
     out.push_back(us * 1e-6);
   }
   return out;
@@ -227,41 +217,27 @@ int network_ring_ranks(StrategyKind kind, int n, const Network& net) {
 }
 
 AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
-  const std::string text = read_text_file(path, fmt::format("--commbench: cannot read {}", path));
-  std::smatch m;
-  SB_REQUIRE(std::regex_search(text, m, std::regex(R"re("ranks": (\d+))re")),
-             "--commbench {}: no \"ranks\" (not a commbench --json file)", path);
-  const int n = std::stoi(m[1]);
+  const std::string where = "--commbench " + path;
+  const json::Json doc = json::read_file(path, where);
+  const json::Value top(doc, where);
+  const auto ranks = top.find("ranks");
+  SB_REQUIRE(ranks, "--commbench {}: no \"ranks\" (not a commbench --json file)", path);
+  const int n = int(ranks->integer());
   double gap_ms = 0;  // absent in files from before --gap-ms: calls back to back
-  if (std::regex_search(text, m, std::regex(R"re("gap_ms": ([0-9.eE+-]+))re"))) gap_ms = std::stod(m[1]);
+  if (const auto g = top.find("gap_ms")) gap_ms = g->number();
   SB_REQUIRE(std::isfinite(gap_ms) && gap_ms >= 0, "--commbench {}: gap_ms {} (expected 0 or more)", path, gap_ms);
   SB_REQUIRE(n >= 2, "--commbench {}: {} rank(s); a fit needs a run of 2 or more", path, n);
   std::vector<std::pair<double, double>> xy, cpu;  // (2(n-1)/n bytes, seconds), (the same, CPU seconds)
   std::vector<LinkSample> samples;
-  // One row at a time (a row holds no braces), its step_us list cut out before any regex sees it:
-  // libstdc++'s std::regex recurses once per character matched, and a row's steps can run to
-  // thousands of characters (a stack overflow under the sanitizers at 5000 steps).
-  const std::regex row(R"re(^\{"algo": "([a-z]+)", "bytes": (\d+), "count": \d+, "time_us": ([0-9.eE+-]+))re");
-  const std::regex cpu_us(R"re("cpu_us": ([0-9.eE+-]+))re");
-  const std::string steps_key = "\"step_us\": [";
-  std::smatch r, c;
-  for (std::size_t at = text.find("{\"algo\": "); at != std::string::npos; at = text.find("{\"algo\": ", at + 1)) {
-    const std::size_t end = text.find('}', at);
-    SB_REQUIRE(end != std::string::npos, "--commbench {}: a row of \"results\" has no closing brace", path);
-    std::string fields = text.substr(at, end - at + 1), steps;
-    if (const std::size_t s0 = fields.find(steps_key); s0 != std::string::npos) {
-      const std::size_t s1 = fields.find(']', s0);
-      SB_REQUIRE(s1 != std::string::npos, "--commbench {}: a row's step_us list has no closing bracket", path);
-      steps = fields.substr(s0 + steps_key.size(), s1 - s0 - steps_key.size());
-      fields.erase(s0, s1 - s0 + 1);
-    }
-    if (!std::regex_search(fields, r, row) || r[1] != algo) continue;
-    const double bytes = std::stod(r[2]), x = 2.0 * (n - 1) / n * bytes, t = std::stod(r[3]) * 1e-6;
+  for (const json::Value& row : top["results"].elements()) {
+    if (row["algo"].string() != algo) continue;
+    const double bytes = double(row["bytes"].integer()), x = 2.0 * (n - 1) / n * bytes;
+    const double t = row["time_us"].number() * 1e-6;
     xy.emplace_back(x, t);
-    const bool has_cpu = std::regex_search(fields, c, cpu_us);
-    if (has_cpu) cpu.emplace_back(x, std::stod(c[1]) * 1e-6);
-    samples.push_back({bytes / n, t / (2.0 * (n - 1)), has_cpu ? std::stod(c[1]) * 1e-6 / (2.0 * (n - 1)) : 0.0, {}});
-    if (!steps.empty()) samples.back().steps_s = parse_steps(path, steps, bytes);
+    const auto cpu_us = row.find("cpu_us");  // absent in files from before cpu_us
+    if (cpu_us) cpu.emplace_back(x, cpu_us->number() * 1e-6);
+    samples.push_back({bytes / n, t / (2.0 * (n - 1)), cpu_us ? cpu_us->number() * 1e-6 / (2.0 * (n - 1)) : 0.0, {}});
+    if (const auto steps = row.find("step_us")) samples.back().steps_s = read_steps(*steps, bytes);
   }
   SB_REQUIRE(xy.size() >= 2, "--commbench {}: {} size(s) of algorithm {}; the fit needs 2 or more", path, xy.size(), algo);
   const auto [slope, intercept] = fit_line(xy);
@@ -283,8 +259,8 @@ AlphaBeta fit_commbench(const std::string& path, const std::string& algo) {
   ab.samples = std::move(samples);
   ab.measured_ranks = n;
   ab.gap_s = gap_ms * 1e-3;
-  if (std::regex_search(text, m, std::regex(R"re("agree_us": ([0-9.eE+-]+))re"))) {  // absent before agree_us
-    const double agree_us = std::stod(m[1]);
+  if (const auto agree = top.find("agree_us")) {  // absent before agree_us
+    const double agree_us = agree->number();
     SB_REQUIRE(std::isfinite(agree_us) && agree_us >= 0, "--commbench {}: agree_us {} (expected 0 or more)", path, agree_us);
     ab.agree_s = agree_us * 1e-6;
   }

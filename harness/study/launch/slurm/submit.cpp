@@ -14,6 +14,7 @@
 #include "harness/study/launch/slurm/script.h"
 #include "harness/study/launch/subprocess.h"
 #include "kernels/common/check.h"
+#include "kernels/common/write_file.h"
 
 namespace scalebench::study::slurm {
 namespace {
@@ -22,17 +23,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kJobsHeader = "submitted_utc\tgroup\tjob_id\trepetitions\tscript\tlabel";
 
-void write_text(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    SB_REQUIRE(f.good(), "{}: cannot write", tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  SB_REQUIRE(!ec, "{}: cannot write: {}", path.string(), ec.message());
-}
+void write_text(const fs::path& path, const std::string& text) { write_file_atomically(path.string(), text); }
 
 void append_job(const fs::path& jobs, const JobRecord& r) {
   const bool fresh = !fs::exists(jobs);

@@ -29,6 +29,7 @@ class Scalebench(CMakePackage, CudaPackage):
     depends_on("fmt@9:")
     depends_on("cli11@2.1:")
     depends_on("tomlplusplus@3.3:")
+    depends_on("nlohmann-json@3.11:")
     depends_on("hdf5@1.10:~mpi")
     depends_on("blas")
     depends_on("onednn", when="+onednn")

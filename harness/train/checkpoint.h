@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "harness/strategy/noise_scale.h"
-#include "harness/train/trainer.h"
+#include "harness/train/train_result.h"
 #include "models/model.h"
 #include "models/optimizer.h"
 

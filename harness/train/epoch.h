@@ -17,6 +17,7 @@
 #include "harness/train/phase_timer.h"
 #include "harness/train/rank_state.h"
 #include "harness/train/trace.h"
+#include "harness/train/train_observer.h"
 
 namespace scalebench {
 

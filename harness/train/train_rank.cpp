@@ -196,7 +196,7 @@ int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, Train
 // epoch it cuts short is closed as it stands (its row covers the steps it ran).
 void train_epochs(RankState& st, EpochRunner& runner, int first_epoch, TrainObserver* observer) {
   for (int epoch = first_epoch; epoch <= st.cfg.epochs; ++epoch) {
-    EpochRunner::Outcome o = runner.run_steps(epoch);
+    EpochProgress o = runner.run_steps(epoch);
     const bool last = epoch == st.cfg.epochs && o.steps_done == st.steps;
     if (o.stop && !o.target && !last) {  // on the run's very last step a stop is just the end
       TrainResult& r = st.result;

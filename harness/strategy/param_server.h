@@ -167,6 +167,7 @@ class ParameterServer final : public Strategy {
   void serve_sync(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps);
   void serve_async(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps);
   struct AsyncWorker;  // ps-async: what the server tracks per worker (ps_async.cpp)
+  class AsyncServe;   // ps-async: one serving run over them (ps_async.cpp)
   static std::int64_t furthest(const std::vector<AsyncWorker>& ws, std::int64_t done);
   [[noreturn]] void fail_everyone(std::vector<AsyncWorker>& ws, int bad, std::int64_t limit, Model& model);
 

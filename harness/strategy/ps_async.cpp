@@ -31,110 +31,171 @@ std::int64_t ParameterServer::furthest(const std::vector<AsyncWorker>& ws, std::
   return at;
 }
 
-void ParameterServer::serve_async(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps) {
-  const int w = workers();
-  std::vector<AsyncWorker> ws(static_cast<std::size_t>(w));
-  std::int64_t limit = steps;  // pushes per worker: steps, or fewer once a stop was asked for
-  const std::int64_t first = hooks_.first_step;  // pushes per worker a resumed run had applied
-  std::int64_t saved = first;                    // the last checkpoint moment written
-  std::int64_t timed_at = -1;  // the time-based checkpoint moment announced (--checkpoint-minutes)
-  // A checkpoint moment (after_round): every `checkpoint_every` pushes per worker, a stop, and
-  // the time-based one the server announced.
-  auto checkpoint_at = [&](std::int64_t c) {
-    const std::int64_t every = hooks_.checkpoint_every;
-    return hooks_.after_round && c > saved &&
-           ((every > 0 && c % every == 0) || (c == limit && limit < steps) || c == timed_at);
-  };
-  auto post = [&](int r) {
-    auto& k = ws[std::size_t(r)];
-    k.version_req = comm_.irecv(&k.got, sizeof k.got, r, kTagVersion);
-    k.grad_req = comm_.irecv(k.grad.data(), bytes(), r, kTagGrad);
-  };
-  auto reply = [&](int r) {
-    auto& k = ws[std::size_t(r)];
-    k.reply_v.wait();
-    k.reply_w.wait();
-    copy_weights(model, k.snapshot);  // weights change while in flight
-    k.sent = {version_, limit < steps ? limit : -1, k.got.bad_rank, k.action, k.got.issue, stop_signal_, timed_at};
-    k.reply_v = comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
-    k.reply_w = comm_.isend(k.snapshot.data(), bytes(), r, kTagWeights);
-    k.deferred = false;
-    if (k.pushes < limit) post(r);
-  };
-  for (int r = 0; r < w; ++r) {
-    auto& k = ws[std::size_t(r)];
-    k.grad.resize(std::size_t(count_));
-    k.snapshot.resize(std::size_t(count_));
-    k.pushes = first;
-    k.sent.version = version_;  // what the worker holds: the start's (or the checkpoint's) weights
-    if (first < limit) post(r);
+// One ps-async serving run: every worker's state and the server's counters over them.
+class ParameterServer::AsyncServe {
+ public:
+  AsyncServe(ParameterServer& ps, Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps);
+  bool done() const { return applied_ >= limit_ * w_; }
+  bool apply_pushes();                 // every push that has arrived; false when none had
+  void notice_stop_and_checkpoint();   // a stop asked for, a time-based checkpoint due
+  void send_replies();
+  std::string finish();                // waits for the replies in flight; the run's statistics line
+
+ private:
+  void apply(int r);
+  bool checkpoint_at(std::int64_t c) const;
+  void post(int r);
+  void reply(int r);
+
+  ParameterServer& ps_;
+  Model& model_;
+  Optimizer& opt_;
+  const LrSchedule& sched_;
+  const std::int64_t steps_;
+  const int w_;
+  std::vector<AsyncWorker> ws_;
+  std::int64_t limit_;      // pushes per worker: steps, or fewer once a stop was asked for
+  const std::int64_t first_;  // pushes per worker a resumed run had applied
+  std::int64_t saved_;      // the last checkpoint moment written
+  std::int64_t timed_at_ = -1;  // the time-based checkpoint moment announced (--checkpoint-minutes)
+  std::int64_t applied_, stale_sum_ = 0, stale_max_ = 0, deferrals_ = 0;
+};
+
+ParameterServer::AsyncServe::AsyncServe(ParameterServer& ps, Model& model, Optimizer& opt, const LrSchedule& sched,
+                                        std::int64_t steps)
+    : ps_(ps), model_(model), opt_(opt), sched_(sched), steps_(steps), w_(ps.workers()),
+      ws_(static_cast<std::size_t>(w_)), limit_(steps), first_(ps.hooks_.first_step), saved_(first_),
+      applied_(first_ * w_) {
+  for (int r = 0; r < w_; ++r) {
+    auto& k = ws_[std::size_t(r)];
+    k.grad.resize(std::size_t(ps_.count_));
+    k.snapshot.resize(std::size_t(ps_.count_));
+    k.pushes = first_;
+    k.sent.version = ps_.version_;  // what the worker holds: the start's (or the checkpoint's) weights
+    if (first_ < limit_) post(r);
   }
-  std::int64_t applied = first * w, stale_sum = 0, stale_max = 0, deferrals = 0;
-  while (applied < limit * w) {
-    bool progressed = false;
-    for (int r = 0; r < w; ++r) {
-      auto& k = ws[std::size_t(r)];
-      if (k.pushes >= limit || k.deferred || !k.grad_req.valid() || !k.version_req.test() || !k.grad_req.test())
-        continue;
-      stop_signal_ = std::max(stop_signal_, int(k.got.stop));
-      if (k.got.bad_rank < 0 && !finite(k.grad))
-        k.got.bad_rank = r, k.got.issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
-      k.action = judge(k.got.bad_rank >= 0);
-      if (k.action == kFailed) fail_everyone(ws, r, limit, model);  // throws
-      // Updates applied since the weights this gradient was computed on were sent (kept here, not
-      // taken from the push, so that it holds across a resume too).
-      const std::int64_t staleness = version_ - k.sent.version;
-      stale_sum += staleness, stale_max = std::max(stale_max, staleness);
-      // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
-      // moves the weights as far as one synchronous step of the mean gradient would.
-      if (k.action == kOk) {
-        opt.step(model.params().f32(), on_device(model, k.grad), float(sched.at(version_ / w) / w));
-        ++version_;
-      }
-      ++applied, ++k.pushes;
-      k.deferred = true;
-      progressed = true;
+}
+
+// A checkpoint moment (after_round): every `checkpoint_every` pushes per worker, a stop, and
+// the time-based one the server announced.
+bool ParameterServer::AsyncServe::checkpoint_at(std::int64_t c) const {
+  const std::int64_t every = ps_.hooks_.checkpoint_every;
+  return ps_.hooks_.after_round && c > saved_ &&
+         ((every > 0 && c % every == 0) || (c == limit_ && limit_ < steps_) || c == timed_at_);
+}
+
+void ParameterServer::AsyncServe::post(int r) {
+  auto& k = ws_[std::size_t(r)];
+  k.version_req = ps_.comm_.irecv(&k.got, sizeof k.got, r, kTagVersion);
+  k.grad_req = ps_.comm_.irecv(k.grad.data(), ps_.bytes(), r, kTagGrad);
+}
+
+void ParameterServer::AsyncServe::reply(int r) {
+  auto& k = ws_[std::size_t(r)];
+  k.reply_v.wait();
+  k.reply_w.wait();
+  ps_.copy_weights(model_, k.snapshot);  // weights change while in flight
+  k.sent = {ps_.version_, limit_ < steps_ ? limit_ : -1, k.got.bad_rank, k.action, k.got.issue, ps_.stop_signal_,
+            timed_at_};
+  k.reply_v = ps_.comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
+  k.reply_w = ps_.comm_.isend(k.snapshot.data(), ps_.bytes(), r, kTagWeights);
+  k.deferred = false;
+  if (k.pushes < limit_) post(r);
+}
+
+bool ParameterServer::AsyncServe::apply_pushes() {
+  bool progressed = false;
+  for (int r = 0; r < w_; ++r) {
+    auto& k = ws_[std::size_t(r)];
+    if (k.pushes >= limit_ || k.deferred || !k.grad_req.valid() || !k.version_req.test() || !k.grad_req.test())
+      continue;
+    apply(r);
+    progressed = true;
+  }
+  return progressed;
+}
+
+// Worker r's push, which has arrived: judged, applied (or skipped), and its reply deferred to
+// send_replies().
+void ParameterServer::AsyncServe::apply(int r) {
+  auto& k = ws_[std::size_t(r)];
+  ps_.stop_signal_ = std::max(ps_.stop_signal_, int(k.got.stop));
+  if (k.got.bad_rank < 0 && !finite(k.grad))
+    k.got.bad_rank = r, k.got.issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
+  k.action = ps_.judge(k.got.bad_rank >= 0);
+  if (k.action == kFailed) ps_.fail_everyone(ws_, r, limit_, model_);  // throws
+  // Updates applied since the weights this gradient was computed on were sent (kept here, not
+  // taken from the push, so that it holds across a resume too).
+  const std::int64_t staleness = ps_.version_ - k.sent.version;
+  stale_sum_ += staleness, stale_max_ = std::max(stale_max_, staleness);
+  // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
+  // moves the weights as far as one synchronous step of the mean gradient would.
+  if (k.action == kOk) {
+    opt_.step(model_.params().f32(), ps_.on_device(model_, k.grad), float(sched_.at(ps_.version_ / w_) / w_));
+    ++ps_.version_;
+  }
+  ++applied_, ++k.pushes;
+  k.deferred = true;
+}
+
+void ParameterServer::AsyncServe::notice_stop_and_checkpoint() {
+  // A stop: every worker ends at the furthest push count any of them reaches before its next
+  // reply (which carries the count): a worker awaiting a reply is at `pushes`, one computing
+  // its next step will push once more.
+  if (!ps_.stop_signal_) ps_.stop_signal_ = ps_.server_stop_signal();
+  if (limit_ == steps_ && ps_.stop_signal_) limit_ = std::min(furthest(ws_, steps_), steps_);
+  // A time-based checkpoint: at the same push count, found the same way (so no worker has had
+  // its reply for it yet); every later reply announces it. None on a run's last push.
+  if (timed_at_ <= saved_ && ps_.checkpoint_overdue()) {
+    const std::int64_t at = furthest(ws_, limit_);
+    if (at > saved_ && at < limit_) timed_at_ = at;
+  }
+}
+
+// Replies: a worker may run ahead of the slowest unfinished one by at most `staleness` pushes.
+// At a checkpoint moment a reply waits until every worker has pushed as often; the server's
+// file is written before the first of those replies goes out.
+void ParameterServer::AsyncServe::send_replies() {
+  std::int64_t slowest = limit_, least = limit_;
+  for (const auto& k : ws_) {
+    if (k.pushes < limit_) slowest = std::min(slowest, k.pushes);
+    least = std::min(least, k.pushes);
+  }
+  for (int r = 0; r < w_; ++r) {
+    auto& k = ws_[std::size_t(r)];
+    if (!k.deferred) continue;
+    if (checkpoint_at(k.pushes)) {
+      if (least < k.pushes) continue;
+      ps_.hooks_.after_round(k.pushes, k.pushes == limit_ && limit_ < steps_);
+      saved_ = k.pushes;
+      ps_.last_checkpoint_ = std::chrono::steady_clock::now();
     }
-    // A stop: every worker ends at the furthest push count any of them reaches before its next
-    // reply (which carries the count): a worker awaiting a reply is at `pushes`, one computing
-    // its next step will push once more.
-    if (!stop_signal_) stop_signal_ = server_stop_signal();
-    if (limit == steps && stop_signal_) limit = std::min(furthest(ws, steps), steps);
-    // A time-based checkpoint: at the same push count, found the same way (so no worker has had
-    // its reply for it yet); every later reply announces it. None on a run's last push.
-    if (timed_at <= saved && checkpoint_overdue()) {
-      const std::int64_t at = furthest(ws, limit);
-      if (at > saved && at < limit) timed_at = at;
-    }
-    // Replies: a worker may run ahead of the slowest unfinished one by at most `staleness` pushes.
-    // At a checkpoint moment a reply waits until every worker has pushed as often; the server's
-    // file is written before the first of those replies goes out.
-    std::int64_t slowest = limit, least = limit;
-    for (const auto& k : ws) {
-      if (k.pushes < limit) slowest = std::min(slowest, k.pushes);
-      least = std::min(least, k.pushes);
-    }
-    for (int r = 0; r < w; ++r) {
-      auto& k = ws[std::size_t(r)];
-      if (!k.deferred) continue;
-      if (checkpoint_at(k.pushes)) {
-        if (least < k.pushes) continue;
-        hooks_.after_round(k.pushes, k.pushes == limit && limit < steps);
-        saved = k.pushes;
-        last_checkpoint_ = std::chrono::steady_clock::now();
-      }
-      if (k.pushes >= limit || k.pushes - slowest <= opts_.staleness)
-        reply(r);
-      else
-        ++deferrals;
-    }
+    if (k.pushes >= limit_ || k.pushes - slowest <= ps_.opts_.staleness)
+      reply(r);
+    else
+      ++deferrals_;
+  }
+}
+
+std::string ParameterServer::AsyncServe::finish() {
+  for (auto& k : ws_) k.reply_v.wait(), k.reply_w.wait();
+  std::string stats = fmt::format("ps-async: {} updates, staleness mean {:.2f} max {} (bound {}), {} deferred polls",
+                                  applied_, applied_ ? double(stale_sum_) / double(applied_) : 0.0, stale_max_,
+                                  ps_.opts_.staleness, deferrals_);
+  if (ps_.skipped_total_) stats += fmt::format(", {} non-finite pushes skipped", ps_.skipped_total_);
+  if (limit_ < steps_) stats += fmt::format(" (stopped after {} of {} pushes each: preempted)", limit_, steps_);
+  return stats;
+}
+
+void ParameterServer::serve_async(Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps) {
+  AsyncServe s(*this, model, opt, sched, steps);
+  while (!s.done()) {
+    const bool progressed = s.apply_pushes();
+    s.notice_stop_and_checkpoint();
+    s.send_replies();
     if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
-  for (auto& k : ws) k.reply_v.wait(), k.reply_w.wait();
-  stats_ = fmt::format("ps-async: {} updates, staleness mean {:.2f} max {} (bound {}), {} deferred polls", applied,
-                       applied ? double(stale_sum) / double(applied) : 0.0, stale_max, opts_.staleness, deferrals);
-  if (skipped_total_) stats_ += fmt::format(", {} non-finite pushes skipped", skipped_total_);
-  if (limit < steps) stats_ += fmt::format(" (stopped after {} of {} pushes each: preempted)", limit, steps);
+  stats_ = s.finish();
 }
 
 // ps-async, --on-nonfinite fail (or too many skips): worker `bad`'s push just failed. Tell every

@@ -333,4 +333,39 @@ void restore_model_state(const RankCheckpoint& c, Model& m, Optimizer& opt, bool
   }
 }
 
+void capture_epoch(const EpochProgress& o, bool closed, bool steps, RankCheckpoint& c) {
+  c.epoch = closed ? o.epoch.epoch + 1 : o.epoch.epoch;
+  c.step = closed ? 0 : o.steps_done;
+  if (closed) return;
+  c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
+  c.images = o.epoch.images, c.time = o.epoch.time, c.checkpoint_s = o.epoch.checkpoint_s;
+  c.noise = o.noise;
+  if (steps) c.current_steps = o.rows;
+}
+
+EpochProgress unfinished_epoch(const RankCheckpoint& c) {
+  EpochProgress o;
+  o.epoch.epoch = c.epoch;
+  o.epoch.warmup = c.epoch == 1;
+  o.steps_done = c.step;
+  o.loss_sum = c.loss_sum, o.loss_steps = c.loss_steps, o.epoch.lr = c.lr, o.epoch.images = c.images;
+  o.epoch.time = c.time;
+  o.epoch.checkpoint_s = c.checkpoint_s;
+  o.noise = c.noise;
+  o.rows = c.current_steps;
+  return o;
+}
+
+void capture_record(const TrainResult& r, const std::vector<std::vector<StepRow>>& epoch_steps, RankCheckpoint& c) {
+  c.segments = r.segments;
+  c.epochs = r.epochs, c.epoch_steps = epoch_steps;
+  c.target_checks = r.target.checks();
+}
+
+void restore_record(const RankCheckpoint& c, TrainResult& r, std::vector<std::vector<StepRow>>& epoch_steps) {
+  epoch_steps = c.epoch_steps;
+  r.epochs = c.epochs;
+  r.target.restore(c.target_checks);  // the best so far and the verdict continue
+}
+
 }  // namespace scalebench

@@ -10,7 +10,8 @@
 // worker's sums over the unfinished epoch, and on rank 0 the record so far (finished epochs with
 // their steps, the unfinished epoch's steps), so a resumed run's file keeps its earlier epochs.
 // Capture and restore move a Model's state (weights, optimizer, batch-norm statistics) between its
-// device and a RankCheckpoint's host copies.
+// device and a RankCheckpoint's host copies, and the epoch in hand (epoch_progress.h) and the
+// record so far into a RankCheckpoint and back.
 // What it deliberately does not do: decide when to checkpoint (epoch.cpp) or talk to other ranks.
 #pragma once
 
@@ -20,7 +21,8 @@
 #include <vector>
 
 #include "harness/strategy/noise_scale.h"
-#include "harness/train/trainer.h"
+#include "harness/train/epoch_progress.h"
+#include "harness/train/train_result.h"
 #include "models/model.h"
 #include "models/optimizer.h"
 
@@ -35,7 +37,7 @@ struct RankCheckpoint {
   std::vector<float> params;
   Optimizer::State optimizer;
   std::vector<std::vector<float>> buffers;  // Model::buffers() order
-  // This worker's sums over the unfinished epoch (EpochRunner::Outcome).
+  // This worker's sums over the unfinished epoch (epoch_progress.h).
   double loss_sum = 0, wall_s = 0, lr = 0;
   std::int64_t loss_steps = 0, images = 0, nonfinite_skipped = 0;
   int consecutive_skips = 0;
@@ -75,6 +77,19 @@ void check_compatible(const RankCheckpoint& c, const std::string& step_dir, cons
 void capture_model_state(Model& m, const Optimizer& opt, bool buffers, RankCheckpoint& c);
 // And back onto the model's device; throws scalebench::Error naming what does not fit this model.
 void restore_model_state(const RankCheckpoint& c, Model& m, Optimizer& opt, bool buffers);
+
+// The epoch in hand into c: its position after o.steps_done steps and this worker's sums over them
+// (with `steps`, the reporting rank's part, also their rows) — or, when it was just closed, the
+// next epoch at step 0, with no sums.
+void capture_epoch(const EpochProgress& o, bool closed, bool steps, RankCheckpoint& c);
+// The epoch c left unfinished, as it stood then (its wall time so far is c.wall_s: the runner
+// continues that clock itself).
+EpochProgress unfinished_epoch(const RankCheckpoint& c);
+// The reporting rank's record so far into c (finished epochs with their steps, the launches, the
+// target's checks), and back into a result. restore_record leaves the launches alone: the
+// resuming rank appends its own launch to c.segments (train_rank.cpp).
+void capture_record(const TrainResult& r, const std::vector<std::vector<StepRow>>& epoch_steps, RankCheckpoint& c);
+void restore_record(const RankCheckpoint& c, TrainResult& r, std::vector<std::vector<StepRow>>& epoch_steps);
 
 // Test hook: SCALEBENCH_CHECKPOINT_SLEEP_S=S makes every rank file's write take S seconds more
 // (a slow file system), so tests can tell checkpoint time from training time without timing

@@ -149,14 +149,41 @@ void EpochRunner::on_nonfinite(const StepExchange& x, int epoch, std::int64_t st
   if (st_.reports()) log_ << "  skipped: " << what << "\n" << std::flush;
 }
 
-EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
-  const TrainConfig& cfg = st_.cfg;
-  const auto& info = st_.info;
-  Outcome o;
+// The epoch's clocks: its training time leaves out the checkpoint writes and the mid-epoch target
+// checks of this launch, and a resumed epoch adds the time it had before its checkpoint.
+struct EpochRunner::EpochTime {
+  EpochTime(double before, std::int64_t first_step) : before(before), first_step(first_step) {}
+  double training() const { return before + clock.elapsed() - checkpoint_s - eval_s; }
+  const double before;              // a resumed epoch's time before its checkpoint
+  const std::int64_t first_step;    // a resumed epoch's rate counts the steps run here
+  Stopwatch clock, progress;
+  double checkpoint_s = 0;          // this launch's checkpoint writes in the epoch: not training time
+  double eval_s = 0;                // nor are its mid-epoch target checks (--eval-every-steps)
+};
+
+EpochProgress EpochRunner::run_steps(int epoch) {
+  double wall_before = 0;
+  EpochProgress o = start_epoch(epoch, wall_before);
+  EpochTime time(wall_before, o.steps_done);
+  for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
+    sleep_in_step_for_tests();
+    const StepExchange xch = train_step(o, s);
+    log_progress(o, time);
+    agree_stop(o);
+    check_target_if_due(o, time);
+    checkpoint_if_due(o, xch.checkpoint, time);
+    if (st_.reports()) kill_after_step_for_tests(ctx_.step);
+    if (o.stop) break;
+  }
+  o.epoch.wall_s = time.training();
+  return o;
+}
+
+EpochProgress EpochRunner::start_epoch(int epoch, double& wall_before) {
+  EpochProgress o;
   o.epoch.epoch = epoch;
   o.epoch.warmup = epoch == 1;
   loader_.start_epoch(epoch - 1);
-  double wall_before = 0;  // a resumed epoch's time before its checkpoint
   if (resumed_ && resumed_->epoch.epoch == epoch) {
     o = std::move(*resumed_);
     wall_before = resumed_wall_s_;
@@ -164,121 +191,170 @@ EpochRunner::Outcome EpochRunner::run_steps(int epoch) {
       SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
   }
   resumed_.reset();
-  Stopwatch epoch_clock, progress_clock;
-  double checkpoint_here = 0;  // this launch's checkpoint writes in the epoch: not training time
-  double eval_here = 0;        // nor are its mid-epoch target checks (--eval-every-steps)
-  const std::int64_t first_step = o.steps_done;  // a resumed epoch's rate counts the steps run here
-  for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
-    sleep_in_step_for_tests();
-    // Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
-    // queued, so a phase's device time is not counted in the next one. The phases add up to the
-    // step's time from the clock's start, where its trace span starts too.
-    DeviceClock sw(st_.io.device());
-    const auto step_t0 = sw.started();
-    StepTimes t;
-    SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
-    t.data = sw.lap();
-    if (cfg.on_nonfinite == NonFinitePolicy::skip) save_buffers();
-    // --accumulate K: the loader dealt K micro-batches of --batch; each loss is scaled by 1/K and the
-    // gradients summed (Model::backward), so the step trains the mean over all K·b samples.
-    double loss = 0;
-    StepHealth health;
-    const int micro = cfg.accumulate;
-    const int mb = batch_.size / micro;
-    const std::int64_t image_floats = std::int64_t(info.channels) * info.height * info.width;
-    const std::size_t label_values = batch_.labels.size() / std::size_t(batch_.size);
-    for (int m = 0; m < micro; ++m) {
-      const Tensor x = Tensor::view(batch_.images.data() + m * mb * image_floats, {mb, info.channels, info.height,
-                                                                                   info.width});
-      const auto first = batch_.labels.begin() + std::ptrdiff_t(std::size_t(m * mb) * label_values);
-      // Dropout draws at the global position: local sample m·b + i of this worker's K·b.
-      ctx_.sample_offset = std::int64_t(st_.worker) + std::int64_t(st_.workers) * m * mb;
-      layer_mark_ = trace::Clock::now();  // --trace: the first node's forward span starts here
-      const Tensor& logits = st_.model.forward(ctx_, st_.io.input(x), /*training=*/true);
-      const auto y = labels_for_logits(std::vector<std::int32_t>(first, first + std::ptrdiff_t(mb * label_values)),
-                                       x.shape(), logits.shape(), info);
-      const double micro_loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
-      if (!health.bad) health = check_step(micro_loss, x);
-      loss += micro_loss / micro;
-      if (micro > 1) st_.io.device().scale(dlogits_, 1.0f / float(micro));
-      t.fwd += sw.lap();
-      if (m + 1 == micro) st_.strategy->before_backward(st_.model);
-      layer_mark_ = trace::Clock::now();
-      st_.model.backward(ctx_, dlogits_, /*last_micro_batch=*/m + 1 == micro);
-      if (m + 1 < micro) st_.strategy->after_micro_batch(st_.model);  // reads this micro-batch's gradient
-      t.bwd += sw.lap();
-    }
-    health.stop_wanted = preemption_signal();
-    health.checkpoint_wanted = st_.rank == 0 && st_.cfg.checkpoint_minutes > 0 &&
-                               since_checkpoint_.elapsed() >= st_.cfg.checkpoint_minutes * 60;
-    o.epoch.lr = st_.sched.at(ctx_.step);
-    const StepExchange xch = st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr), health);
-    // Everything after backward that is not the exposed exchange is the update phase: the optimizer
-    // and the strategy's own bookkeeping, and also the checks between backward and the strategy
-    // (a thread descheduled there under load). Taking the strategy's update timer alone left that
-    // time out of every phase, so the step span ended before a late bucket's allreduce did.
-    const double after_backward = sw.lap();
-    t.comm_exposed = xch.comm_exposed;
-    // On the CPU both timers ran inside this lap, so this is >= xch.update; on a GPU the lap is device
-    // time and the exposed wait host time, hence the floor.
-    t.update = std::max(0.0, after_backward - xch.comm_exposed);
-    ++ctx_.step;
-    if (st_.trace) trace_step(step_t0, t, ctx_.step);
-    o.epoch.time += t;
-    o.rows.push_back({.epoch = epoch, .step = s + 1, .loss = loss, .time = t, .segment = segment_});
-    if (xch.nonfinite) {
-      on_nonfinite(xch, epoch, s + 1);  // throws under --on-nonfinite fail
-      restore_buffers();
-    } else {
-      consecutive_skips_ = 0;
-      o.noise.add(xch.norms);
-      o.loss_sum += loss;
-      ++o.loss_steps;
-    }
-    o.epoch.images += batch_.size;
-    o.steps_done = s + 1;
-    if (progress_clock.elapsed() >= cfg.progress_seconds && s + 1 < st_.steps) {
-      const double per_step = epoch_clock.elapsed() / double(s + 1 - first_step);
-      const double left = double(st_.steps - s - 1 + st_.steps * std::int64_t(cfg.epochs - epoch)) * per_step;
-      log_ << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s  {}\n", epoch, cfg.epochs, s + 1,
-                          st_.steps, o.loss_sum / double(s + 1),
-                          double(o.epoch.images * st_.workers) / epoch_clock.elapsed(), eta(left))
-           << std::flush;
-      progress_clock.lap();
-    }
-    // All workers stop after the same step or none does (the exchange carried the requests).
-    o.stop_signal = st_.strategy->agree_stop(target_pending_ ? kTargetStop : preemption_signal());
-    o.stop = o.stop_signal != 0;
-    o.target = o.stop_signal == kTargetStop;  // a parameter server's stop for the target
-    // A target check between epochs' closes (the last step's is the close's); the same step on
-    // every worker, as ctx_.step is. Not when stopping for a signal: that run continues later.
-    if (cfg.eval_every_steps > 0 && ctx_.step % cfg.eval_every_steps == 0 && s + 1 < st_.steps && !o.stop &&
-        !target_pending_) {
-      Stopwatch eval_clock;
-      const double trained = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
-      const bool reached = check_target_mid_epoch(o, closed_seconds() + trained);
-      if (via_server_ && reached) {
-        target_pending_ = true;
-        st_.strategy->agree_stop(kTargetStop);  // rides on the next push (the stop itself comes later)
-      } else {
-        o.target = o.stop = reached;
-      }
-      eval_here += eval_clock.elapsed();
-    }
-    const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
-    // No checkpoint at the target: the run ends here (a crash before its record replays to it).
-    if (checkpointing() && (periodic || xch.checkpoint) && !o.target) {  // xch.checkpoint: the same on every worker
-      o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
-      const double dt = save_checkpoint(o, false);
-      checkpoint_here += dt;
-      o.epoch.checkpoint_s += dt;
-      o.rows.back().checkpoint_s = dt;
-    }
-    if (st_.reports()) kill_after_step_for_tests(ctx_.step);
-    if (o.stop) break;
-  }
-  o.epoch.wall_s = wall_before + epoch_clock.elapsed() - checkpoint_here - eval_here;
   return o;
+}
+
+// One optimizer step, in the order it runs: the batch, then for each micro-batch its forward, loss
+// and backward, then the exchange with the optimizer's update, then its record.
+// Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
+// queued, so a phase's device time is not counted in the next one. The phases add up to the
+// step's time from the clock's start, where its trace span starts too.
+StepExchange EpochRunner::train_step(EpochProgress& o, std::int64_t s) {
+  DeviceClock sw(st_.io.device());
+  const auto step_t0 = sw.started();
+  StepTimes t;
+  next_batch(s);
+  t.data = sw.lap();
+  if (st_.cfg.on_nonfinite == NonFinitePolicy::skip) save_buffers();
+  StepLoss loss;
+  for (int m = 0; m < st_.cfg.accumulate; ++m) {
+    const MicroBatch mb = micro_batch(m);
+    const Tensor& logits = forward(mb);
+    add_loss(logits, mb, loss);
+    t.fwd += sw.lap();
+    backward(m);
+    t.bwd += sw.lap();
+  }
+  const StepExchange xch = exchange_and_update(o, loss.health);
+  time_update(sw.lap(), xch, t);
+  ++ctx_.step;  // the optimizer's step count, which the schedule, dropout and checkpoints follow
+  record_step(o, s, loss.value, t, xch, step_t0);
+  return xch;
+}
+
+void EpochRunner::next_batch(std::int64_t s) {
+  SB_CHECK(loader_.next(batch_), "loader ended after {} of {} batches", s, st_.steps);
+}
+
+// --accumulate K: the loader dealt K micro-batches of --batch; each loss is scaled by 1/K and the
+// gradients summed (Model::backward), so the step trains the mean over all K·b samples.
+EpochRunner::MicroBatch EpochRunner::micro_batch(int m) {
+  const auto& info = st_.info;
+  const int mb = batch_.size / st_.cfg.accumulate;
+  const std::int64_t image_floats = std::int64_t(info.channels) * info.height * info.width;
+  const std::size_t label_values = batch_.labels.size() / std::size_t(batch_.size);
+  const auto first = batch_.labels.begin() + std::ptrdiff_t(std::size_t(m * mb) * label_values);
+  return {.index = m,
+          .size = mb,
+          .x = Tensor::view(batch_.images.data() + m * mb * image_floats,
+                            {mb, info.channels, info.height, info.width}),
+          .labels = std::vector<std::int32_t>(first, first + std::ptrdiff_t(mb * label_values))};
+}
+
+const Tensor& EpochRunner::forward(const MicroBatch& mb) {
+  // Dropout draws at the global position: local sample m·b + i of this worker's K·b.
+  ctx_.sample_offset = std::int64_t(st_.worker) + std::int64_t(st_.workers) * mb.index * mb.size;
+  layer_mark_ = trace::Clock::now();  // --trace: the first node's forward span starts here
+  return st_.model.forward(ctx_, st_.io.input(mb.x), /*training=*/true);
+}
+
+// The micro-batch's loss (its mean over the step's, 1/K of it) and its gradient in dlogits_, and
+// this worker's check of it before the exchange.
+void EpochRunner::add_loss(const Tensor& logits, const MicroBatch& mb, StepLoss& step) {
+  const int micro = st_.cfg.accumulate;
+  const auto y = labels_for_logits(mb.labels, mb.x.shape(), logits.shape(), st_.info);
+  const double micro_loss = st_.io.loss(logits, y, st_.class_weights, &dlogits_);  // cuda: waits for the forward
+  if (!step.health.bad) step.health = check_step(micro_loss, mb.x);
+  step.value += micro_loss / micro;
+  if (micro > 1) st_.io.device().scale(dlogits_, 1.0f / float(micro));
+}
+
+void EpochRunner::backward(int m) {
+  const bool last = m + 1 == st_.cfg.accumulate;
+  if (last) st_.strategy->before_backward(st_.model);
+  layer_mark_ = trace::Clock::now();
+  st_.model.backward(ctx_, dlogits_, /*last_micro_batch=*/last);
+  if (!last) st_.strategy->after_micro_batch(st_.model);  // reads this micro-batch's gradient
+}
+
+// The strategy exchanges the gradients and applies the optimizer (on a parameter server, the
+// server applies it inside the exchange), unless some worker's step was not finite. The step's
+// health carries this rank's stop and checkpoint requests to the other workers.
+StepExchange EpochRunner::exchange_and_update(EpochProgress& o, StepHealth& health) {
+  health.stop_wanted = preemption_signal();
+  health.checkpoint_wanted = st_.rank == 0 && st_.cfg.checkpoint_minutes > 0 &&
+                             since_checkpoint_.elapsed() >= st_.cfg.checkpoint_minutes * 60;
+  o.epoch.lr = st_.sched.at(ctx_.step);
+  return st_.strategy->after_backward(st_.model, st_.opt, float(o.epoch.lr), health);
+}
+
+// Everything after backward that is not the exposed exchange is the update phase: the optimizer
+// and the strategy's own bookkeeping, and also the checks between backward and the strategy
+// (a thread descheduled there under load). Taking the strategy's update timer alone left that
+// time out of every phase, so the step span ended before a late bucket's allreduce did.
+void EpochRunner::time_update(double after_backward, const StepExchange& xch, StepTimes& t) {
+  t.comm_exposed = xch.comm_exposed;
+  // On the CPU both timers ran inside this lap, so this is >= xch.update; on a GPU the lap is device
+  // time and the exposed wait host time, hence the floor.
+  t.update = std::max(0.0, after_backward - xch.comm_exposed);
+}
+
+// The step into the epoch's sums and rows (and the trace); a non-finite step is skipped or fails.
+void EpochRunner::record_step(EpochProgress& o, std::int64_t s, double loss, const StepTimes& t, const StepExchange& xch,
+                              trace::Clock::time_point step_t0) {
+  if (st_.trace) trace_step(step_t0, t, ctx_.step);
+  o.epoch.time += t;
+  o.rows.push_back({.epoch = o.epoch.epoch, .step = s + 1, .loss = loss, .time = t, .segment = segment_});
+  if (xch.nonfinite) {
+    on_nonfinite(xch, o.epoch.epoch, s + 1);  // throws under --on-nonfinite fail
+    restore_buffers();
+  } else {
+    consecutive_skips_ = 0;
+    o.noise.add(xch.norms);
+    o.loss_sum += loss;
+    ++o.loss_steps;
+  }
+  o.epoch.images += batch_.size;
+  o.steps_done = s + 1;
+}
+
+// A step line at most every --progress-seconds (none after the epoch's last step).
+void EpochRunner::log_progress(const EpochProgress& o, EpochTime& time) {
+  const TrainConfig& cfg = st_.cfg;
+  if (time.progress.elapsed() < cfg.progress_seconds || o.steps_done >= st_.steps) return;
+  const double per_step = time.clock.elapsed() / double(o.steps_done - time.first_step);
+  const double left = double(st_.steps - o.steps_done + st_.steps * std::int64_t(cfg.epochs - o.epoch.epoch)) * per_step;
+  log_ << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s  {}\n", o.epoch.epoch, cfg.epochs,
+                      o.steps_done, st_.steps, o.loss_sum / double(o.steps_done),
+                      double(o.epoch.images * st_.workers) / time.clock.elapsed(), eta(left))
+       << std::flush;
+  time.progress.lap();
+}
+
+// All workers stop after the same step or none does (the exchange carried the requests).
+void EpochRunner::agree_stop(EpochProgress& o) {
+  o.stop_signal = st_.strategy->agree_stop(target_pending_ ? kTargetStop : preemption_signal());
+  o.stop = o.stop_signal != 0;
+  o.target = o.stop_signal == kTargetStop;  // a parameter server's stop for the target
+}
+
+// A target check between epochs' closes (the last step's is the close's); the same step on
+// every worker, as ctx_.step is. Not when stopping for a signal: that run continues later.
+void EpochRunner::check_target_if_due(EpochProgress& o, EpochTime& time) {
+  const std::int64_t every = st_.cfg.eval_every_steps;
+  if (every <= 0 || ctx_.step % every != 0 || o.steps_done >= st_.steps || o.stop || target_pending_) return;
+  Stopwatch eval_clock;
+  const bool reached = check_target_mid_epoch(o, closed_seconds() + time.training());
+  if (via_server_ && reached) {
+    target_pending_ = true;
+    st_.strategy->agree_stop(kTargetStop);  // rides on the next push (the stop itself comes later)
+  } else {
+    o.target = o.stop = reached;
+  }
+  time.eval_s += eval_clock.elapsed();
+}
+
+// A periodic checkpoint (--checkpoint-every), or a time-based one the exchange agreed on
+// (`agreed`: the same on every worker). None at the target: the run ends here (a crash before
+// its record replays to it).
+void EpochRunner::checkpoint_if_due(EpochProgress& o, bool agreed, EpochTime& time) {
+  const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
+  if (!checkpointing() || !(periodic || agreed) || o.target) return;
+  o.epoch.wall_s = time.training();
+  const double dt = save_checkpoint(o, false);
+  time.checkpoint_s += dt;
+  o.epoch.checkpoint_s += dt;
+  o.rows.back().checkpoint_s = dt;
 }
 
 double EpochRunner::epochs_so_far(int epoch, std::int64_t steps_done) const {
@@ -301,7 +377,7 @@ const EvalResult& EpochRunner::evaluate_now(int epoch) {
   return *eval_;
 }
 
-bool EpochRunner::check_target_mid_epoch(const Outcome& o, double seconds) {
+bool EpochRunner::check_target_mid_epoch(const EpochProgress& o, double seconds) {
   bool reached = false;
   if (st_.reports()) {
     const EvalResult& ev = evaluate_now(o.epoch.epoch);
@@ -325,7 +401,7 @@ bool EpochRunner::check_target_mid_epoch(const Outcome& o, double seconds) {
   return st_.strategy->max_over_workers(reached ? 1.0 : 0.0) > 0;
 }
 
-void EpochRunner::close(Outcome& o, TrainObserver* observer) {
+void EpochRunner::close(EpochProgress& o, TrainObserver* observer) {
   EpochResult& er = o.epoch;
   // The epoch ends when the slowest worker ends; the loss is the mean over every worker's steps.
   er.wall_s = st_.strategy->max_over_workers(er.wall_s);
@@ -352,7 +428,7 @@ void EpochRunner::close(Outcome& o, TrainObserver* observer) {
   }
 }
 
-void EpochRunner::evaluate_and_record(Outcome& o, TrainObserver* observer) {
+void EpochRunner::evaluate_and_record(EpochProgress& o, TrainObserver* observer) {
   EpochResult& er = o.epoch;
   Stopwatch eval_clock;
   const EvalResult& ev = evaluate_now(o.epoch.epoch);
@@ -379,27 +455,18 @@ void EpochRunner::evaluate_and_record(Outcome& o, TrainObserver* observer) {
   st_.result.epochs.push_back(std::move(er));
 }
 
-double EpochRunner::save_checkpoint(const Outcome& o, bool closed) {
+double EpochRunner::save_checkpoint(const EpochProgress& o, bool closed) {
   Stopwatch clock;
   RankCheckpoint c;
   c.config_text = st_.cfg.canonical_text();
   c.workers = st_.workers, c.rank = st_.rank;
-  c.epoch = closed ? o.epoch.epoch + 1 : o.epoch.epoch;
-  c.step = closed ? 0 : o.steps_done;
   c.global_step = ctx_.step;
-  capture_model_state(st_.model, st_.opt, /*buffers=*/true, c);
-  if (!closed) {
-    c.loss_sum = o.loss_sum, c.wall_s = o.epoch.wall_s, c.lr = o.epoch.lr, c.loss_steps = o.loss_steps;
-    c.images = o.epoch.images, c.time = o.epoch.time, c.checkpoint_s = o.epoch.checkpoint_s;
-    c.noise = o.noise;
-    if (st_.reports()) c.current_steps = o.rows;
-  }
   c.segment = segment_;
-  if (st_.reports()) c.segments = st_.result.segments;
   c.consecutive_skips = consecutive_skips_;
   c.nonfinite_skipped = st_.result.nonfinite_skipped;
-  if (st_.reports()) c.epochs = st_.result.epochs, c.epoch_steps = finished_rows_;
-  if (st_.reports()) c.target_checks = st_.result.target.checks();
+  capture_model_state(st_.model, st_.opt, /*buffers=*/true, c);
+  capture_epoch(o, closed, st_.reports(), c);
+  if (st_.reports()) capture_record(st_.result, finished_rows_, c);
   write_rank_checkpoint(st_.cfg.checkpoint_dir, c);
   since_checkpoint_.lap();
   st_.strategy->max_over_workers(0);  // every worker's file is in place before `latest` moves
@@ -413,25 +480,14 @@ void EpochRunner::resume(const RankCheckpoint& c) {
   st_.strategy->resume_at(c.global_step);
   consecutive_skips_ = c.consecutive_skips;
   st_.result.nonfinite_skipped = c.nonfinite_skipped;
-  finished_rows_ = c.epoch_steps;
-  st_.result.epochs = c.epochs;
-  st_.result.target.restore(c.target_checks);  // the best so far and the verdict continue
+  restore_record(c, st_.result, finished_rows_);
   // A parameter-server run preempted while its target was pending (a signal won the stop) asks
   // for the stop again at once. Every worker resumes (train_rank.cpp), so this agreement is theirs.
   if (via_server_ && st_.cfg.has_target())
     target_pending_ = st_.strategy->max_over_workers(st_.reports() && st_.result.target.reached() ? 1.0 : 0.0) > 0;
-  Outcome o;
-  o.epoch.epoch = c.epoch;
-  o.epoch.warmup = c.epoch == 1;
-  o.steps_done = c.step;
-  o.loss_sum = c.loss_sum, o.loss_steps = c.loss_steps, o.epoch.lr = c.lr, o.epoch.images = c.images;
-  o.epoch.time = c.time;
-  o.epoch.checkpoint_s = c.checkpoint_s;
-  o.noise = c.noise;
-  o.rows = c.current_steps;
   segment_ = c.segment + 1;
   resumed_wall_s_ = c.wall_s;
-  resumed_ = std::move(o);
+  resumed_ = unfinished_epoch(c);
 }
 
 }  // namespace scalebench

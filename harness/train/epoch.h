@@ -1,9 +1,10 @@
-// epoch.h — one epoch of one worker rank: its steps (data → forward → loss → backward → exchange
-// + update, timed per phase, a progress line at most every --progress-seconds, and the workers'
-// agreement to stop after a step on preemption or at a target), then its close (epoch time = max over workers,
-// loss = mean over every worker's steps, held-out evaluation, the epoch line and the observer, on
-// the reporting rank). What it deliberately does not do: set anything up (rank_state.h) or decide
-// what a run does after a preemption (train_rank.cpp).
+// epoch.h — one epoch of one worker rank: its steps (each one train_step(): data → forward → loss
+// → backward → exchange + update → record, timed per phase; between steps a progress line at most
+// every --progress-seconds, the workers' agreement to stop on preemption or at a target, and
+// checkpoints), then its close (epoch time = max over workers, loss = mean over every worker's
+// steps, held-out evaluation, the epoch line and the observer, on the reporting rank).
+// What it deliberately does not do: set anything up (rank_state.h), decide what a run does after
+// a preemption (train_rank.cpp), or lay out a checkpoint's contents (checkpoint.h).
 #pragma once
 
 #include <iosfwd>
@@ -13,10 +14,12 @@
 
 #include "harness/data/loader.h"
 #include "harness/train/checkpoint.h"
+#include "harness/train/epoch_progress.h"
 #include "harness/train/evaluate.h"
 #include "harness/train/phase_timer.h"
 #include "harness/train/rank_state.h"
 #include "harness/train/trace.h"
+#include "harness/train/train_observer.h"
 
 namespace scalebench {
 
@@ -26,32 +29,21 @@ class EpochRunner {
  public:
   EpochRunner(RankState& st, std::ostream& log);
 
-  struct Outcome {
-    EpochResult epoch;              // times, images, loss sum so far (not yet reduced over workers)
-    double loss_sum = 0;            // this worker's steps (skipped non-finite steps left out)
-    std::int64_t loss_steps = 0;    // the steps loss_sum sums
-    std::int64_t steps_done = 0;
-    NoiseScaleSums noise;           // the gradient noise scale's measured steps (same on every worker)
-    bool stop = false;              // the workers agreed to stop after the last step done
-    int stop_signal = 0;            // ... because of this signal (preemption.h)
-    bool target = false;            // ... because the run's target was reached there (target.h)
-    std::vector<StepRow> rows;      // this epoch's steps, for the observer
-  };
   // Runs the epoch's steps; stops early when the workers agree to (preemption, or a target reached
   // at a --eval-every-steps check). A resumed epoch starts after the steps its checkpoint had done,
   // with its sums.
-  Outcome run_steps(int epoch);
+  EpochProgress run_steps(int epoch);
   // After a complete epoch (or one cut short by its target): reduces it over the workers and, on
   // the reporting rank, evaluates, logs and observes it and appends it to the result. A collective
   // among the workers, which leave it together, after the evaluation, agreeing whether the target
   // is reached (o.target).
-  void close(Outcome& o, TrainObserver* observer);
+  void close(EpochProgress& o, TrainObserver* observer);
 
   // Checkpoints (checkpoint.h): every worker writes its file, then rank 0 commits the step. `o` is
   // the epoch in hand with `steps_done` steps; an epoch that was just closed is saved as the next
   // one at step 0. A collective among the workers. Returns the seconds it took (this rank's
   // clock, which waits for every worker's file): checkpoint time, kept out of the epoch's wall time.
-  double save_checkpoint(const Outcome& o, bool closed);
+  double save_checkpoint(const EpochProgress& o, bool closed);
   // Continue from a checkpoint: position, sums of the unfinished epoch, the record so far; this
   // launch is the checkpoint's segment + 1.
   void resume(const RankCheckpoint& c);
@@ -59,18 +51,46 @@ class EpochRunner {
   bool checkpointing() const { return !st_.cfg.checkpoint_dir.empty(); }
 
  private:
+  // The step (epoch.cpp reads it top to bottom): train_step() runs one optimizer step as a list of
+  // the calls below it; run_steps() runs the steps with what happens between them.
+  struct EpochTime;
+  struct MicroBatch {
+    int index = 0, size = 0;           // m of --accumulate K, and its samples
+    Tensor x;                          // a view into the loader's batch
+    std::vector<std::int32_t> labels;
+  };
+  struct StepLoss {
+    double value = 0;                  // the mean over the step's micro-batches
+    StepHealth health;                 // this worker's check of its step, before the exchange
+  };
+  EpochProgress start_epoch(int epoch, double& wall_before);  // a resumed epoch continues its checkpoint's
+  StepExchange train_step(EpochProgress& o, std::int64_t s);
+  void next_batch(std::int64_t s);
+  MicroBatch micro_batch(int m);
+  const Tensor& forward(const MicroBatch& mb);
+  void add_loss(const Tensor& logits, const MicroBatch& mb, StepLoss& step);
+  void backward(int m);
+  StepExchange exchange_and_update(EpochProgress& o, StepHealth& health);
+  static void time_update(double after_backward, const StepExchange& xch, StepTimes& t);
+  void record_step(EpochProgress& o, std::int64_t s, double loss, const StepTimes& t, const StepExchange& xch,
+                   trace::Clock::time_point step_t0);
+  // Between steps: the progress line, the workers' stop, a mid-epoch target check, a checkpoint.
+  void log_progress(const EpochProgress& o, EpochTime& time);
+  void agree_stop(EpochProgress& o);
+  void check_target_if_due(EpochProgress& o, EpochTime& time);
+  void checkpoint_if_due(EpochProgress& o, bool agreed, EpochTime& time);
   // This worker's own check of its step (loss, input batch), before the exchange.
   StepHealth check_step(double loss, const Tensor& x) const;
   // Every worker, after the same step: fail (throws) or count and log the skip.
   void on_nonfinite(const StepExchange& x, int epoch, std::int64_t step);
   // The reporting rank's part of close(): evaluation, log line, observer, result.
-  void evaluate_and_record(Outcome& o, TrainObserver* observer);
+  void evaluate_and_record(EpochProgress& o, TrainObserver* observer);
   // The held-out evaluation of the model as it is now, on the reporting rank; the same step's
   // result again when a mid-epoch check already took it (an epoch closed by its target).
   const EvalResult& evaluate_now(int epoch);  // epoch: the trace span's subject
   // --eval-every-steps: every worker, after the same step. The reporting rank evaluates and
   // records the check (`seconds`: training time so far); all agree whether the target is reached.
-  bool check_target_mid_epoch(const Outcome& o, double seconds);
+  bool check_target_mid_epoch(const EpochProgress& o, double seconds);
   // Training seconds of the closed epochs (reporting rank).
   double closed_seconds() const;
   double epochs_so_far(int epoch, std::int64_t steps_done) const;  // TargetCheck::epochs
@@ -91,7 +111,7 @@ class EpochRunner {
   void restore_buffers();
   std::vector<Tensor> saved_buffers_;
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
-  std::optional<Outcome> resumed_;                    // the unfinished epoch of a checkpoint
+  std::optional<EpochProgress> resumed_;  // the unfinished epoch of a checkpoint
   std::optional<EvalResult> eval_;  // the last evaluation (reporting rank) ...
   std::int64_t eval_step_ = -1;     // ... at this optimizer step
   double resumed_wall_s_ = 0;

@@ -16,7 +16,8 @@
 #include "harness/strategy/strategy.h"
 #include "harness/train/step_io.h"
 #include "harness/train/trace.h"
-#include "harness/train/trainer.h"
+#include "harness/train/train_config.h"
+#include "harness/train/train_result.h"
 #include "models/model.h"
 #include "models/spec.h"
 

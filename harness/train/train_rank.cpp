@@ -106,53 +106,56 @@ TrainResult serve(RankState& st) {
   return std::move(st.result);
 }
 
-// --resume: continue from the newest checkpoint every worker can read (auto) or as named. Every
-// worker reads its own file; they agree (collectives) on each candidate, newest first: a file that
-// is damaged, missing or unreadable on any worker makes them all fall back to the previous kept
-// checkpoint (its reason printed by the worker that found it, the fall-back by the reporting
-// rank); a checkpoint of other options stops them all with its reason. A parameter server reads
-// its own file of the newest (serve()), so its workers cannot fall back. Returns the epoch to start with.
-int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, TrainObserver* observer) {
-  const TrainConfig& cfg = st.cfg;
-  st.result.segments = {this_launch(1)};
-  const std::string where = runner.checkpointing() || cfg.resume != "auto" ? resume_folder(cfg) : "";
-  if (where.empty()) return 1;
+// The checkpoint folders a resume from `where` may use, newest first (checkpoint_candidates), the
+// same on every worker: an error reading them on any worker stops them all. A parameter server
+// reads its own file of the newest (serve()), so its workers cannot fall back: only the newest.
+std::vector<std::string> resume_candidates(RankState& st, const std::string& where) {
   std::vector<std::string> candidates;
   std::string error;
   try {
     candidates = checkpoint_candidates(where);
-    SB_REQUIRE(!candidates.empty() || cfg.resume == "auto", "--resume {}: no checkpoint there (no `latest`, no rank-0.bin)",
+    SB_REQUIRE(!candidates.empty() || st.cfg.resume == "auto", "--resume {}: no checkpoint there (no `latest`, no rank-0.bin)",
                where);
   } catch (const std::exception& e) {
     error = e.what();
   }
   const int bad = int(st.strategy->max_over_workers(error.empty() ? 0.0 : double(st.rank + 1))) - 1;
   if (bad >= 0) fail_input(error.empty() ? fmt::format("rank {} could not resume from {}", bad, where) : error);
-  if (traits(cfg.strategy).extra_ranks > 0 && candidates.size() > 1) candidates.resize(1);
+  if (traits(st.cfg.strategy).extra_ranks > 0 && candidates.size() > 1) candidates.resize(1);
+  return candidates;
+}
+
+struct ResumePoint {
+  RankCheckpoint ck;      // this worker's file
+  std::string step_dir;   // the checkpoint it is in
+};
+
+// The newest candidate every worker can use. Every worker reads its own file; they agree
+// (collectives) on each candidate, newest first: a file that is damaged, missing or unreadable on
+// any worker makes them all fall back to the previous kept checkpoint (its reason printed by the
+// worker that found it, the fall-back by the reporting rank); a checkpoint of other options stops
+// them all with its reason, as does running out of candidates. Empty: there were none.
+std::optional<ResumePoint> first_usable(RankState& st, const std::vector<std::string>& candidates,
+                                        const std::string& where, std::ostream& log) {
   // What a worker found in its file of one candidate: usable, damaged (or missing), or of other options.
   enum Found { usable = 0, damaged = 1, other_options = 2 };
   constexpr double kRanks = 1 << 20;  // agreement value: found * kRanks + rank + 1, the max over workers
-  std::optional<RankCheckpoint> ck;
-  std::string step_dir;
-  for (std::size_t i = 0; i < candidates.size() && !ck; ++i) {
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    std::optional<RankCheckpoint> ck;
     Found found = usable;
-    error.clear();
+    std::string error;
     try {
       ck = read_rank_checkpoint(candidates[i], st.rank);
     } catch (const std::exception& e) {
       found = damaged, error = e.what();
     }
     if (ck) try {
-        check_compatible(*ck, candidates[i], cfg.canonical_text(), st.workers);
+        check_compatible(*ck, candidates[i], st.cfg.canonical_text(), st.workers);
       } catch (const std::exception& e) {
         found = other_options, error = e.what();
       }
     const double agreed = st.strategy->max_over_workers(found == usable ? 0.0 : found * kRanks + st.rank + 1);
-    if (agreed == 0) {
-      step_dir = candidates[i];
-      break;
-    }
-    ck.reset();
+    if (agreed == 0) return ResumePoint{std::move(*ck), candidates[i]};
     const auto worst = Found(int(agreed / kRanks));
     const int who = int(agreed - worst * kRanks) - 1;
     if (worst == other_options)  // every worker agrees on the options, so each has the reason itself
@@ -170,23 +173,35 @@ int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, Train
                                                       "rank {}'s file of the oldest is damaged or missing)",
                                                       where, candidates.size(), who));
   }
-  const int found = int(st.strategy->sum_over_workers(ck ? 1.0 : 0.0));
+  return std::nullopt;
+}
+
+// --resume: continue from the newest checkpoint every worker can read (auto) or as named
+// (resume_candidates, first_usable). Returns the epoch to start with.
+int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, TrainObserver* observer) {
+  const TrainConfig& cfg = st.cfg;
+  st.result.segments = {this_launch(1)};
+  const std::string where = runner.checkpointing() || cfg.resume != "auto" ? resume_folder(cfg) : "";
+  if (where.empty()) return 1;
+  const std::optional<ResumePoint> at = first_usable(st, resume_candidates(st, where), where, log);
+  const int found = int(st.strategy->sum_over_workers(at ? 1.0 : 0.0));
   SB_REQUIRE(found == 0 || found == st.workers, "{}: {} of {} workers found a checkpoint", where, found, st.workers);
-  if (!ck) return 1;
-  runner.resume(*ck);
+  if (!at) return 1;
+  const RankCheckpoint& ck = at->ck;
+  runner.resume(ck);
   RunSegment now = this_launch(runner.segment());
-  now.resumed_from = step_dir, now.first_epoch = ck->epoch, now.first_step = ck->step;
-  now.first_global_step = ck->global_step;
-  st.result.segments = ck->segments;  // rank 0's record; the other ranks keep only this launch
+  now.resumed_from = at->step_dir, now.first_epoch = ck.epoch, now.first_step = ck.step;
+  now.first_global_step = ck.global_step;
+  st.result.segments = ck.segments;  // rank 0's record; the other ranks keep only this launch
   st.result.segments.push_back(std::move(now));
   if (st.reports()) {
-    log << fmt::format("resume: continuing from {} at epoch {} step {} (optimizer step {})\n", step_dir, ck->epoch,
-                       ck->step, ck->global_step)
+    log << fmt::format("resume: continuing from {} at epoch {} step {} (optimizer step {})\n", at->step_dir, ck.epoch,
+                       ck.step, ck.global_step)
         << std::flush;
     if (observer)
-      for (std::size_t i = 0; i < ck->epochs.size(); ++i) observer->on_epoch(ck->epochs[i], ck->epoch_steps[i]);
+      for (std::size_t i = 0; i < ck.epochs.size(); ++i) observer->on_epoch(ck.epochs[i], ck.epoch_steps[i]);
   }
-  return ck->epoch;
+  return ck.epoch;
 }
 
 // Epoch after epoch until the last, or until the workers agree to stop (preemption): a stop on
@@ -196,7 +211,7 @@ int resume_if_asked(RankState& st, EpochRunner& runner, std::ostream& log, Train
 // epoch it cuts short is closed as it stands (its row covers the steps it ran).
 void train_epochs(RankState& st, EpochRunner& runner, int first_epoch, TrainObserver* observer) {
   for (int epoch = first_epoch; epoch <= st.cfg.epochs; ++epoch) {
-    EpochRunner::Outcome o = runner.run_steps(epoch);
+    EpochProgress o = runner.run_steps(epoch);
     const bool last = epoch == st.cfg.epochs && o.steps_done == st.steps;
     if (o.stop && !o.target && !last) {  // on the run's very last step a stop is just the end
       TrainResult& r = st.result;

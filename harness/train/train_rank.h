@@ -5,9 +5,12 @@
 #include <iosfwd>
 
 #include "harness/comm/communicator.h"
-#include "harness/train/trainer.h"
+#include "harness/train/train_config.h"
+#include "harness/train/train_observer.h"
+#include "harness/train/train_result.h"
 
 namespace scalebench {
+namespace trace { struct Provenance; }
 
 TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::ostream& log, TrainObserver* observer,
                        const trace::Provenance* provenance = nullptr);

@@ -58,11 +58,6 @@ void warn_if_oversubscribed(std::ostream& log, int ranks, int threads_per_rank, 
 
 }  // namespace
 
-std::string describe_preemption(const TrainResult& r) {
-  return fmt::format("{} at epoch {} step {} of {}{}", signal_name(r.preempted_signal), r.preempted_epoch, r.preempted_step, r.epoch_steps,
-                     r.preempted_step == r.epoch_steps ? " (epoch complete)" : "");
-}
-
 TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* observer, const trace::Provenance* provenance) {
   install_preemption_handler();  // again after MPI_Init (train_rank): a stray SIGUSR1 must not kill a run
   cfg.validate();

@@ -4,6 +4,7 @@
 // On the nccl transport (GPU builds) the benchmarked buffer is device memory; inputs go up and
 // results come back for verification outside the timed calls.
 #include "harness/comm/commbench.h"
+#include "kernels/common/write_file.h"
 
 #include <fmt/format.h>
 
@@ -185,12 +186,7 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
 }
 
 void finish(const CommbenchReport& rep, const CommbenchOptions& o) {
-  if (!o.json_path.empty()) {
-    std::ofstream f(o.json_path, std::ios::trunc);
-    SB_REQUIRE(f.good(), "--json '{}': cannot open for writing", o.json_path);
-    f << to_json(rep);
-    SB_REQUIRE(f.good(), "--json '{}': write failed", o.json_path);
-  }
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rep), {.who = "commbench --json"});
 }
 
 void check_errors(const CommbenchReport& rep) {

@@ -105,7 +105,7 @@ void Recorder::on_start(const TrainResult& meta) {
   }
   // What moved the gradients, and whether ranks shared a GPU: such a run checks correctness, its
   // timings measure contention for one device (report and plots mark it, compare leaves it out).
-  file_.context.set("transport", meta.transport);
+  file_.context.set("transport_used", meta.transport);  // not `transport`: that is the option (/config)
   file_.context.set("gpu_shared", meta.gpu_shared);
   Attrs& c = file_.config;
   c.set("task", meta.task);

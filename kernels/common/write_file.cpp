@@ -46,6 +46,11 @@ void commit(const std::string& tmp, const std::string& path, const AtomicWrite& 
   if (how.durable) fsync_dir(path);
 }
 
+std::string host_name() {
+  char buf[256] = {};
+  return ::gethostname(buf, sizeof(buf) - 1) == 0 ? std::string(buf) : std::string("unknown");
+}
+
 }  // namespace
 
 std::string errno_text(int err) {
@@ -57,7 +62,8 @@ std::string errno_text(int err) {
 std::string temp_path_for(const std::string& path) { return path + ".tmp"; }
 
 void write_file_atomically(const std::string& path, std::string_view bytes, const AtomicWrite& how) {
-  const std::string tmp = temp_path_for(path);
+  const std::string tmp = how.per_writer_temp ? fmt::format("{}.tmp.{}.{}", path, host_name(), ::getpid())
+                                              : temp_path_for(path);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // the umask decides
   if (fd < 0) fail(how, tmp, fmt::format("cannot create {}: {}", tmp, errno_text(errno)));
   const std::size_t half = how.stage ? bytes.size() / 2 : bytes.size();

@@ -22,6 +22,10 @@ struct AtomicWrite {
   // false: no fsyncs, the rename alone — visible to every reader at once, but it may not survive a
   // power loss (for a mark that must land within a second, not for results).
   bool durable = true;
+  // true: the temporary file's name also carries the host and the process (path.tmp.HOST.PID), so
+  // writers on several hosts of one shared file system never share a temporary file (the NCCL
+  // unique-id file). Not with commit_temp_file, whose writer named the temporary file itself.
+  bool per_writer_temp = false;
   // Test hook (crash tests): called with "half-written" once half the bytes are written, and with
   // "before-rename" once all are written and synced.
   std::function<void(std::string_view stage)> stage = {};

@@ -101,3 +101,24 @@ TEST(WriteFile, ErrnoTextSaysDiskFull) {
 }
 
 }  // namespace
+
+namespace {
+
+// Writers on several hosts of a shared file system (the NCCL unique-id file): each writes its own
+// temporary file (host and pid in its name), so a stale ".tmp" of another writer is left alone and
+// the target is still replaced whole.
+TEST(WriteFile, PerWriterTemporaryFilesLeaveOthersAlone) {
+  sbtest::TempDir d;
+  const std::string path = d / "id";
+  std::ofstream(path + ".tmp") << "another writer's";
+  write_file_atomically(path, "mine\n", {.who = "id file", .durable = false, .per_writer_temp = true});
+  EXPECT_EQ(contents(path), "mine\n");
+  EXPECT_EQ(contents(path + ".tmp"), "another writer's");
+  EXPECT_EQ(std::distance(fs::directory_iterator(d.path()), fs::directory_iterator()), 2);  // no temp of ours
+  const std::string e = sbtest::error_of([&] {
+    write_file_atomically(d / "missing/id", "x", {.who = "id file", .per_writer_temp = true});
+  });
+  EXPECT_NE(e.find("id file: cannot create " + (d / "missing/id.tmp.")), std::string::npos) << e;
+}
+
+}  // namespace

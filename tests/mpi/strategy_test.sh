@@ -374,7 +374,7 @@ PY
         cmp -s "$tmp/$s-host.rank$r" "$tmp/$s-staged.rank$r" || fail "$s N=$n rank $r: staged != host transport"
       done
       /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
-t=f['context'].attrs['transport']; t=t.decode() if isinstance(t,bytes) else t; \
+t=f['context'].attrs['transport_used']; t=t.decode() if isinstance(t,bytes) else t; \
 assert t.startswith('staged over'), t; assert int(f['context'].attrs['gpu_shared'])==0" "$tmp/$s-runs" \
         || fail "$s: the run file does not record the staged transport"
       echo "ok: $s N=$n staged = host transport bit for bit"

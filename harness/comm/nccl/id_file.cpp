@@ -19,6 +19,7 @@
 #include "harness/comm/nccl/check.h"
 #include "harness/comm/nccl/comm.h"
 #include "harness/comm/nccl/state.h"
+#include "kernels/common/write_file.h"
 
 namespace scalebench::comm {
 
@@ -52,19 +53,10 @@ bool from_hex(const std::string& s, ncclUniqueId& id) {
 }
 
 void write_id_file(const std::string& path, const std::string& key, int size, const ncclUniqueId& id) {
-  const std::string tmp = fmt::format("{}.tmp.{}.{}", path, hostname(), ::getpid());
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    SB_REQUIRE(f.good(), "nccl transport: cannot write the unique-id file '{}': {}", tmp, std::strerror(errno));
-    f << kMagic << "\nkey " << key << "\nranks " << size << "\nid " << to_hex(id) << "\n";
-    f.flush();
-    SB_REQUIRE(f.good(), "nccl transport: writing the unique-id file '{}' failed", tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    fail_input(fmt::format("nccl transport: cannot rename '{}' to '{}': {}", tmp, path, why));
-  }
+  // Every rank 0 of a job on a shared file system writes beside the others: a temporary file per
+  // writer (host and pid in its name). Not durable: the file lives for the seconds of one start-up.
+  write_file_atomically(path, fmt::format("{}\nkey {}\nranks {}\nid {}\n", kMagic, key, size, to_hex(id)),
+                        {.who = "nccl transport: the unique-id file", .durable = false, .per_writer_temp = true});
 }
 
 enum class Read { missing, other_job, ok };

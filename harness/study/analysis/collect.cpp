@@ -206,7 +206,7 @@ const std::vector<std::string>& context_columns() {
   static const std::vector<std::string> k = {"hostnames", "cpu_model", "cpu_threads", "gpu_names", "gpu_stack", "blas",
                                              "blas_core", "thread_budget", "compiler", "build_type", "mpi_version", "hdf5_version",
                                              "git_sha", "git_dirty", "scalebench_version",
-                                             "transport", "gpu_shared"};
+                                             "transport_used", "gpu_shared"};
   return k;
 }
 

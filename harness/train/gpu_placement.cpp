@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "harness/comm/gpu_world.h"
 #include "harness/comm/staged.h"
 #include "kernels/common/check.h"
@@ -27,6 +29,14 @@ bool nccl_for_gpus(const TrainConfig& cfg, int ranks_on_host, int gpus, std::ost
                        server && !shared ? " (a parameter server's tagged messages)" : "")
         << std::flush;
   return nccl;
+}
+
+bool nccl_for_job(const TrainConfig& cfg, comm::Communicator& world, const comm::NodeMap& nodes, std::ostream& log) {
+  int most_on_a_host = 0, fewest_gpus = 1 << 20;
+  for (const auto& r : nodes.ranks_of_node) most_on_a_host = std::max(most_on_a_host, int(r.size()));
+  for (const std::string& g : world.allgather(std::to_string(cuda::device_availability().count)))
+    fewest_gpus = std::min(fewest_gpus, std::stoi(g));
+  return nccl_for_gpus(cfg, most_on_a_host, fewest_gpus, log);
 }
 
 void say_staged_on_cpu(const TrainConfig& cfg, std::ostream& log) {

@@ -25,6 +25,10 @@ bool nccl_for_gpus(const TrainConfig& cfg, int ranks_on_host, int gpus, std::ost
 // cpu with --transport staged: says once that the exchange goes through the staged path (plain copies).
 void say_staged_on_cpu(const TrainConfig& cfg, std::ostream& log);
 
+// cuda, one process per device: nccl_for_gpus for the whole job, decided alike on every rank
+// (collective over `world`) from the host with the most ranks and the fewest visible GPUs.
+bool nccl_for_job(const TrainConfig& cfg, comm::Communicator& world, const comm::NodeMap& nodes, std::ostream& log);
+
 struct RankPlacement {
   int gpu = 0;            // cuda: the device index this rank computes on
   bool staged = false;    // the rank's host communicator is wrapped in a staged transport

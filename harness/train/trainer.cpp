@@ -115,16 +115,10 @@ TrainResult train(const TrainConfig& cfg, std::ostream& log, TrainObserver* obse
     if (lead)
       warn_if_oversubscribed(log, nodes.local_size(), cuda ? 1 : cpu::blas_threads(),
                              int(std::thread::hardware_concurrency()), "ranks");
-    // cuda: the id goes over MPI, the gradients over NCCL — unless ranks share a GPU. Every rank
-    // decides from the largest host, so all of them take the same transport.
-    int most_on_a_host = 0, fewest_gpus = 1 << 20;
-    for (const auto& r : nodes.ranks_of_node) most_on_a_host = std::max(most_on_a_host, int(r.size()));
-    if (cuda)
-      for (const std::string& g : world->allgather(std::to_string(cuda::device_availability().count)))
-        fewest_gpus = std::min(fewest_gpus, std::stoi(g));
+    // cuda: the id goes over MPI, the gradients over NCCL — unless ranks share a GPU.
     if (!cuda) say_staged_on_cpu(cfg, lead ? log : quiet);
     std::unique_ptr<comm::Communicator> nccl;
-    if (cuda && nccl_for_gpus(cfg, most_on_a_host, fewest_gpus, lead ? log : quiet))
+    if (cuda && nccl_for_job(cfg, *world, nodes, lead ? log : quiet))
       nccl = comm::make_gpu_world(*world, {.timeout_s = cfg.comm_timeout_s});
     return train_rank(cfg, nccl ? nccl.get() : world.get(), lead ? log : quiet, lead ? observer : nullptr, provenance);
   }

@@ -50,8 +50,16 @@ void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int worker
              n_train, n_val, workers, cfg.batch, cfg.accumulate > 1 ? fmt::format(" x {}", cfg.accumulate) : "");
 }
 
-void check_rank_inputs(const TrainConfig& cfg) {
+int workers_of_rank(const TrainConfig& cfg, const comm::Communicator* comm) {
+  const int ranks = comm ? comm->size() : 1;
+  return workers_of(cfg.strategy, ranks, ranks);  // mirrored: its threads are the devices
+}
+
+void check_rank_inputs(const TrainConfig& cfg, int workers) {
   const data::Dataset ds(cfg.data);
+  // Before anything is sized for the batch: a batch beyond the data used to allocate activations
+  // for it first (--batch 100000 on 58 images: 24 GB, then the OOM killer, nothing printed).
+  require_one_global_batch(cfg, ds.info().n, workers);
   fitted_spec(cfg, ds.info());
 }
 
@@ -66,7 +74,7 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace
       info(ds.info()),
       n_val(held_out_samples(c, info.n)),
       n_train(info.n - n_val),
-      spec(fitted_spec(c, info)),
+      spec((require_one_global_batch(c, info.n, workers_of_rank(c, comm)), fitted_spec(c, info))),
       placement(place_rank(c, comm)),
       io(c, placement.gpu),
       model(build_model_graph(spec, {info.channels, info.height, info.width, info.classes}), io.device(), c.seed),
@@ -87,7 +95,8 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace
            .tensors = param_tensors(model)},
           model.param_count(), &io.device()),
       class_weights(resolve_class_weights(c.class_weights, ds, n_train)) {
-  require_one_global_batch(cfg, info.n, workers);
+  SB_CHECK(workers == workers_of_rank(c, comm), "the strategy has {} workers, its traits say {}", workers,
+           workers_of_rank(c, comm));  // the batch was checked for the traits' count, before any allocation
   sched.validate();
   result.task = data::to_string(info.task);
   result.class_names = info.class_names;

@@ -30,7 +30,9 @@ void require_one_global_batch(const TrainConfig& cfg, std::int64_t n, int worker
 // The inputs a rank checks on its own before it builds anything: the data file opens and the model
 // fits its task and shapes. Throws the Error RankState's constructor would (train_rank runs it
 // collectively first, so a missing file is one line for the job).
-void check_rank_inputs(const TrainConfig& cfg);
+void check_rank_inputs(const TrainConfig& cfg, int workers);
+// The data-parallel workers a rank's job has (mirrored: its threads; parameter servers: less the server).
+int workers_of_rank(const TrainConfig& cfg, const comm::Communicator* comm);
 
 struct RankState {
   // Throws scalebench::Error naming the option or file when the data cannot train this model with

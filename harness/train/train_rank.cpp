@@ -264,7 +264,7 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   install_preemption_handler();  // after MPI_Init, which may have installed its own handlers
   if (comm) {
     comm::check_same_everywhere(*comm, "configuration", cfg.canonical_text());
-    comm::succeed_everywhere(*comm, [&] { check_rank_inputs(cfg); });
+    comm::succeed_everywhere(*comm, [&] { check_rank_inputs(cfg, workers_of_rank(cfg, comm)); });
   }
   RankState st(cfg, comm, provenance);
   log_setup(st, log);

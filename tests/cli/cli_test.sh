@@ -134,6 +134,10 @@ PY
     expect_error "--comm-cpu-shared needs the exchange's CPU cost" "$sb" project --trace "$tmp/none.json" --batch 8 --network 1gbe --comm-cpu-shared
     printf '{\n  "ranks": 2,\n  "results": [\n    {"algo": "ring", "bytes": 4096, "count": 1024, "time_us": 10.0},\n    {"algo": "ring", "bytes": 8192, "count": 2048, "time_us": 20.0}\n  ]\n}\n' > "$tmp/old-cb.json"
     expect_error "$tmp/old-cb.json has none" "$sb" project --trace "$tmp/none.json" --batch 8 --commbench "$tmp/old-cb.json" --comm-cpu-shared
+    # NaN passed CLI11's ranges (issue 48, case 7): every number must be finite.
+    expect_error "--intra-gbps: must be a finite number, not nan" "$sb" project --trace "$tmp/none.json" --batch 8 --network 1gbe --intra-gbps nan
+    expect_error "--alpha-us: must be a finite number, not inf" "$sb" project --trace "$tmp/none.json" --batch 8 --alpha-us inf --gbps 1
+    expect_error "--bucket-mb: 'nan' is not a finite number" "$sb" project --trace "$tmp/none.json" --batch 8 --network 1gbe --bucket-mb nan
     [ ! -e "$tmp/x.h5" ] || fail "a failed datagen left $tmp/x.h5 behind"
     # sweep: every model is built for the sweep's data shape before a dry run (or a point) starts —
     # the file's shape, or the recipe's when the data set is still to be generated (none is written).

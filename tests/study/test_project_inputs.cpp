@@ -303,5 +303,26 @@ TEST(ProjectInputs, TrainOptionsComeFromTheTrainTable) {
   EXPECT_EQ(parse({"--compression", "fp8"}).second, "--compression: " + *find_train_field("compression")->parse(t, "fp8"));
 }
 
+
+// Issue 48, case 7: a trace whose batch is 0 made project loop forever, a batch of -8 printed NaN
+// rows with exit 0, and a trace of an N = 4 run was taken as an N = 1 step. Each is one line now.
+TEST(ProjectInputs, ADamagedOrMultiRankTraceIsRefused) {
+  ProjectCli o;
+  const auto refusal = [&](trace::Provenance p) {
+    const std::string t = project_with(p, o);
+    EXPECT_EQ(t.find('\n'), std::string::npos) << t;  // one line
+    return t;
+  };
+  EXPECT_NE(refusal(unet_batch(0, 1)).find("records batch 0: a measured run trains at least one image"), std::string::npos);
+  EXPECT_NE(refusal(unet_batch(-8, 1)).find("records batch -8"), std::string::npos);
+  EXPECT_NE(refusal(unet_batch(8, 0)).find("records accumulate 0"), std::string::npos);
+  trace::Provenance four = unet_batch(8, 1);
+  four.config.push_back({"world_size", std::int64_t(4)});
+  EXPECT_NE(refusal(four).find("is of a run of 4 devices: project predicts the exchange from an N = 1 run's trace"),
+            std::string::npos);
+  trace::Provenance one = unet_batch(8, 1);
+  one.config.push_back({"world_size", std::int64_t(1)});
+  EXPECT_NE(project_with(one, o).find("batch 8 per device"), std::string::npos);
+}
 }  // namespace
 }  // namespace scalebench::project

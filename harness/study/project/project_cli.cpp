@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <ostream>
 #include <variant>
@@ -31,6 +33,15 @@ void add_train_option(CLI::App* c, ProjectCli& o, std::string_view key) {
 }
 }  // namespace
 
+// CLI11's Range passes NaN (every comparison with it is false): a number must also be finite.
+const CLI::Validator kFinite(
+    [](std::string& v) -> std::string {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      return std::isfinite(x) ? std::string() : "must be a finite number, not " + v;
+    },
+    "FINITE");
+
 CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   auto* c = app.add_subcommand("project", "Predict step time, images/s and scaling efficiency at N = 1 … 1024 from a measured run's trace and a network model");
   c->add_option("--trace", o.trace, "Rank 0's train --trace file of the measured run (N = 1)")->required();
@@ -44,12 +55,12 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
       ->check(CLI::IsMember(profile_names()));
   c->add_option("--commbench", o.commbench, "Calibrate the network from a commbench --json file of 2+ ranks");
   c->add_option("--commbench-algo", o.commbench_algo, "Algorithm rows of --commbench to fit")->capture_default_str();
-  c->add_option("--alpha-us", o.alpha_us, "Network latency per message (us), with --gbps")->check(CLI::Range(0.0, 1e7));
-  c->add_option("--gbps", o.gbps, "Network bandwidth per link and direction (GB/s), with --alpha-us")->check(CLI::Range(1e-6, 1e6));
+  c->add_option("--alpha-us", o.alpha_us, "Network latency per message (us), with --gbps")->check(kFinite)->check(CLI::Range(0.0, 1e7));
+  c->add_option("--gbps", o.gbps, "Network bandwidth per link and direction (GB/s), with --alpha-us")->check(kFinite)->check(CLI::Range(1e-6, 1e6));
   c->add_option("--ranks-per-node", o.ranks_per_node, "Ranks sharing a node (hierarchical's groups; rings cross nodes every this many)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 16));
-  c->add_option("--intra-alpha-us", o.intra_alpha_us, "Latency between ranks of one node (us)")->capture_default_str()->check(CLI::Range(0.0, 1e7));
-  c->add_option("--intra-gbps", o.intra_gbps, "Bandwidth between ranks of one node (GB/s)")->capture_default_str()->check(CLI::Range(1e-6, 1e6));
+  c->add_option("--intra-alpha-us", o.intra_alpha_us, "Latency between ranks of one node (us)")->capture_default_str()->check(kFinite)->check(CLI::Range(0.0, 1e7));
+  c->add_option("--intra-gbps", o.intra_gbps, "Bandwidth between ranks of one node (GB/s)")->capture_default_str()->check(kFinite)->check(CLI::Range(1e-6, 1e6));
   c->add_flag("--no-overlap", o.no_overlap, "Predict without overlap of allreduce and backward");
   c->add_flag("--no-stragglers", o.no_stragglers,
               "Every rank computes the traced mean (default: a synchronous step waits for the slowest of N, "
@@ -57,7 +68,7 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_option("--slow-node", o.slow_node,
                  "One of the N ranks computes at this fraction of the traced speed (a node or card known to be "
                  "slower, e.g. 0.8): the straggler term takes it into the slowest of N")
-      ->check(CLI::Range(0.01, 1.0));
+      ->check(kFinite)->check(CLI::Range(0.01, 1.0));
   c->add_flag("--comm-cpu-shared", o.comm_cpu_shared,
               "The exchange's CPU (commbench's cpu_us, from --commbench) slows backward while they overlap: "
               "CPU training with a thread per core, or one-core emulated nodes");
@@ -93,7 +104,15 @@ std::pair<int, std::string> checked_inputs(const ProjectCli& o, const MeasuredSt
     if (const auto* i = v ? std::get_if<std::int64_t>(v) : nullptr) return *i;
     return std::nullopt;
   };
-  const auto batch = integer("batch"), accumulate = integer("accumulate");
+  const auto batch = integer("batch"), accumulate = integer("accumulate"), world = integer("world_size");
+  // A damaged or hand-made trace must not reach the model: batch 0 made it loop forever, a negative
+  // one printed NaN rows with exit 0, and a trace of an N > 1 run holds its exchange in its steps.
+  SB_REQUIRE(!batch || *batch >= 1, "project: --trace {} records batch {}: a measured run trains at least one image "
+             "per device per step", o.trace, batch.value_or(0));
+  SB_REQUIRE(!accumulate || *accumulate >= 1, "project: --trace {} records accumulate {}: at least 1 micro-batch a step",
+             o.trace, accumulate.value_or(0));
+  SB_REQUIRE(!world || *world == 1, "project: --trace {} is of a run of {} devices: project predicts the exchange from "
+             "an N = 1 run's trace (train --trace with one device)", o.trace, world.value_or(0));
   int projected_batch = o.batch;
   if (batch) {
     const std::int64_t per_step = *batch * accumulate.value_or(1);

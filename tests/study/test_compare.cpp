@@ -324,7 +324,7 @@ TEST(Compare, MissingMetricOnAnOkPointFails) {
   ASSERT_NE(find(r, "a", "final_val_loss"), nullptr);
   EXPECT_EQ(find(r, "a", "final_val_loss")->verdict, "MISSING");
   EXPECT_EQ(find(r, "a", "final_val_loss")->note,
-            "1 of NEW's 1 ok run(s) have no final_val_loss (or an infinite or negative one)");
+            "1 of NEW's 1 ok run(s) have no final_val_loss (or a zero, infinite or negative one)");
   EXPECT_EQ(find(r, "a", "images_per_s")->verdict, "ok");  // one run a side, but the same value
   ASSERT_NE(find(r, "b", "images_per_s"), nullptr);
   EXPECT_EQ(find(r, "b", "images_per_s")->verdict, "MISSING");
@@ -482,4 +482,25 @@ TEST(Compare, SharedGpuPointsLeaveTheirTimingOut) {
   ASSERT_NE(find(with, "shared", "images_per_s"), nullptr);
   EXPECT_EQ(find(with, "shared", "images_per_s")->verdict, "REGRESSION");
   EXPECT_EQ(with.shared_gpu_points, 0);
+}
+
+// Issue 47, case 6: an epoch_time_s of 0 has no ratio — it is a value missing, not INCONCLUSIVE —
+// and an absurd images/s (1e300) prints in bounded width, not as a 300-digit percentage.
+TEST(Compare, ZeroTimingIsMissingAndHugeChangesPrintBounded) {
+  StudyFile base = empty_study(), now = empty_study();
+  for (int i = 0; i < 6; ++i) {
+    run(base, "z", "ok", {{"images_per_s", 100.0 + i}, {"epoch_time_s", 2.0}});
+    run(now, "z", "ok", {{"images_per_s", 100.0 + i}, {"epoch_time_s", 0.0}});
+    run(base, "big", "ok", {{"images_per_s", 100.0 + i}});
+    run(now, "big", "ok", {{"images_per_s", 1e300}});
+  }
+  const CompareResult r = compare(base, now, {});
+  ASSERT_NE(find(r, "z", "epoch_time_s"), nullptr);
+  EXPECT_EQ(find(r, "z", "epoch_time_s")->verdict, "MISSING");
+  EXPECT_NE(find(r, "z", "epoch_time_s")->note.find("(or a zero, infinite or negative one)"), std::string::npos);
+  const std::string text = render_compare(r, Format::text);
+  EXPECT_NE(text.find("+1e+300%"), std::string::npos) << text;
+  std::size_t longest = 0, at = 0;
+  for (std::size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) longest = std::max(longest, nl - at);
+  EXPECT_LT(longest, 400u) << text;
 }

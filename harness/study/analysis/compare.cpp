@@ -53,14 +53,16 @@ std::vector<std::string> nearest(const record::Table& from, const std::vector<Po
 // A point's valid values of a metric. Every metric of metrics.def is finite and non-negative, so an
 // infinite or negative value is a wrong record, counted like a missing one (MISSING, a failure) —
 // it once made a ratio of +inf, "improved".
-std::vector<double> values(const record::Table& t, const PointRows& p, const std::string& col) {
+// A metric compared by ratios (relative rules: timings among them) needs positive values: an
+// epoch_time_s of 0 has no ratio (it was taken as INCONCLUSIVE); absolute rules take 0.
+std::vector<double> values(const record::Table& t, const PointRows& p, const MetricRule& m) {
   std::vector<double> v;
   for (auto r : p.ok_rows)
-    if (double x = t.num(col, r); std::isfinite(x) && x >= 0) v.push_back(x);
+    if (double x = t.num(m.name, r); std::isfinite(x) && (m.absolute ? x >= 0 : x > 0)) v.push_back(x);
   return v;
 }
 
-constexpr const char* kNoValidValue = " (or an infinite or negative one)";
+constexpr const char* kNoValidValue = " (or a zero, infinite or negative one)";
 
 // Every ok run measures its throughput: an ok row without it was recorded wrong.
 constexpr const char* kAlwaysMeasured = "images_per_s";
@@ -190,7 +192,7 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     res.shared_gpu_points += shared_gpu && !opt.include_shared_gpu;
     for (const MetricRule& m : opt.rules) {
       if (!m.enabled || (m.timing && shared_gpu && !opt.include_shared_gpu)) continue;
-      const auto vb = values(base.runs, b, m.name), vn = values(now.runs, n, m.name);
+      const auto vb = values(base.runs, b, m), vn = values(now.runs, n, m);
       MetricVerdict v;
       v.point = name;
       v.metric = m.name;

@@ -14,7 +14,7 @@ namespace {
 
 std::string change_text(double c, bool absolute) {
   if (!std::isfinite(c)) return "-";
-  return absolute ? fmt::format("{:+.4g}", c) : fmt::format("{:+.1f}%", 100 * c);
+  return absolute ? fmt::format("{:+.4g}", c) : signed_percent(c, 1);
 }
 
 // "-15.0% [-18.2%, -11.9%]"; the interval "[-]" when the runs cannot bound it.

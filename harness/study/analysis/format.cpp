@@ -75,10 +75,21 @@ std::string render(const TextTable& t, Format f) {
   return out;
 }
 
-std::string fixed(double v, int decimals) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, decimals) : "-"; }
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "-";
+  return std::fabs(v) < 1e9 ? fmt::format("{:.{}f}", v, decimals) : fmt::format("{:.3g}", v);
+}
 
 std::string percent(double fraction, int decimals) {
-  return std::isfinite(fraction) ? fmt::format("{:.{}f}%", 100.0 * fraction, decimals) : "-";
+  if (!std::isfinite(fraction)) return "-";
+  const double p = 100.0 * fraction;
+  return std::fabs(p) < 1e5 ? fmt::format("{:.{}f}%", p, decimals) : fmt::format("{:.3g}%", p);
+}
+
+std::string signed_percent(double fraction, int decimals) {
+  if (!std::isfinite(fraction)) return "-";
+  const double p = 100.0 * fraction;
+  return std::fabs(p) < 1e5 ? fmt::format("{:+.{}f}%", p, decimals) : fmt::format("{:+.3g}%", p);
 }
 
 }  // namespace scalebench::study

@@ -16,7 +16,7 @@ constexpr double kEps = 1e-12;  // a change exactly at the limit is within it
 constexpr int kMaxAdvised = 50; // beyond this, "more than 50": a shared machine will not get there
 
 std::string amount(const MetricRule& m, double x) {
-  return m.absolute ? fmt::format("{:.3g}", x) : fmt::format("{:.1f}%", 100 * x);
+  return m.absolute ? fmt::format("{:.3g}", x) : percent(x, 1);
 }
 
 }  // namespace

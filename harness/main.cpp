@@ -88,6 +88,7 @@ struct StudyOptions {
   bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false;
   int group = 0, repetition = 1;  // slurm-point
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
+  std::vector<std::string> match_ignore;
   std::vector<std::string> thresholds;
   double alpha = 0.01;
   std::string inconclusive = "code";
@@ -144,6 +145,10 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
       ->capture_default_str();
   compare->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
   compare->add_flag("--only-regressions", o.only_regressions, "List only FAILED, MISSING and REGRESSION rows (the summary stays)");
+  compare->add_option("--match-ignore", o.match_ignore,
+                      "Configuration fields to leave out of matching (comma-separated): points that differ only in "
+                      "them are compared, e.g. --match-ignore threads")
+      ->delimiter(',');
   compare->add_flag("--include-shared-gpu", o.include_shared_gpu,
                     "Also compare the timing of points whose ranks shared a GPU (flag shared-gpu; left out by default)");
 }
@@ -175,6 +180,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     st::CompareOptions opt;
     opt.alpha = o.alpha;
     opt.include_shared_gpu = o.include_shared_gpu;
+    opt.match_ignore = o.match_ignore;
     for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
     const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);
     std::cout << st::render_compare(r, st::parse_format(o.format), o.only_regressions);

@@ -504,3 +504,41 @@ TEST(Compare, ZeroTimingIsMissingAndHugeChangesPrintBounded) {
   for (std::size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) longest = std::max(longest, nl - at);
   EXPECT_LT(longest, 400u) << text;
 }
+
+// Issue 47, case 2: two studies that differ only in threads matched nothing ("0 points matched",
+// exit 1). With --match-ignore threads their points meet, the header says what differed, and a
+// real slowdown is still found; an unknown field and a collision are one line each.
+TEST(Compare, MatchIgnoreMeetsPointsThatDifferOnlyInTheIgnoredField) {
+  StudyFile base = empty_study(), now = empty_study();
+  const double b[] = {100, 101, 99, 100, 102, 101}, slow[] = {80, 81, 79, 80, 82, 81};
+  for (int i = 0; i < 6; ++i) {
+    run(base, "s1", "ok", {{"images_per_s", b[i]}});
+    run(now, "s1", "ok", {{"images_per_s", slow[i]}});
+  }
+  base.runs.add("threads", record::Column::Kind::str);
+  now.runs.add("threads", record::Column::Kind::str);
+  for (std::size_t r = 0; r < base.runs.rows(); ++r) base.runs.find("threads")->s[r] = "1";
+  for (std::size_t r = 0; r < now.runs.rows(); ++r) {
+    now.runs.find("threads")->s[r] = "2";
+    now.runs.find("point_id")->s[r] = "s1-threads2";  // another configuration: another id
+  }
+  EXPECT_EQ(compare(base, now, {}).matched, 0);
+  CompareOptions o;
+  o.match_ignore = {"threads"};
+  const CompareResult r = compare(base, now, o);
+  EXPECT_EQ(r.matched, 1);
+  ASSERT_EQ(r.ignored_differences.size(), 1u);
+  EXPECT_EQ(r.ignored_differences[0], "threads: 1 -> 2");
+  ASSERT_NE(find(r, "s1", "images_per_s"), nullptr);
+  EXPECT_EQ(find(r, "s1", "images_per_s")->verdict, "REGRESSION");
+  EXPECT_NE(render_compare(r, Format::text).find("matched ignoring (BASE -> NEW):\n  threads: 1 -> 2"), std::string::npos);
+  o.match_ignore = {"thread"};
+  EXPECT_NE(sbtest::error_of([&] { compare(base, now, o); }).find("--match-ignore 'thread': not a configuration field"),
+            std::string::npos);
+  // two NEW points told apart by threads alone cannot both meet BASE's one
+  for (std::size_t r2 = 0; r2 < 3; ++r2) now.runs.find("threads")->s[r2] = "4";
+  for (std::size_t r2 = 0; r2 < 3; ++r2) now.runs.find("point_id")->s[r2] = "s1-threads4";
+  o.match_ignore = {"threads"};
+  EXPECT_NE(sbtest::error_of([&] { compare(base, now, o); }).find("NEW has two points that differ only in it"),
+            std::string::npos);
+}

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/metric_table.h"
@@ -123,6 +125,36 @@ bool shared_gpu_point(const record::Table& t, const PointRows& p) {
   return false;
 }
 
+// The key points are matched by: the point id, or with --match-ignore the configuration fields
+// (point_fields.h) other than the ignored ones, as "key=value" lines.
+std::function<std::string(const record::Table&, const PointRows&)> matching_key(const std::vector<std::string>& ignore) {
+  const std::vector<std::string> keys = point_keys();
+  for (const std::string& k : ignore) {
+    std::string known;
+    for (const auto& x : keys) known += (known.empty() ? "" : ", ") + x;
+    SB_REQUIRE(std::find(keys.begin(), keys.end(), k) != keys.end(),
+               "--match-ignore '{}': not a configuration field of a point (known: {})", k, known);
+  }
+  if (ignore.empty()) return [](const record::Table&, const PointRows& p) { return p.point_id; };
+  return [keys, ignore](const record::Table& t, const PointRows& p) {
+    std::string s;
+    for (const std::string& k : keys)
+      if (std::find(ignore.begin(), ignore.end(), k) == ignore.end()) s += k + "=" + t.str(k, p.rows.front()) + "\n";
+    return s;
+  };
+}
+
+// Two points of one side with the same key (the ignored fields were all that told them apart)
+// cannot both meet the other side's one: an error naming them.
+template <class Label>
+void unique_key(std::map<std::string, const PointRows*>& by_key, const std::string& k, const PointRows& p,
+                const record::Table& t, const Label& label, const char* side, const std::vector<std::string>& ignore) {
+  const auto [it, fresh] = by_key.try_emplace(k, &p);
+  SB_REQUIRE(fresh || ignore.empty(), "--match-ignore {}: {} has two points that differ only in it ({}; {}): compare "
+             "them one study at a time", fmt::join(ignore, ","), side, label(t, it->second->rows.front()),
+             label(t, p.rows.front()));
+}
+
 }  // namespace
 
 std::vector<MetricRule> default_rules() {
@@ -153,16 +185,25 @@ void apply_threshold(std::vector<MetricRule>& rules, const std::string& spec) {
 CompareResult compare(const StudyFile& base, const StudyFile& now, const CompareOptions& opt) {
   CompareResult res;
   const auto bp = group_points(base.runs), np = group_points(now.runs);
-  const std::vector<std::string> varied = varied_keys({&base.runs, &now.runs});
+  std::vector<std::string> varied = varied_keys({&base.runs, &now.runs});
+  std::erase_if(varied, [&](const std::string& k) {  // the header says what they differ in
+    return std::find(opt.match_ignore.begin(), opt.match_ignore.end(), k) != opt.match_ignore.end();
+  });
   const auto label = [&](const record::Table& t, std::size_t r) { return row_label(t, r, varied); };
+  const auto key = matching_key(opt.match_ignore);
   std::vector<std::string> base_only_ids, new_only_ids;
   std::map<std::string, const PointRows*> in_now;
-  for (const auto& p : np) in_now[p.point_id] = &p;
+  for (const auto& p : np) unique_key(in_now, key(now.runs, p), p, now.runs, label, "NEW", opt.match_ignore);
+  std::map<std::string, const PointRows*> in_base;
+  for (const auto& p : bp) unique_key(in_base, key(base.runs, p), p, base.runs, label, "BASE", opt.match_ignore);
+  for (const std::string& k : opt.match_ignore)
+    if (const std::string a = distinct_values(base.runs, k), b = distinct_values(now.runs, k); a != b)
+      res.ignored_differences.push_back(fmt::format("{}: {} -> {}", k, a, b));
   std::map<std::string, bool> matched;
   std::vector<std::pair<std::size_t, const MetricRule*>> tested;  // rows whose p joins the correction
   for (const PointRows& b : bp) {
     const std::string name = label(base.runs, b.rows[0]);
-    const auto it = in_now.find(b.point_id);
+    const auto it = in_now.find(key(base.runs, b));
     if (it == in_now.end()) {
       res.only_base.push_back(name);
       base_only_ids.push_back(b.point_id);

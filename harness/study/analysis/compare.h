@@ -70,12 +70,18 @@ struct CompareResult {
   int shared_gpu_points = 0;  // points whose ranks shared a GPU on a side: timing not compared
   // "cpu_model: A -> B" for each context field whose values differ between BASE and NEW.
   std::vector<std::string> context_differences;
+  // --match-ignore: "threads: 1 -> 2" for each ignored field, the values on each side.
+  std::vector<std::string> ignored_differences;
 };
 
 struct CompareOptions {
   std::vector<MetricRule> rules = default_rules();
   double alpha = 0.01;  // after the Benjamini–Hochberg correction over the timing comparisons
   bool include_shared_gpu = false;  // also compare the timing of points whose ranks shared a GPU
+  // Configuration fields (point_fields.h) left out of matching: points that differ only in them are
+  // compared ("did 2 threads beat 1?"). Error on a name that is not a configuration field, and
+  // when leaving them out makes two points of one side the same.
+  std::vector<std::string> match_ignore;
 };
 
 // FAILED, MISSING or REGRESSION.

@@ -58,7 +58,7 @@ std::string metric_summary(const CompareResult& r, Format f) {
 std::string json(const CompareResult& r, bool only_regressions) {
   using json::number_or_null;
   json::Json doc = {{"matched", r.matched}, {"regressions", r.regressions}, {"improvements", r.improvements},
-                    {"inconclusive", r.inconclusive}, {"context_differences", r.context_differences},
+                    {"inconclusive", r.inconclusive}, {"context_differences", r.context_differences}, {"ignored_differences", r.ignored_differences},
                     {"only_base", r.only_base}, {"only_base_nearest", r.only_base_nearest}, {"only_new", r.only_new},
                     {"only_new_nearest", r.only_new_nearest}, {"rows", json::Json::array()}};
   for (const auto& v : r.rows) {
@@ -81,6 +81,11 @@ std::string render_compare(const CompareResult& r, Format f, bool only_regressio
   if (!r.context_differences.empty()) {  // first: what else changed besides the code under test
     out += "context: BASE and NEW differ in\n";
     for (const auto& d : r.context_differences) out += (f == Format::markdown ? "- " : "  ") + d + "\n";
+    out += "\n";
+  }
+  if (!r.ignored_differences.empty()) {  // --match-ignore: what the matched points differ in
+    out += "matched ignoring (BASE -> NEW):\n";
+    for (const auto& d : r.ignored_differences) out += (f == Format::markdown ? "- " : "  ") + d + "\n";
     out += "\n";
   }
   TextTable t;

@@ -46,7 +46,7 @@ TEST(MpiStaged, EveryAlgorithmAndWireEqualsThePlainTransport) {
       auto want = rounding_values(count, me, int(count)), got = want;
       plain(want.data(), count);
       through(got.data(), count);
-      ASSERT_EQ(std::memcmp(want.data(), got.data(), count * sizeof(float)), 0)
+      ASSERT_TRUE(count == 0 || std::memcmp(want.data(), got.data(), count * sizeof(float)) == 0)
           << to_string(k.algo) << " wire " << to_string(k.wire) << " count " << count << " rank " << me;
     }
   }

@@ -12,6 +12,11 @@
 
 namespace scalebench {
 
+// The host transport a staged exchange runs over: the strategy's own process shape decides it.
+static const char* host_transport_of(const TrainConfig& cfg) {
+  return cfg.strategy_traits().processes == Processes::one ? "threads" : "MPI";
+}
+
 bool nccl_for_gpus(const TrainConfig& cfg, int ranks_on_host, int gpus, std::ostream& log) {
   const bool shared = ranks_on_host > gpus;
   const bool server = cfg.strategy_traits().exchange == Exchange::server;
@@ -22,8 +27,7 @@ bool nccl_for_gpus(const TrainConfig& cfg, int ranks_on_host, int gpus, std::ost
   const bool nccl = cfg.transport == Transport::nccl || (cfg.transport == Transport::automatic && !shared && !server);
   if (!nccl)
     log << fmt::format("train: the staged transport: device buffers through host memory over {}{}{}\n",
-                       cfg.strategy_traits().processes == Processes::one ? "threads" : "MPI",
-                       shared ? fmt::format(" ({} ranks share {} GPU{} on {}: a correctness run, not a scaling "
+                       host_transport_of(cfg), shared ? fmt::format(" ({} ranks share {} GPU{} on {}: a correctness run, not a scaling "
                                             "measurement)", ranks_on_host, gpus, gpus == 1 ? "" : "s", comm::hostname())
                               : "",
                        server && !shared ? " (a parameter server's tagged messages)" : "")
@@ -43,7 +47,7 @@ void say_staged_on_cpu(const TrainConfig& cfg, std::ostream& log) {
   if (cfg.backend != Backend::cpu || cfg.transport != Transport::staged) return;
   log << fmt::format("train: the staged transport: buffers through host blocks over {} (the CPU device: plain "
                      "copies, the path ranks sharing a GPU take)\n",
-                     cfg.strategy_traits().processes == Processes::one ? "threads" : "MPI")
+                     host_transport_of(cfg))
       << std::flush;
 }
 

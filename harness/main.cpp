@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -23,6 +24,7 @@
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/report.h"
 #include "harness/study/project/project_cli.h"
+#include "harness/study/spec/overrides.h"
 #include "harness/study/sweep.h"
 #include "harness/study/launch/slurm/point.h"
 #include "harness/study/status.h"
@@ -88,6 +90,8 @@ struct StudyOptions {
   bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false;
   int group = 0, repetition = 1;  // slurm-point
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
+  std::vector<std::string> sets;  // sweep --set section.key=value
+  std::string name, output;       // sweep --name, --output
   std::vector<std::string> match_ignore;
   std::vector<std::string> thresholds;
   double alpha = 0.01;
@@ -109,6 +113,12 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   sweep->add_option("--repetitions", o.repetitions, "Run each point K times (1-1000), overriding the spec's "
                     "[study] repetitions; recorded in <output>/study.toml")
       ->check(CLI::Range(1, 1000));
+  sweep->add_option("--set", o.sets, "section.key=value: a variant of the spec without copying it, e.g. --set "
+                    "train.lr=0.1 --set sweep.devices=[1,2]; repeatable; recorded in <output>/study.toml")
+      ->take_all()
+      ->allow_extra_args(false);
+  sweep->add_option("--name", o.name, "The study's name ([study] name; the default output is results/<name>)");
+  sweep->add_option("--output", o.output, "The results folder ([study] output)");
   sweep->add_option("--profile", o.profile, "slurm: cluster profile, e.g. slurm/profiles/local-test.toml (docs/slurm.md)");
   sweep->add_flag("--dry-run", o.dry_run, "local: print the points and their commands; slurm: write the job scripts "
                   "into <study>/slurm/ for review; run or submit nothing");
@@ -165,8 +175,18 @@ void run_train(const TrainCli& t, int argc, char** argv) {
 int run_study_command(CLI::App& app, const StudyOptions& o) {
   namespace st = scalebench::study;
   if (app.got_subcommand("sweep")) {
-    st::SweepSpec spec = st::load_spec(o.spec);
+    const st::SweepSpec as_written = st::load_spec(o.spec);
+    // One mechanism for every variant: the overrides go into the spec's text (overrides.h).
+    std::vector<st::SpecOverride> overrides;
+    if (!o.name.empty()) overrides.push_back(st::string_override("study", "name", o.name, "--name " + o.name));
+    if (!o.output.empty()) overrides.push_back(st::string_override("study", "output", o.output, "--output " + o.output));
+    for (const auto& s : o.sets) overrides.push_back(st::parse_set(s));
+    st::SweepSpec spec = st::with_overrides(as_written, overrides);
     if (o.repetitions > 0) spec = st::with_repetitions(spec, o.repetitions);
+    if (!overrides.empty()) {
+      std::istringstream lines(st::describe_overrides(as_written, overrides));
+      for (std::string l; std::getline(lines, l);) std::cout << "sweep: " << o.spec << " with " << l << "\n";
+    }
     const auto outcome = st::run_sweep(spec,
                                        {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
                                        std::cout);

@@ -6,10 +6,12 @@ Not here: reading the docs (doc_extract.py) or the allowlists (doc_rules.py).
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import os
 import re
 import shlex
 import subprocess
+import threading
 
 from doc_rules import (ALLOWED_FOREIGN, ELLIPSES, ENGLISH_WORDS, FILL, LAUNCHERS, NOT_BUILT, NOT_COMMANDS, OPTION_IN_TEXT,
                        OTHER_TOOLS, PLACEHOLDERS, SEPARATORS)
@@ -26,6 +28,7 @@ class Checker:
         self.allow_used = collections.Counter()
         self.options_checked = collections.Counter()  # option name -> mentions
         self.foreign = collections.Counter()  # tool -> option mentions
+        self.pool, self.pending, self.lock, self.cache = None, [], threading.Lock(), {}
 
     def fail(self, item, msg):
         self.failures.append(f"{item.file}:{item.line}: {msg}")
@@ -211,16 +214,40 @@ class Checker:
             self.parse(item, argv, fragment, shown)
 
     def parse(self, item, argv, fragment, shown):
+        # Each run is a process start of the whole binary (its CUDA libraries included): about a second
+        # on a loaded 2-core host, so the runs go on a few threads while the docs are read on.
+        if self.pool is not None:
+            self.pending.append(self.pool.submit(self.parse_now, item, argv, fragment, shown))
+        else:
+            self.parse_now(item, argv, fragment, shown)
+
+    def run_parse_only(self, full):
+        """One `scalebench --parse-only` run per distinct command line (many docs repeat a line)."""
+        key = tuple(full)
+        with self.lock:
+            if key in self.cache:
+                self.stats["parse-only runs saved (the same line again)"] += 1
+                return self.cache[key]
+        res = subprocess.run([self.binary, "--parse-only", *full], capture_output=True, text=True, timeout=120)
+        with self.lock:
+            self.stats["parse-only runs"] += 1
+            self.cache[key] = res
+        return res
+
+    def count(self, key):
+        with self.lock:
+            self.stats[key] += 1
+
+    def parse_now(self, item, argv, fragment, shown):
         added = []
         for _ in range(4):
             full = argv + added
-            res = subprocess.run([self.binary, "--parse-only", *full], capture_output=True, text=True, timeout=60)
-            self.stats["parse-only runs"] += 1
+            res = self.run_parse_only(full)
             helped = any(a in ("--help", "-h") for a in full)
             version = full == ["--version"] and res.stdout.startswith("scalebench ")
             if res.returncode == 0 and ("parse-only: ok" in res.stdout or (helped and "Usage:" in res.stdout) or version):
                 if added:
-                    self.stats["fragments completed with FILL"] += 1
+                    self.count("fragments completed with FILL")
                 return
             err = next((l for l in res.stderr.splitlines() if l.startswith("scalebench: error:")),
                        res.stderr.strip() or f"exit {res.returncode}")
@@ -230,10 +257,10 @@ class Checker:
                 continue
             m = re.match(r"^scalebench: error: (--[\w-]+): \d+ required .* missing", err)
             if item.kind == "span" and m and full and full[-1] == m.group(1):
-                self.stats["spans naming an option without its value (option checked, not parsed)"] += 1
+                self.count("spans naming an option without its value (option checked, not parsed)")
                 return
             if "this build has no CUDA backend" in err:
-                self.stats["cuda lines parsed, not validated (build without CUDA)"] += 1
+                self.count("cuda lines parsed, not validated (build without CUDA)")
                 return
             filled = f" (+ {' '.join(added)} from FILL)" if added else ""
             self.fail(item, f"does not parse: `scalebench --parse-only {' '.join(shlex.quote(a) for a in argv)}`"
@@ -242,8 +269,13 @@ class Checker:
         self.fail(item, f"FILL did not complete it: {shown}")
 
     def run(self, items):
-        for it in items:
-            self.item(it)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as self.pool:
+            for it in items:
+                self.item(it)
+            for f in self.pending:
+                f.result()
+        self.pool = None
+        self.failures.sort()
 
     def summary(self):
         lines = [f"  {v:5d}  {k}" for k, v in sorted(self.stats.items())]

@@ -72,7 +72,6 @@ ALLOWED_FOREIGN = [
     ("--gpus-per-node", "sbatch (profile gpu_request)", ["docs/slurm.md", "docs/testing.md"]),
     ("--gres", "sbatch (profile gpu_request)", ["docs/slurm.md", "docs/testing.md"]),
     ("--export", "srun (scalebench's own --export and a profile's srun_args)", ["docs/slurm.md", "docs/testing.md"]),
-    ("--name", "srun/mpirun (the form of a profile's srun_args: `--name` or `--name=value`)", ["docs/slurm.md"]),
     ("--layers", "sb_bench_gpu_model (per-layer timings)", ["docs/gpu.md"]),
     ("--all", "tools/torch_reference.py (the whole matrix)", ["docs/gpu.md"]),
     ("--traceback", "plots/make_all.py", ["docs/plots.md"]),
@@ -87,7 +86,7 @@ ALLOWED_FOREIGN = [
     ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md"]),
     ("--cpu-share", "tools/cluster/up.sh (nodes of a share of a core)", ["docs/limitations.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
-     for o in ("--rate", "--latency", "--name", "--subnet", "--ppn", "--preset", "--cpus-per-node", "--cpu-share", "--node-share")]
+     for o in ("--rate", "--latency", "--subnet", "--ppn", "--preset", "--cpus-per-node", "--cpu-share", "--node-share")]
 
 # Repository references (doc_refs.py). Top-level entries of a checkout that are not the repository's
 # (build trees, generated data: .gitignore), so a word starting with them is not checked as a path.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "harness/record/run_config.h"
+#include "harness/study/spec/overrides.h"
 #include "harness/study/spec/spec.h"
 #include "kernels/common/check.h"
 
@@ -254,6 +255,56 @@ TEST(Spec, RepetitionsOverride) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--repetitions 0: must be 1-1000"), std::string::npos) << e.what();
   }
+}
+
+// sweep --set/--name/--output: a variant written into the spec's text (kept as study.toml) and
+// parsed again; a key's value over several lines is replaced whole; a key or a section not in the
+// spec is added; a bare word is a string; a bad argument or value is one line naming it.
+TEST(Spec, SetOverridesWriteAVariantIntoTheText) {
+  std::string text = kSpec;
+  text.replace(text.find("strategies = [\"single\", \"ring\"]"), 31, "strategies = [\n  \"single\",\n  \"ring\",\n]");
+  const SweepSpec base = parse_spec(text, "s.toml");
+  const SweepSpec s = with_overrides(base, {parse_set("train.lr=0.05"), parse_set("sweep.strategies=[\"ring\"]"),
+                                            parse_set("train.momentum=0.8"),
+                                            string_override("study", "name", "t2", "--name t2")});
+  EXPECT_EQ(s.source, "s.toml");
+  EXPECT_DOUBLE_EQ(s.train.lr, 0.05);
+  EXPECT_DOUBLE_EQ(s.train.momentum, 0.8);
+  ASSERT_EQ(s.strategies.size(), 1u);
+  EXPECT_EQ(s.name, "t2");
+  EXPECT_EQ(s.output, "results/t2");  // the default output follows the name
+  EXPECT_NE(s.text.find("lr = 0.05  # sweep --set train.lr=0.05 (the spec said 0.1)"), std::string::npos) << s.text;
+  EXPECT_EQ(s.text.find("  \"single\",\n"), std::string::npos) << s.text;  // every line of the old value gone
+  EXPECT_NE(s.text.find("[train]\nmomentum = 0.8  # sweep --set train.momentum=0.8 (not in the spec)"),
+            std::string::npos) << s.text;
+  std::string no_train = text;
+  no_train.erase(no_train.find("[train]"));
+  const SweepSpec added = with_overrides(parse_spec(no_train, "s.toml"), {parse_set("train.lr=0.2")});
+  EXPECT_NE(added.text.find("[train]\nlr = 0.2  # sweep --set train.lr=0.2 (not in the spec)"), std::string::npos)
+      << added.text;
+  EXPECT_DOUBLE_EQ(added.train.lr, 0.2);
+  EXPECT_EQ(parse_spec(s.text, "again.toml").train.lr, 0.05);  // what a Slurm point reads back
+  EXPECT_EQ(describe_overrides(base, {parse_set("train.lr=0.05")}), "train.lr = 0.05 (the spec said 0.1)\n");
+  EXPECT_EQ(parse_set("dataset.path=data/a b.h5").value, "\"data/a b.h5\"");
+  EXPECT_EQ(parse_set("sweep.devices=[1, 2]").value, "[1, 2]");
+  const auto error = [&](const std::vector<SpecOverride>& o) {
+    try {
+      with_overrides(base, o);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error({parse_set("train.lr=fast")}).find("s.toml (with --set train.lr=fast):"), std::string::npos)
+      << error({parse_set("train.lr=fast")});
+  EXPECT_NE(error({parse_set("train.lr=fast")}).find("train.lr"), std::string::npos);
+  EXPECT_NE(error({parse_set("train.no_such_key=1")}).find("no_such_key"), std::string::npos);
+  for (const char* bad : {"lr=0.1", "train.lr", ".lr=1", "train.=1"}) try {
+      parse_set(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("expected section.key=value"), std::string::npos) << e.what();
+    }
 }
 
 // [sweep.strategy_devices]: a GPU study gives mirrored (one process, one node) up to one node's

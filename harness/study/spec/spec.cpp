@@ -244,38 +244,6 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
   return spec;
 }
 
-SweepSpec with_repetitions(const SweepSpec& spec, int k) {
-  SB_REQUIRE(k >= 1 && k <= 1000, "--repetitions {}: must be 1-1000", k);
-  // The spec text is what the study folder keeps (study.toml) and what a Slurm point reads back,
-  // so the override goes into the text: the [study] repetitions line replaced, or one added.
-  const std::string line = fmt::format("repetitions = {}  # sweep --repetitions {} (the spec said {})", k, k,
-                                       spec.repetitions);
-  std::istringstream in(spec.text);
-  std::string text, l;
-  bool in_study = false, done = false;
-  while (std::getline(in, l)) {
-    const auto first = l.find_first_not_of(" \t");
-    const std::string body = first == std::string::npos ? "" : l.substr(first);
-    if (!body.empty() && body[0] == '[') {
-      if (in_study && !done) text += line + "\n", done = true;  // [study] ended without the key
-      in_study = body.rfind("[study]", 0) == 0;
-      text += l + "\n";
-      continue;
-    }
-    if (in_study && !done && body.rfind("repetitions", 0) == 0 && body.find('=') != std::string::npos) {
-      text += line + "\n";
-      done = true;
-      continue;
-    }
-    text += l + "\n";
-  }
-  if (!done) text += (in_study ? "" : "[study]\n") + line + "\n";
-  SweepSpec out = parse_spec(text, spec.source + " (with --repetitions " + std::to_string(k) + ")");
-  SB_REQUIRE(out.repetitions == k, "{}: --repetitions {} did not take (the [study] table is not plain)", spec.source, k);
-  out.source = spec.source;
-  return out;
-}
-
 SweepSpec load_spec(const std::string& path) {
   return parse_spec(read_text_file(path, fmt::format("{}: cannot read the sweep spec", path)), path);
 }

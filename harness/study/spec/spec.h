@@ -59,11 +59,6 @@ struct SweepSpec {
 // Throws scalebench::Error: "<file>:<line>:<column>: <section.field>: <problem>".
 SweepSpec parse_spec(std::string_view text, const std::string& source);
 SweepSpec load_spec(const std::string& path);
-// `sweep --repetitions K`: the spec with [study] repetitions = K, written into its text too (so the
-// study folder's study.toml, and a Slurm point reading it back, run the same points). The run
-// order stays interleaved (repetition outermost, see expand()).
-SweepSpec with_repetitions(const SweepSpec& spec, int k);
-
 // What tells a point apart beyond model, strategy and N: " b=8" when several batches are swept,
 // then " key=value" for each [sweep] axis the point's strategy uses (" compression=bf16 bucket_mb=1").
 std::string axes_label(const SweepSpec& spec, const record::RunConfig& c);

@@ -107,7 +107,8 @@ void add_ab(CLI::App& app, StudyOptions& o) {
     ab->add_option("--" + name, side->set, "Side " + up + "'s train options, 'key=value key=value' (keys as train's "
                    "long names with '_', e.g. 'threads=2 bucket_mb=4')");
     ab->add_option("--" + name + "-binary", side->binary, "Side " + up + "'s scalebench binary (default: this one)");
-    ab->add_option("--" + name + "-env", side->env, "Side " + up + "'s environment, KEY=VALUE (repeatable)");
+    ab->add_option("--" + name + "-env", side->env, "Side " + up + "'s environment, KEY=VALUE (repeat the option for more)")
+        ->allow_extra_args(false);
     ab->add_option("--" + name + "-wrap", side->wrap, "A command to run side " + up + "'s runs under, split at spaces "
                    "(no quoting), e.g. 'taskset -c 1'");
   }
@@ -393,7 +394,8 @@ int main(int argc, char** argv) {
       apply_train_config(train);
       run_train(train, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
-               app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("ab") || app.got_subcommand("slurm-point")) {
+               app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("ab") ||
+               app.got_subcommand("slurm-point")) {
       return run_study_command(app, study_opts);
     } else if (app.got_subcommand("commbench")) {
       bench.algos.clear();

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -25,6 +26,8 @@
 #include "harness/study/launch/subprocess.h"
 #include "harness/study/progress.h"
 #include "harness/study/spec/spec.h"
+#include "harness/study/study_lock.h"
+#include "harness/study/sweep.h"
 #include "harness/train/preemption.h"
 #include "harness/train/train_fields.h"
 #include "kernels/common/check.h"
@@ -122,7 +125,7 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
   std::vector<MetricRule> rules = default_rules();
   for (const auto& t : opt.thresholds) apply_threshold(rules, t);
   const SweepSpec spec = with_repetitions(load_spec(spec_path), opt.pairs);
-  SB_REQUIRE(spec.generate || fs::exists(spec.data), "{}: dataset.path: {}: no such file", spec.source, spec.data);
+  check_sweep_inputs(spec);
   const std::string output = opt.output.empty() ? spec.output + "-ab" : opt.output;
   const auto points = expand(spec);
   Side a = make_side('A', opt.a, output), b = make_side('B', opt.b, output);
@@ -135,7 +138,9 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
   prepare_dataset(spec, opt.dry_run, out);
   for (Side* s : {&a, &b})
     for (auto& c : s->points) record::identify_data(c);  // the run ids as the children compute them
+  std::optional<StudyLock> lock;
   if (!opt.dry_run) {
+    lock.emplace(output, "ab");  // one writer per folder, as a sweep's
     for (Side* s : {&a, &b}) {
       std::error_code ec;
       fs::create_directories(fs::path(s->dir) / "runs", ec);
@@ -164,7 +169,12 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
                                           record::point_label(c), axes_label(spec, c), c.repetition, opt.pairs);
       std::vector<std::string> cmd = s->prefix;
       for (auto& w : launch_command(c, s->exe.empty() ? self : s->exe, runs)) cmd.push_back(std::move(w));
-      if (const PriorRun prior = prior_run(path); prior.kind == PriorRun::Kind::ok) {
+      const PriorRun prior = prior_run(path);
+      // A run another process still makes (an earlier ab's orphan) would share the cores with this
+      // one and distort both timings.
+      SB_REQUIRE(prior.kind != PriorRun::Kind::live, "{}: {} is still running ({}; {}): wait for it to end or stop it, "
+                 "then run ab again", output, pre, prior.why, path);
+      if (prior.kind == PriorRun::Kind::ok) {
         ++skipped;
         out << pre << " ok already (" << path << "), skipped\n" << std::flush;
         progress.point_done(false, 0);

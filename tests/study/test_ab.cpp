@@ -155,6 +155,43 @@ TEST(AbDecision, TooFewPairsSaysHowMany) {
   EXPECT_EQ(pairs_to_decide(0.0, 0.1, 0.0, 0.01), 0);         // no shift and no band: no number of pairs decides
 }
 
+// Study files: runs paired by repetition across point ids that differ (the sides' options do), a
+// failed run's pair left out, metrics decided per point, every tested p in one correction.
+TEST(AbDecision, PairsRunsByRepetitionAcrossStudyFiles) {
+  const auto row = [](StudyFile& f, const std::string& id, int rep, const std::string& status, double ips) {
+    record::Attrs r;
+    r.set("point_id", id);
+    r.set("repetition", std::int64_t(rep));
+    r.set("status", status);
+    r.set("images_per_s", ips);
+    r.set("epoch_time_s", status == "ok" ? 100 / ips : record::kNaN);
+    f.runs.append(r);
+  };
+  StudyFile a, b;
+  Noise u(11);
+  for (int k = 1; k <= 10; ++k) {
+    const double host = 100 * (1 + 0.10 * u());  // drift between pairs, shared within one
+    // Point p1: B 5 % slower; point p2: the same. Listed in a different order in B's file.
+    row(a, "a1", k, "ok", host * (1 + 0.003 * u()));
+    row(a, "a2", k, "ok", host * (1 + 0.003 * u()));
+    row(b, "b2", k, "ok", host * (1 + 0.003 * u()));
+    row(b, "b1", k, k == 4 ? "failed" : "ok", 0.95 * host * (1 + 0.003 * u()));
+  }
+  const std::vector<AbPoint> points{{"p1", "a1", "b1"}, {"p2", "a2", "b2"}};
+  const AbResult r = paired_compare(a, b, points, default_rules(), 0.01);
+  ASSERT_EQ(r.rows.size(), 4u);  // 2 points x images_per_s, epoch_time_s (the others absent)
+  EXPECT_EQ(r.tests, 4);
+  EXPECT_EQ(r.incomplete, 1);    // p1's pair 4: B failed
+  for (const auto& v : r.rows) {
+    EXPECT_EQ(v.pairs, v.point == "p1" ? 9 : 10) << v.point << " " << v.metric;
+    EXPECT_EQ(v.verdict, v.point == "p1" ? "slower" : "no change") << v.point << " " << v.metric << ": " << v.note;
+  }
+  EXPECT_EQ(r.slower, 2);
+  EXPECT_EQ(r.no_change, 2);
+  EXPECT_NE(render_ab(r, Format::text).find("2 slower, 0 faster, 2 no change, 0 INCONCLUSIVE"), std::string::npos)
+      << render_ab(r, Format::text);
+}
+
 // The real binary on a tiny study: 2 pairs of one point, sides differing in an option and an
 // environment variable.
 TEST(AbRun, EndToEnd) {

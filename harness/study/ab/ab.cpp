@@ -126,7 +126,12 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
   for (const auto& t : opt.thresholds) apply_threshold(rules, t);
   const SweepSpec spec = with_repetitions(load_spec(spec_path), opt.pairs);
   check_sweep_inputs(spec);
-  const std::string output = opt.output.empty() ? spec.output + "-ab" : opt.output;
+  std::string output = opt.output;
+  if (output.empty()) {  // results/smoke/ -> results/smoke-ab
+    output = spec.output;
+    while (output.size() > 1 && output.back() == '/') output.pop_back();
+    output += "-ab";
+  }
   const auto points = expand(spec);
   Side a = make_side('A', opt.a, output), b = make_side('B', opt.b, output);
   side_points(a, spec, points);

@@ -5,7 +5,7 @@ slowdown, measured on this machine (issue 25's noise laboratory). A benchmark: i
 
     /usr/bin/python3 tools/noise_lab.py BUILD_DIR [--pairs 8] [--k 5] [--power-k 3,5,10]
         [--trials 10] [--caps 0.9,0.8] [--work results/noise-lab] [-o lab.json]
-    /usr/bin/python3 tools/noise_lab.py BUILD_DIR --ab [--ab-k 10] [--ab-aa-runs 10]
+    /usr/bin/python3 tools/noise_lab.py BUILD_DIR --ab [--ab-k 10] [--ab-aa-runs 12]
         [--ab-caps 0.95,0.98] [--trials 10] [--work results/noise-lab] [-o ab.json]
 
 (a) A/A false alarms: --pairs independent pairs of K-repetition sweeps of the same small study
@@ -125,21 +125,23 @@ def ab_lab(a, sb, work, data, result):
     """(c): A/A false alarms and power of `scalebench ab`."""
     if not a.skip_aa:
         per, alarms, verdicts = Counter(), Counter(), Counter()
+        tested = 0  # rows that took the test (not those decided without one: a constant metric)
         for i in range(a.ab_aa_runs):
             for row in ab(sb, work, f"abaa{i}", a.ab_k, a.batches, data)["rows"]:
                 per[row["metric"]] += 1
+                tested += row["p"] is not None
                 verdicts[row["verdict"]] += 1
                 alarms[row["metric"]] += row["verdict"] in ("slower", "faster")
-            print(f"ab A/A run {i + 1}/{a.ab_aa_runs}: {sum(per.values())} timing comparisons so far, "
+            print(f"ab A/A run {i + 1}/{a.ab_aa_runs}: {tested} tested timing comparisons so far, "
                   f"{sum(alarms.values())} false alarms", flush=True)
         total = sum(per.values())
-        result["ab_aa"] = {"k": a.ab_k, "runs": a.ab_aa_runs, "comparisons": total,
+        result["ab_aa"] = {"k": a.ab_k, "runs": a.ab_aa_runs, "comparisons": total, "tested": tested,
                            "false_alarms": sum(alarms.values()),
                            "rate": sum(alarms.values()) / total if total else None,
                            "per_metric": {m: {"comparisons": per[m], "false_alarms": alarms[m]} for m in sorted(per)},
                            "verdicts": dict(verdicts)}
-        print(f"ab A/A: {sum(alarms.values())} false alarms in {total} timing comparisons at K = {a.ab_k} pairs; "
-              f"verdicts {dict(verdicts)}")
+        print(f"ab A/A: {sum(alarms.values())} false alarms in {tested} tested timing comparisons ({total} rows) at "
+              f"K = {a.ab_k} pairs; verdicts {dict(verdicts)}")
     if not a.skip_power:
         result["ab_power"] = []
         script = joiner(work)
@@ -206,7 +208,7 @@ def main():
     ap.add_argument("--skip-power", action="store_true")
     ap.add_argument("--ab", action="store_true", help="(c): measure `scalebench ab` instead of compare")
     ap.add_argument("--ab-k", type=int, default=10, help="pairs per ab run")
-    ap.add_argument("--ab-aa-runs", type=int, default=10, help="A/A ab runs (each: every point of --batches)")
+    ap.add_argument("--ab-aa-runs", type=int, default=12, help="A/A ab runs (each: every point of --batches; 5 tested metrics a point)")
     ap.add_argument("--ab-caps", default="0.95,0.98", help="side B's CPU caps, fractions of one core")
     a = ap.parse_args()
     sb = os.path.abspath(os.path.join(a.build, "scalebench"))

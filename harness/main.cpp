@@ -20,6 +20,7 @@
 #include "harness/study/spec/config_toml.h"
 #include "harness/record/context.h"
 #include "harness/record/recorded_run.h"
+#include "harness/study/ab/ab.h"
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/report.h"
@@ -96,7 +97,43 @@ struct StudyOptions {
   std::vector<std::string> thresholds;
   double alpha = 0.01;
   std::string inconclusive = "code";
+  scalebench::study::AbOptions ab;  // `ab`: the sides, pairs, output
 };
+
+// `ab`: harness/study/ab/ab.h. The sides' options are the same four for A and B.
+void add_ab(CLI::App& app, StudyOptions& o) {
+  auto* ab = app.add_subcommand("ab", "A/B: run every point of a spec on two sides (options, binaries or "
+                                "environments), alternating run by run, and decide each timing metric from the pairs");
+  ab->add_option("spec", o.spec, "Sweep spec, e.g. studies/smoke.toml (its [study] repetitions are replaced by --pairs)")
+      ->required();
+  for (auto [side, name] : {std::pair{&o.ab.a, std::string("a")}, std::pair{&o.ab.b, std::string("b")}}) {
+    const std::string up = name == "a" ? "A" : "B";
+    ab->add_option("--" + name, side->set, "Side " + up + "'s train options, 'key=value key=value' (keys as train's "
+                   "long names with '_', e.g. 'threads=2 bucket_mb=4')");
+    ab->add_option("--" + name + "-binary", side->binary, "Side " + up + "'s scalebench binary (default: this one)");
+    ab->add_option("--" + name + "-env", side->env, "Side " + up + "'s environment, KEY=VALUE (repeat the option for more)")
+        ->allow_extra_args(false);
+    ab->add_option("--" + name + "-wrap", side->wrap, "A command to run side " + up + "'s runs under, split at spaces "
+                   "(no quoting), e.g. 'taskset -c 1'");
+  }
+  ab->add_option("--pairs", o.ab.pairs, "Runs a side per point, taken in pairs A,B then B,A (1-200)")
+      ->check(CLI::Range(1, 200))
+      ->capture_default_str();
+  ab->add_option("-o,--output", o.ab.output, "Folder for a/runs, b/runs, a.h5, b.h5, ab.toml, verdicts.json "
+                 "(default: the spec's [study] output + '-ab')");
+  ab->add_option("--alpha", o.ab.alpha, "Significance level of the signed-rank tests, after the Benjamini-Hochberg "
+                 "correction over all of this run's timing tests")
+      ->check(CLI::Range(1e-6, 0.5))
+      ->capture_default_str();
+  ab->add_option("--threshold", o.ab.thresholds, "metric=tolerance as compare's: the band inside which the 95% "
+                 "interval means 'no change'; off leaves the metric out")
+      ->take_all();
+  ab->add_option("--format", o.format, "text|markdown (the verdicts as JSON are always written to "
+                 "<output>/verdicts.json)")
+      ->check(CLI::IsMember({"text", "markdown"}))
+      ->capture_default_str();
+  ab->add_flag("--dry-run", o.ab.dry_run, "Print the runs in their order with their commands; run nothing");
+}
 
 void add_study_commands(CLI::App& app, StudyOptions& o) {
   const auto formats = CLI::IsMember({"text", "markdown", "json"});
@@ -161,6 +198,7 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
       ->delimiter(',');
   compare->add_flag("--include-shared-gpu", o.include_shared_gpu,
                     "Also compare the timing of points whose ranks shared a GPU (flag shared-gpu; left out by default)");
+  add_ab(app, o);
 }
 
 // train: the run policy (recording, checkpoints beside the run file, a preempted run's exit code)
@@ -191,6 +229,11 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
                                        {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
                                        std::cout);
     return outcome.exit_code();  // 75: preempted, rerun; 128 + N: stopped by signal N
+  }
+  if (app.got_subcommand("ab")) {
+    st::AbOptions ab = o.ab;
+    ab.format = st::parse_format(o.format);
+    return st::run_ab(o.spec, ab, std::cout);
   }
   if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);
@@ -371,7 +414,8 @@ int main(int argc, char** argv) {
       apply_train_config(train);
       run_train(train, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
-               app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("slurm-point")) {
+               app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("ab") ||
+               app.got_subcommand("slurm-point")) {
       return run_study_command(app, study_opts);
     } else if (app.got_subcommand("commbench")) {
       bench.algos.clear();

@@ -5,6 +5,8 @@ slowdown, measured on this machine (issue 25's noise laboratory). A benchmark: i
 
     /usr/bin/python3 tools/noise_lab.py BUILD_DIR [--pairs 8] [--k 5] [--power-k 3,5,10]
         [--trials 10] [--caps 0.9,0.8] [--work results/noise-lab] [-o lab.json]
+    /usr/bin/python3 tools/noise_lab.py BUILD_DIR --ab [--ab-k 10] [--ab-aa-runs 12]
+        [--ab-caps 0.95,0.98] [--trials 10] [--work results/noise-lab] [-o ab.json]
 
 (a) A/A false alarms: --pairs independent pairs of K-repetition sweeps of the same small study
     (one-thread U-Net points, long enough to time: ≥ 1 s and ≥ 30 measured steps a run), each pair
@@ -14,7 +16,14 @@ slowdown, measured on this machine (issue 25's noise laboratory). A benchmark: i
     runs of it in a cgroup limited to c of one core (cgroup v1 cpu.cfs_quota_us, or v2 cpu.max), and
     compare; detection = images_per_s REGRESSION. A cap of 0.8 slows a one-thread run by about 20 %
     when the core is otherwise free (less when other jobs already take part of it).
-Needs root for the cgroup (the A/A part does not). It deliberately does not pick K for anyone or
+(c) --ab: the same two questions for `scalebench ab` (pairs taken back to back, ABBA, decided by a
+    signed-rank test of the paired log ratios) instead of (a) and (b):
+    A/A: --ab-aa-runs runs of `ab` with both sides the same, over the --batches study, K = --ab-k
+    pairs; every timing row that comes out slower or faster is a false alarm.
+    Power: per cap c in --ab-caps, --trials runs of `ab` on one point with side B's runs in a cgroup
+    capped to c of one core and side A's in an uncapped one (`--a-wrap`/`--b-wrap` through a
+    two-line joiner script), K = --ab-k pairs; detection = images_per_s slower.
+Needs root for the cgroup (the A/A parts do not). It deliberately does not pick K for anyone or
 change any default: it measures the rule as shipped (docs/metrics.md).
 """
 from __future__ import annotations
@@ -79,6 +88,87 @@ def compare(sb, a, b) -> list:
     return json.loads(r.stdout)["rows"]
 
 
+def write_spec(work, name, k, batch, data) -> str:
+    spec = os.path.join(work, name + ".toml")
+    with open(spec, "w") as f:
+        f.write(SPEC.format(name=name, out=os.path.join(work, name), k=k, batch=batch, data=data))
+    return spec
+
+
+def ab(sb, work, name, k, batch, data, a_wrap="", b_wrap="") -> dict:
+    """One `scalebench ab` of the study against itself (each side under its wrap, when given); its verdicts."""
+    out = os.path.join(work, name)
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [sb, "ab", write_spec(work, name, 1, batch, data), "--pairs", str(k), "-o", out]
+    if a_wrap:
+        cmd += ["--a-wrap", a_wrap]
+    if b_wrap:
+        cmd += ["--b-wrap", b_wrap]
+    r = run(cmd)
+    if r.returncode != 0:
+        sys.exit(f"noise_lab: ab {name} failed ({r.returncode}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+    with open(os.path.join(out, "verdicts.json")) as f:
+        return json.load(f)
+
+
+def joiner(work) -> str:
+    """A script that moves itself into the cgroup named by its first argument, then runs the rest."""
+    path = os.path.join(work, "cgroup_exec.sh")
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\n# cgroup_exec.sh CGROUP CMD...: run CMD inside CGROUP (noise_lab.py --ab)\n'
+                'echo $$ > "$1/cgroup.procs" && shift && exec "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+def ab_lab(a, sb, work, data, result):
+    """(c): A/A false alarms and power of `scalebench ab`."""
+    if not a.skip_aa:
+        per, alarms, verdicts = Counter(), Counter(), Counter()
+        tested = 0  # rows that took the test (not those decided without one: a constant metric)
+        for i in range(a.ab_aa_runs):
+            for row in ab(sb, work, f"abaa{i}", a.ab_k, a.batches, data)["rows"]:
+                per[row["metric"]] += 1
+                tested += row["p"] is not None
+                verdicts[row["verdict"]] += 1
+                alarms[row["metric"]] += row["verdict"] in ("slower", "faster")
+            print(f"ab A/A run {i + 1}/{a.ab_aa_runs}: {tested} tested timing comparisons so far, "
+                  f"{sum(alarms.values())} false alarms", flush=True)
+        total = sum(per.values())
+        result["ab_aa"] = {"k": a.ab_k, "runs": a.ab_aa_runs, "comparisons": total, "tested": tested,
+                           "false_alarms": sum(alarms.values()),
+                           "rate": sum(alarms.values()) / total if total else None,
+                           "per_metric": {m: {"comparisons": per[m], "false_alarms": alarms[m]} for m in sorted(per)},
+                           "verdicts": dict(verdicts)}
+        print(f"ab A/A: {sum(alarms.values())} false alarms in {tested} tested timing comparisons ({total} rows) at "
+              f"K = {a.ab_k} pairs; verdicts {dict(verdicts)}")
+    if not a.skip_power:
+        result["ab_power"] = []
+        script = joiner(work)
+        # Side A runs in an uncapped cgroup of its own: a cgroup is a scheduling group of its own, which
+        # on a loaded host gets another share of the CPU than a task of the root group (a first try
+        # without it had the capped side run 5x faster), so only the cap tells the sides apart.
+        free = make_cgroup(None, "-free")
+        for cap in [float(c) for c in a.ab_caps.split(",")]:
+            cg = make_cgroup(cap)
+            try:
+                hits, verdicts = 0, Counter()
+                for t in range(a.trials):
+                    rows = ab(sb, work, f"abpw{cap}t{t}", a.ab_k, "4", data, a_wrap=f"{script} {free}",
+                              b_wrap=f"{script} {cg}")["rows"]
+                    v = [r for r in rows if r["metric"] == "images_per_s"][0]
+                    verdicts[v["verdict"]] += 1
+                    hits += v["verdict"] == "slower"
+                    print(f"ab power cap {cap} K = {a.ab_k} trial {t + 1}: {v['verdict']} {100 * v['change']:+.1f}% "
+                          f"({v['note']})", flush=True)
+                result["ab_power"].append({"cap": cap, "k": a.ab_k, "trials": a.trials, "detected": hits,
+                                           "rate": hits / a.trials, "verdicts": dict(verdicts)})
+                print(f"ab power: cap {cap} of a core, K = {a.ab_k} pairs: {hits}/{a.trials} detected; {dict(verdicts)}")
+            finally:
+                os.rmdir(cg)
+        os.rmdir(free)
+
+
 def read_timing(study_h5) -> set:
     """The timing metrics as the study file's /metrics table tags them (metrics.def, the one list)."""
     import h5py  # the plots' dependency; only needed here
@@ -87,18 +177,19 @@ def read_timing(study_h5) -> set:
         return {n.decode() for n, k in zip(m["name"], m["kind"]) if k.decode() == "timing"}
 
 
-def make_cgroup(cap: float) -> str:
+def make_cgroup(cap, name="") -> str:
+    """A CPU cgroup capped to `cap` of one core (None: uncapped, a scheduling group like the capped one)."""
     v1 = "/sys/fs/cgroup/cpu"
     if os.path.exists(os.path.join(v1, "cpu.cfs_quota_us")):
-        path = os.path.join(v1, f"sb-noise-lab-{os.getpid()}")
+        path = os.path.join(v1, f"sb-noise-lab-{os.getpid()}{name}")
         os.makedirs(path, exist_ok=True)
         period = int(open(os.path.join(path, "cpu.cfs_period_us")).read())
-        open(os.path.join(path, "cpu.cfs_quota_us"), "w").write(str(int(cap * period)))
+        open(os.path.join(path, "cpu.cfs_quota_us"), "w").write(str(int(cap * period)) if cap else "-1")
         return path
     v2 = "/sys/fs/cgroup"
-    path = os.path.join(v2, f"sb-noise-lab-{os.getpid()}")
+    path = os.path.join(v2, f"sb-noise-lab-{os.getpid()}{name}")
     os.makedirs(path, exist_ok=True)
-    open(os.path.join(path, "cpu.max"), "w").write(f"{int(cap * 100000)} 100000")
+    open(os.path.join(path, "cpu.max"), "w").write(f"{int(cap * 100000)} 100000" if cap else "max 100000")
     return path
 
 
@@ -115,6 +206,10 @@ def main():
     ap.add_argument("-o", "--output", default="")
     ap.add_argument("--skip-aa", action="store_true")
     ap.add_argument("--skip-power", action="store_true")
+    ap.add_argument("--ab", action="store_true", help="(c): measure `scalebench ab` instead of compare")
+    ap.add_argument("--ab-k", type=int, default=10, help="pairs per ab run")
+    ap.add_argument("--ab-aa-runs", type=int, default=12, help="A/A ab runs (each: every point of --batches; 5 tested metrics a point)")
+    ap.add_argument("--ab-caps", default="0.95,0.98", help="side B's CPU caps, fractions of one core")
     a = ap.parse_args()
     sb = os.path.abspath(os.path.join(a.build, "scalebench"))
     work = os.path.abspath(a.work)
@@ -127,7 +222,9 @@ def main():
     result = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": os.uname().nodename,
               "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()}
     t0 = time.time()
-    if not a.skip_aa:
+    if a.ab:
+        ab_lab(a, sb, work, data, result)
+    if not a.skip_aa and not a.ab:
         per = Counter()
         alarms = Counter()
         flags = Counter()
@@ -152,7 +249,7 @@ def main():
                         "verdicts": dict(flags)}
         print(f"A/A: {sum(alarms.values())} false alarms in {total} timing comparisons "
               f"({100 * result['aa']['rate']:.2f} %) at K = {a.k}; verdicts {dict(flags)}")
-    if not a.skip_power:
+    if not a.skip_power and not a.ab:
         result["power"] = []
         for cap in [float(c) for c in a.caps.split(",")]:
             cg = make_cgroup(cap)

@@ -30,6 +30,11 @@
 
 namespace scalebench::study {
 
+// The checks that hold for every launcher, before anything runs: the dataset exists or has a
+// recipe, and every model builds for the data's shape (an unknown model option fails here, not in
+// each point). Throws naming the spec.
+void check_sweep_inputs(const SweepSpec& spec);
+
 // Checks what holds for every launcher (the dataset exists or has a recipe), then runs the
 // launcher the options name, or else the spec's.
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out);

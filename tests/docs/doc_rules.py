@@ -9,7 +9,7 @@ import re
 
 # Subcommands whose --help is read. slurm-point is hidden from `scalebench --help` (the generated
 # sbatch scripts run it) but docs/slurm.md names it.
-EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "commbench", "trace")
+EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "ab", "commbench", "trace")
 HIDDEN_SUBCOMMANDS = ("slurm-point",)
 # Subcommands of the design (docs/design.md, a copy of shared/DESIGN.md) that this tree does not have;
 # README.md would say so. Lines using them are skipped and counted.

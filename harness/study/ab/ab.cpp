@@ -1,0 +1,231 @@
+// ab.cpp — `scalebench ab`: the sides' points, the interleaved runs, collect, the paired verdicts
+// (see ab.h).
+#include "harness/study/ab/ab.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "harness/record/context.h"
+#include "harness/record/run_config.h"
+#include "harness/study/ab/paired.h"
+#include "harness/study/analysis/collect.h"
+#include "harness/study/launch/command.h"
+#include "harness/study/launch/dataset_prep.h"
+#include "harness/study/launch/run_point.h"
+#include "harness/study/launch/subprocess.h"
+#include "harness/study/progress.h"
+#include "harness/study/spec/spec.h"
+#include "harness/study/study_lock.h"
+#include "harness/study/sweep.h"
+#include "harness/train/preemption.h"
+#include "harness/train/train_fields.h"
+#include "kernels/common/check.h"
+#include "kernels/common/write_file.h"
+
+namespace scalebench::study {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kStopGraceSeconds = 20;  // as a sweep's (local.cpp)
+
+// Options each point of the spec sets itself (expand()): an A/B of them is two specs, not two sides.
+constexpr const char* kPerPoint[] = {"model", "strategy", "data", "devices", "batch"};
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
+
+struct Side {
+  char name;                          // 'A' or 'B'
+  std::vector<std::pair<std::string, std::string>> set;
+  std::string exe;
+  std::vector<std::string> prefix;    // wrap words, then `env K=V ...`
+  std::vector<record::RunConfig> points;
+  std::string dir;                    // <output>/a
+};
+
+Side make_side(char name, const AbSide& s, const std::string& output) {
+  Side side{name, {}, s.binary, words(s.wrap), {}, (fs::path(output) / std::string(1, char(name + 32))).string()};
+  const std::string opt = fmt::format("--{}", char(name + 32));
+  for (const std::string& w : words(s.set)) {
+    const auto eq = w.find('=');
+    SB_REQUIRE(eq != std::string::npos && eq > 0, "{} '{}': '{}' is not key=value (e.g. threads=2)", opt, s.set, w);
+    const std::string key = w.substr(0, eq);
+    for (const char* k : kPerPoint)
+      SB_REQUIRE(key != k, "{} '{}': {} is set per point by the spec's [sweep]; compare two specs for that", opt,
+                 s.set, key);
+    SB_REQUIRE(find_train_field(key), "{} '{}': '{}' is not a train option (keys as `scalebench train`'s long "
+               "names with '_', e.g. threads, bucket_mb)", opt, s.set, key);
+    side.set.push_back({key, w.substr(eq + 1)});
+  }
+  if (!s.binary.empty())
+    SB_REQUIRE(::access(s.binary.c_str(), X_OK) == 0, "{}-binary {}: not an executable file", opt, s.binary);
+  if (!s.env.empty()) side.prefix.push_back("env");
+  for (const std::string& e : s.env) {
+    SB_REQUIRE(e.find('=') != std::string::npos && e.find('=') > 0, "{}-env '{}': not KEY=VALUE", opt, e);
+    side.prefix.push_back(e);
+  }
+  return side;
+}
+
+// The spec's points with the side's options; each validated as train would.
+void side_points(Side& side, const SweepSpec& spec, const std::vector<record::RunConfig>& points) {
+  for (record::RunConfig c : points) {
+    for (const auto& [k, v] : side.set)
+      if (auto problem = find_train_field(k)->parse(c.train, v))
+        fail_input(fmt::format("--{} {}={}: {}", char(side.name + 32), k, v, *problem));
+    try {
+      c.train.validate();
+      c.validate();
+    } catch (const Error& e) {
+      fail_input(fmt::format("--{}: point {}{}: {}", char(side.name + 32), record::point_label(c),
+                             axes_label(spec, c), e.what()));
+    }
+    side.points.push_back(std::move(c));
+  }
+}
+
+// <output>/ab.toml: what each side was, for whoever reads the folder later.
+void write_description(const std::string& output, const std::string& spec_path, const AbOptions& opt) {
+  std::ofstream f(fs::path(output) / "ab.toml", std::ios::binary);
+  f << fmt::format("# scalebench ab {}: pair k runs A then B (k odd) or B then A (k even)\npairs = {}\n", spec_path,
+                   opt.pairs);
+  const auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+  };
+  for (const auto& [name, s] : {std::pair{"a", &opt.a}, std::pair{"b", &opt.b}}) {
+    std::string env;
+    for (const auto& e : s->env) env += (env.empty() ? "" : ", ") + quoted(e);
+    f << fmt::format("\n[{}]\nset = {}\nbinary = {}\nenv = [{}]\nwrap = {}\n", name, quoted(s->set),
+                     quoted(s->binary), env, quoted(s->wrap));
+  }
+}
+
+}  // namespace
+
+int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out) {
+  SB_REQUIRE(opt.pairs >= 1 && opt.pairs <= 200, "--pairs {}: must be 1 to 200", opt.pairs);
+  std::vector<MetricRule> rules = default_rules();
+  for (const auto& t : opt.thresholds) apply_threshold(rules, t);
+  const SweepSpec spec = with_repetitions(load_spec(spec_path), opt.pairs);
+  check_sweep_inputs(spec);
+  std::string output = opt.output;
+  if (output.empty()) {  // results/smoke/ -> results/smoke-ab
+    output = spec.output;
+    while (output.size() > 1 && output.back() == '/') output.pop_back();
+    output += "-ab";
+  }
+  const auto points = expand(spec);
+  Side a = make_side('A', opt.a, output), b = make_side('B', opt.b, output);
+  side_points(a, spec, points);
+  side_points(b, spec, points);
+  const std::string self = record::self_executable();
+  out << fmt::format("ab: {}: {} point{} x {} pairs, alternating ABBA -> {}\n", spec.name, points.size() / opt.pairs,
+                     points.size() / opt.pairs == 1 ? "" : "s", opt.pairs, output)
+      << std::flush;
+  prepare_dataset(spec, opt.dry_run, out);
+  for (Side* s : {&a, &b})
+    for (auto& c : s->points) record::identify_data(c);  // the run ids as the children compute them
+  std::optional<StudyLock> lock;
+  if (!opt.dry_run) {
+    lock.emplace(output, "ab");  // one writer per folder, as a sweep's
+    for (Side* s : {&a, &b}) {
+      std::error_code ec;
+      fs::create_directories(fs::path(s->dir) / "runs", ec);
+      SB_REQUIRE(!ec, "{}: cannot create the folder: {}", s->dir, ec.message());
+      std::ofstream(fs::path(s->dir) / "study.toml", std::ios::binary) << spec.text;
+    }
+    write_description(output, spec_path, opt);
+    forward_signal_to_child(SIGUSR1);
+    stop_children_on_signals(kStopGraceSeconds);
+  }
+  const auto now_s = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  StudyProgress progress(2 * points.size(), now_s());
+  int failed = 0, ran = 0, skipped = 0, stopped = 0;
+  bool preempted = false;
+  std::size_t step = 0;
+  for (std::size_t i = 0; i < points.size() && !stopped && !preempted; ++i) {
+    const bool a_first = points[i].repetition % 2 == 1;
+    for (Side* s : a_first ? std::vector<Side*>{&a, &b} : std::vector<Side*>{&b, &a}) {
+      if ((stopped = stop_signal())) break;
+      const record::RunConfig& c = s->points[i];
+      const std::string runs = (fs::path(s->dir) / "runs").string();
+      const std::string path = (fs::path(runs) / (record::run_id(c) + ".h5")).string();
+      const std::string pre = fmt::format("[{}/{}] {} {}{} pair {}/{}", ++step, 2 * points.size(), s->name,
+                                          record::point_label(c), axes_label(spec, c), c.repetition, opt.pairs);
+      std::vector<std::string> cmd = s->prefix;
+      for (auto& w : launch_command(c, s->exe.empty() ? self : s->exe, runs)) cmd.push_back(std::move(w));
+      const PriorRun prior = prior_run(path);
+      // A run another process still makes (an earlier ab's orphan) would share the cores with this
+      // one and distort both timings.
+      SB_REQUIRE(prior.kind != PriorRun::Kind::live, "{}: {} is still running ({}; {}): wait for it to end or stop it, "
+                 "then run ab again", output, pre, prior.why, path);
+      if (prior.kind == PriorRun::Kind::ok) {
+        ++skipped;
+        out << pre << " ok already (" << path << "), skipped\n" << std::flush;
+        progress.point_done(false, 0);
+        continue;
+      }
+      out << pre << " run: " << join_command(cmd) << "\n" << std::flush;
+      if (opt.dry_run) continue;
+      const double started = now_s();
+      const PointResult res = run_point(c, cmd, path, pre, out);
+      progress.point_done(true, now_s() - started);
+      out << "ab: " << progress.line(now_s()) << "\n" << std::flush;
+      ++ran;
+      failed += res == PointResult::failed;
+      preempted |= res == PointResult::preempted;
+      if ((stopped = stop_signal()) || preempted) break;
+    }
+  }
+  if (opt.dry_run) return 0;
+  if (stopped || preempted) {
+    out << fmt::format("ab: {}: the runs not yet made are not launched; run the same command again to finish\n",
+                       stopped ? "stopped by " + signal_name(stopped) : std::string("preempted"));
+    return stopped ? 128 + stopped : kExitPreempted;
+  }
+  out << fmt::format("ab: {} runs: {} ran, {} skipped (ok before), {} failed\n", 2 * points.size(), ran, skipped,
+                     failed);
+  const std::string fa = (fs::path(output) / "a.h5").string(), fb = (fs::path(output) / "b.h5").string();
+  const StudyFile sa = collect(a.dir, fa, out), sb = collect(b.dir, fb, out);
+  std::vector<AbPoint> pts;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (points[i].repetition == 1)
+      pts.push_back({record::point_label(points[i]) + axes_label(spec, points[i]), record::point_id(a.points[i]),
+                     record::point_id(b.points[i])});
+  const AbResult result = paired_compare(sa, sb, pts, rules, opt.alpha);
+  const std::string verdicts = (fs::path(output) / "verdicts.json").string();
+  scalebench::write_file_atomically(verdicts, render_ab(result, Format::json));
+  out << render_ab(result, opt.format);
+  out << "ab: the verdicts as JSON: " << verdicts << "\n";
+  {
+    std::vector<std::string> keys;  // the options the sides set: what compare must match ignoring
+    for (const Side* s : {&a, &b})
+      for (const auto& [k, v] : s->set)
+        if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    out << fmt::format("ab: quality and memory, unpaired: scalebench compare {} {}{}\n", fa, fb,
+                       keys.empty() ? "" : " --match-ignore " + fmt::format("{}", fmt::join(keys, ",")));
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace scalebench::study

@@ -1,0 +1,45 @@
+// ab.h — `scalebench ab SPEC`: an A/B run in one go. Every point of the spec is run `pairs` times
+// on each of two sides — two option sets (--a/--b 'key=value ...'), two binaries (--a-binary/
+// --b-binary), two environments (--a-env/--b-env KEY=VALUE, or a command prefix --a-wrap/--b-wrap
+// such as 'taskset -c 1') — alternating run by run: pair k of a point runs A then B when k is odd,
+// B then A when k is even (ABBA: a steady drift of the host costs both sides alike). Run files go to
+// <output>/a/runs/ and <output>/b/runs/, each side is collected into <output>/a.h5 and <output>/b.h5
+// (ordinary study files: report and compare read them), and the paired verdicts (paired.h) are
+// printed. A rerun into the same folder skips runs whose file says ok (as sweep does), so an
+// interrupted A/B finishes where it stopped.
+// What it deliberately does not do: gate (its exit status says whether every run ran, not how the
+// sides compare; compare is the gate), decide quality metrics (compare a.h5 b.h5 does), or launch
+// through Slurm (the pairs must alternate on one host).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/study/analysis/format.h"
+
+namespace scalebench::study {
+
+struct AbSide {
+  std::string set;                 // "key=value key=value": train options (harness/train/train_fields.cpp)
+  std::string binary;              // the scalebench binary ("" = this one)
+  std::vector<std::string> env;    // KEY=VALUE for the side's runs
+  std::string wrap;                // a command prefix, split at spaces (no quoting): "taskset -c 1"
+};
+
+struct AbOptions {
+  AbSide a, b;
+  int pairs = 10;
+  std::string output;              // "" = the spec's [study] output + "-ab"
+  double alpha = 0.01;
+  std::vector<std::string> thresholds;  // compare's --threshold syntax: the "no change" bands
+  Format format = Format::text;    // the printed table: text or markdown (<output>/verdicts.json is always JSON)
+  bool dry_run = false;            // print the runs in order with their commands; run nothing
+};
+
+// Exit status: 0 when every run ended ok, 1 when one failed (its pair is left out of the verdicts),
+// 128 + N when stopped by signal N (a rerun finishes). Bad input (an unknown option key, a key that
+// the spec's points set themselves) throws naming it, before anything runs.
+int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out);
+
+}  // namespace scalebench::study

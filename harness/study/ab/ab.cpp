@@ -25,6 +25,7 @@
 #include "harness/study/launch/run_point.h"
 #include "harness/study/launch/subprocess.h"
 #include "harness/study/progress.h"
+#include "harness/study/spec/overrides.h"
 #include "harness/study/spec/spec.h"
 #include "harness/study/study_lock.h"
 #include "harness/study/sweep.h"

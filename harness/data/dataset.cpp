@@ -41,13 +41,16 @@ std::string describe_type(hid_t type) {
   }
 }
 
-// A string from the file as it may appear in a one-line message: control characters escaped, cut
-// at 60 characters.
-std::string printable(const std::string& s) {
+// Text from the file as scalebench shows it: printable ASCII, every other byte (control
+// characters, and any byte >= 0x80: a damaged file's attribute need not be UTF-8) as \xNN, so a
+// message, a progress line or a run file never carries the file's raw bytes to a terminal.
+std::string escaped(const std::string& s) {
   std::string out;
-  for (unsigned char c : s.substr(0, 60)) out += c < 0x20 || c == 0x7f ? fmt::format("\\x{:02x}", c) : std::string(1, char(c));
-  return s.size() > 60 ? out + "..." : out;
+  for (unsigned char c : s) out += c < 0x20 || c >= 0x7f ? fmt::format("\\x{:02x}", c) : std::string(1, char(c));
+  return out;
 }
+// The same, cut at 60 characters, for a one-line message.
+std::string printable(const std::string& s) { return s.size() > 60 ? escaped(s.substr(0, 60)) + "..." : escaped(s); }
 
 std::vector<std::string> split_names(const std::string& s) {
   std::vector<std::string> out;
@@ -173,7 +176,7 @@ Dataset::Dataset(const std::string& path) : impl_(std::make_unique<Impl>()), pat
   const auto names = detail::read_string_attr(f, "class_names", ok);
   SB_REQUIRE(ok, "dataset {}: root attribute 'class_names' is not a string", p);
   if (names) {
-    info_.class_names = split_names(*names);
+    info_.class_names = split_names(escaped(*names));  // train prints them, run files record them
     SB_REQUIRE(static_cast<int>(info_.class_names.size()) == info_.classes,
                "dataset {}: class_names lists {} names but classes = {}", p,
                info_.class_names.size(), info_.classes);

@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "harness/data/identity.h"
 #include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
+#include "harness/study/analysis/run_filter.h"
 #include "harness/study/launch/slurm/script.h"
 #include "harness/study/launch/slurm/submit.h"
 #include "harness/study/spec/spec.h"
@@ -273,7 +275,17 @@ std::vector<PointState> print_status(const std::string& study_dir, std::ostream&
   for (const auto& line : side_job_lines(study_dir, view)) out << line << "\n";
   std::string summary;
   for (const auto& [k, n] : count) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, k);
-  out << fmt::format("status: {}: {} points: {}\n", study_dir, states.size(), summary);
+  out << fmt::format("status: {}: {} points: {}\n", study_dir, states.size(), summary);  // Run files on other data than the spec's dataset holds now (a file regenerated in place between
+  // two sweeps): no point above counts them, and collect does not pool them with the current ones.
+  const std::string data = load_spec((fs::path(study_dir) / "study.toml").string()).data;
+  if (const std::string now = data::dataset_identity(data); !now.empty()) {
+    std::size_t other = 0;
+    const std::string which = other_identities(files, now, other);
+    if (other)
+      out << fmt::format("status: note: {} run file{} in runs/ {} made on other data than {} holds now ({}): {}; no "
+                         "point above counts them, and collect never pools them with runs on the current data\n",
+                         other, other == 1 ? "" : "s", other == 1 ? "was" : "were", data, now, which);
+  }
   for (const auto& n : view.notes) out << "status: note: " << n << "\n";
   return states;
 }

@@ -50,7 +50,8 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
 // data/x.h5"; when it ended otherwise, that its waiting points will not start and where its log is)
 // and the collect job ("collect job 4716: PENDING"). None for a local study.
 std::vector<std::string> side_job_lines(const std::string& study_dir, const SlurmView& view);
-// Prints the table and a summary line; returns the states.
+// Prints the table and a summary line (and a note naming the run files in runs/ made on other data
+// than the spec's dataset holds now: no point counts them, run_filter.h); returns the states.
 std::vector<PointState> print_status(const std::string& study_dir, std::ostream& out);
 
 }  // namespace scalebench::study

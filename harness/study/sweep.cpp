@@ -11,24 +11,34 @@
 #include "harness/data/particle_gen.h"
 #include "harness/study/study_lock.h"
 #include "kernels/common/check.h"
+#include "harness/train/model_check.h"
 #include "models/spec.h"
 
 namespace scalebench::study {
 namespace {
 
-// Every model of the sweep built for the sweep's data shape (the file's, or the recipe's when it
-// is still to be generated), so that an unknown or out-of-range model option fails here, before a
-// dry run says all is well or a real sweep starts its points (each point would fail alone).
+// Every model of the sweep against the sweep's data (the file's header, or the recipe's when it is
+// still to be generated): its task (a vgg model on segmentation labels fails every point; the
+// check train makes, model_check.h) and its options built for the data's shape, so that an
+// unknown or out-of-range model option or a model of another task fails here, before a dry run
+// says all is well or a real sweep starts its points (each point would fail alone).
 void check_models(const SweepSpec& spec) {
-  DataShape shape;
+  data::DatasetInfo info;
   if (std::filesystem::exists(spec.data)) {
     const data::Dataset ds(spec.data);
-    shape = {ds.info().channels, ds.info().height, ds.info().width, ds.info().classes};
+    info = ds.info();
   } else {
-    shape = {1, spec.generate->size, spec.generate->size, data::generated_classes(spec.generate->task)};
+    const data::GenConfig& g = *spec.generate;
+    info.task = g.task;
+    info.n = g.n;
+    info.height = info.width = g.size;
+    info.classes = data::generated_classes(g.task);
   }
+  const DataShape shape{info.channels, info.height, info.width, info.classes};
   for (const std::string& model : spec.models) try {
-      canonical_spec(parse_model_spec(model), shape);
+      const ModelSpec m = parse_model_spec(model);
+      check_model_fits(m, info, spec.data);
+      canonical_spec(m, shape);
     } catch (const Error& e) {
       fail_input(fmt::format("{}: sweep.models: {}", spec.source, e.what()));
     }

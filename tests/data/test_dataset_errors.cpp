@@ -130,6 +130,26 @@ TEST(DatasetErrors, TaskAndClassAttributes) {
   expect_open_error(version, {"unsupported schema_version 2"});
 }
 
+// A damaged file's text attributes hold any bytes: what the reader shows of them (in an error, or
+// the class names that train prints per epoch and a run file records) is printable ASCII, every
+// other byte as \xNN, so a terminal or a log never receives the raw bytes.
+TEST(DatasetErrors, DamagedAttributeBytesAreShownEscaped) {
+  const std::string raw = "seg\xc3\x28\x1b[31m\x7f\xff";
+  FileSpec task;
+  task.task = raw;
+  expect_open_error(task, {"unknown task 'seg\\xc3(\\x1b[31m\\x7f\\xff'"});
+  FileSpec schema;
+  schema.schema = raw;
+  expect_open_error(schema, {"schema = 'seg\\xc3(\\x1b[31m\\x7f\\xff'"});
+  sbtest::ScratchDir dir;
+  const std::string path = dir.file("names.h5");
+  FileSpec names;
+  names.class_names = "back\xe9,\x1b]0;x\x07,track";
+  sbtest::write_spec(path, names);
+  const sd::Dataset ds(path);
+  EXPECT_EQ(ds.info().class_names, (std::vector<std::string>{"back\\xe9", "\\x1b]0;x\\x07", "track"}));
+}
+
 TEST(DatasetErrors, LabelOutOfRangeNamesSampleAndValue) {
   FileSpec high;  // sample 2 (flat 2*64 + 10) holds 3 with classes = 3
   high.label_value = [](size_t i) { return i == 2 * 64 + 10 ? 3 : 1; };

@@ -1,7 +1,8 @@
 // test_collect.cpp — speedup and efficiency against hand-computed values (groups, medians over
 // repetitions, fallback to the single baseline, failed runs excluded), and `collect` over real run
-// files into a study file that reads back; an unreadable run file is an error unless skipped, and a
-// dead `running` file is collected as failed.
+// files into a study file that reads back; an unreadable run file is an error unless skipped, a
+// dead `running` file is collected as failed, copies of a run count once, and runs on two datasets
+// (a file regenerated in place between two sweeps) are never pooled.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -16,10 +17,13 @@
 #include <map>
 #include <sstream>
 
+#include "harness/data/particle_gen.h"
 #include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/report.h"
+#include "harness/study/status.h"
 #include "kernels/common/check.h"
 #include "tests/common/harness_test_util.h"
 
@@ -242,4 +246,93 @@ TEST(Collect, CommandExitsNonZeroOnAnUnreadableRunFile) {
   EXPECT_EQ(sbtest::run(sb + " collect --skip-unreadable " + dir.path(), &out), 0) << out;
   EXPECT_NE(out.find("skipping"), std::string::npos) << out;
   EXPECT_NE(out.find("1 runs (1 ok, 0 not ok)"), std::string::npos) << out;
+}
+
+namespace {
+
+// An ok single N=1 run of repetition `rep` on the dataset file `data` (its identity read from the
+// file as train reads it), written to <dir>/runs/<run id>.h5; returns that path.
+std::string write_ok_run(const std::string& dir, const std::string& data, int rep, double ips) {
+  record::RunConfig c;
+  c.train.model = "unet:depth=2,base=4";
+  c.train.data = data;
+  c.repetition = rep;
+  c.study = "d";
+  record::identify_data(c);
+  record::RunFile f = record::make_run_file();
+  f.config = record::config_attrs(c);
+  f.status = "ok";
+  f.summary.set("images_per_s", ips);
+  std::filesystem::create_directories(dir + "/runs");
+  const std::string path = dir + "/runs/" + record::run_id(c) + ".h5";
+  record::write_run_file(path, f);
+  return path;
+}
+
+}  // namespace
+
+// The same run in several files (an rsync twice, two scratch folders merged) is one run: the
+// repetitions of a point are not multiplied, and collect says how many files it dropped.
+TEST(Collect, CopiesOfARunCountOnce) {
+  sbtest::TempDir dir;
+  const std::string a = write_ok_run(dir.path(), "d.h5", 1, 100), b = write_ok_run(dir.path(), "d.h5", 2, 300);
+  for (const char* copy : {"copy1-", "copy2-", "copy3-"})
+    for (const std::string& p : {a, b})
+      std::filesystem::copy_file(p, dir / ("runs/" + std::string(copy) + std::filesystem::path(p).filename().string()));
+  std::ostringstream log;
+  const StudyFile sf = collect(dir.path(), "", log);
+  EXPECT_EQ(sf.runs.rows(), 2u) << log.str();
+  EXPECT_EQ(sf.attrs.integer("runs"), 2);
+  EXPECT_EQ(sf.attrs.integer("runs_duplicate"), 6);
+  EXPECT_NE(log.str().find("dropped 6 copies"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("2 runs (2 ok, 0 not ok)"), std::string::npos) << log.str();
+  const auto points = group_points(sf.runs);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].ok_rows.size(), 2u);  // two repetitions, not eight
+  const std::string text = report(sf, Format::text);  // a reader of the report alone sees it too
+  EXPECT_NE(text.find("2 runs, 2 ok; 6 copies of these runs dropped"), std::string::npos) << text;
+}
+
+// A dataset regenerated in place between two sweeps (8 images seed 1, then 6 images seed 2): the
+// runs on the old data are not pooled with those on the data the spec's path holds now (status
+// counts the same ones); when the file is not there to tell which is current, collect refuses.
+TEST(Collect, RunsOnTwoDatasetsNeverPool) {
+  sbtest::TempDir dir;
+  const std::string data = dir / "d.h5";
+  data::write_dataset({.task = data::Task::segmentation, .n = 8, .size = 16, .seed = 1}, data, 0);
+  write_ok_run(dir.path(), data, 1, 100);
+  write_ok_run(dir.path(), data, 2, 100);
+  data::write_dataset({.task = data::Task::segmentation, .n = 6, .size = 16, .seed = 2}, data, 0);
+  write_ok_run(dir.path(), data, 1, 300);
+  write_ok_run(dir.path(), data, 2, 300);
+  std::ofstream(dir / "study.toml") << "[study]\nname = \"d\"\nrepetitions = 2\n[dataset]\npath = \"" << data
+                                    << "\"\n[sweep]\nmodels = [\"unet:depth=2,base=4\"]\nstrategies = [\"single\"]\n"
+                                       "devices = [1]\nbatch = 8\n";
+  std::ostringstream log;
+  const StudyFile sf = collect(dir.path(), "", log);
+  ASSERT_EQ(sf.runs.rows(), 2u) << log.str();
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_DOUBLE_EQ(sf.runs.num("images_per_s", r), 300);
+    EXPECT_EQ(sf.runs.str("data_identity", r).rfind("6 x 1x16x16 segmentation", 0), 0u) << sf.runs.str("data_identity", r);
+  }
+  EXPECT_EQ(sf.attrs.integer("runs_other_data"), 2);
+  EXPECT_NE(report(sf, Format::text).find("2 runs, 2 ok; 2 runs on other data left out"), std::string::npos);
+  EXPECT_NE(log.str().find("left out 2 runs made on other data than " + data + " holds now"), std::string::npos)
+      << log.str();
+  const std::string lines = log.str();
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2) << lines;  // that line and the summary
+  // status counts the same runs, and says what it does not count.
+  std::ostringstream st;
+  print_status(dir.path(), st);
+  EXPECT_NE(st.str().find("2 points: 2 ok"), std::string::npos) << st.str();
+  EXPECT_NE(st.str().find("status: note: 2 run files in runs/ were made on other data than " + data + " holds now (6 x"),
+            std::string::npos) << st.str();
+
+  // The file gone (a laptop with the results only): which runs are the study's cannot be told.
+  std::filesystem::remove(data);
+  std::filesystem::remove(dir / "study.h5");
+  const std::string err = sbtest::error_of([&] { collect(dir.path(), "", log); });
+  EXPECT_NE(err.find("made on 2 datasets"), std::string::npos) << err;
+  EXPECT_NE(err.find("nothing was written"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "study.h5"));
 }

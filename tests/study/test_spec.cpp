@@ -143,6 +143,11 @@ TEST(Spec, BadSpecsNameLineColumnAndField) {
       {head + sweep + "[extra]\nx = 1\n", "s.toml:10:2: extra: unknown section"},
       {head + sweep + "[train]\nmomentum = 1.5\n", "s.toml:11:12: train.momentum: 1.5 must be in [0, 1)"},
       {head + sweep + "[train]\ncudnn_workspace_mib = -1\n", "s.toml:11:23: train.cudnn_workspace_mib: -1 is out of range"},
+      // A control character in a folder or file name (a folder named "\n"): refused, shown escaped.
+      {"[study]\nname = \"t\"\noutput = \"\\n\"\n[dataset]\npath = \"d.h5\"\n" + sweep,
+       "s.toml:3:10: study.output: '\\n' holds the control character 0x0a at position 1"},
+      {"[study]\nname = \"t\"\n[dataset]\npath = \"d\\u001b[1m.h5\"\n" + sweep,
+       "s.toml:4:8: dataset.path: 'd\\x1b[1m.h5' holds the control character 0x1b at position 2"},
   };
   for (const auto& c : cases) {
     const std::string err = error_of(c.text);

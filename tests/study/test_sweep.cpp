@@ -157,3 +157,26 @@ TEST(Sweep, DryRunStrategyDevices) {
   EXPECT_NE(out.find("[5/5] unet ring N=4 run "), std::string::npos) << out;
   EXPECT_EQ(out.find("mirrored N=4"), std::string::npos) << out;
 }
+
+// A model of another task than the data's (vgg11 classifies images; the file holds segmentation
+// labels) fails the dry run, as it would fail every point: for a file, and for a recipe not yet
+// generated.
+TEST(Sweep, DryRunRefusesAModelOfAnotherTask) {
+  sbtest::TempDir dir;
+  const std::string spec = dir / "s.toml";
+  data::write_dataset({.task = data::Task::segmentation, .n = 8, .size = 32, .seed = 1}, dir / "x.h5", 0);
+  const std::string tail = "[sweep]\nmodels = [\"vgg11:width=0.0625,hidden=16\"]\nstrategies = [\"single\"]\ndevices = [1]\nbatch = 2\n";
+  std::ofstream(spec) << "[study]\nname = \"d\"\noutput = \"" << (dir / "res") << "\"\n[dataset]\npath = \"" << (dir / "x.h5")
+                      << "\"\n" << tail;
+  std::string out;
+  EXPECT_EQ(sbtest::run(std::string(SB_BINARY) + " sweep --dry-run " + spec, &out), 1) << out;
+  EXPECT_NE(out.find("sweep.models: model vgg11:width=0.0625,hidden=16 does not fit dataset " + (dir / "x.h5")),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("use a unet model"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;  // one error line
+  std::ofstream(spec) << "[study]\nname = \"d\"\noutput = \"" << (dir / "res") << "\"\n[dataset]\ntask = \"segmentation\"\n"
+                      << "n = 8\nsize = 32\n" << tail;
+  EXPECT_EQ(sbtest::run(std::string(SB_BINARY) + " sweep --dry-run " + spec, &out), 1) << out;
+  EXPECT_NE(out.find("does not fit dataset " + (dir / "res/data/segmentation-n8-s32-seed1.h5")), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "res/runs"));
+}

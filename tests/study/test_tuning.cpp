@@ -103,6 +103,38 @@ TEST(Tuning, SelectsTheFewestStepsPerCell) {
   }
 }
 
+// 2 of 3 seeds of lr 0.1 failed: its one surviving run (30 steps) must not beat lr 0.05's three
+// (43): a candidate with runs that did not end ok, or with fewer runs than its cell's others, is
+// not eligible, and /selection says so. A cell where no candidate is eligible has no winner.
+TEST(Tuning, ACandidateWithFailedRunsDoesNotWin) {
+  record::Table t;
+  for (int s : {1, 2, 3}) {
+    t.append(run(4, 0.05, s, 43));
+    t.append(run(4, 0.1, s, s == 1 ? 30 : NAN, 0.5, s == 1 ? "ok" : "failed"));
+    t.append(run(8, 0.05, s, 50, 0.5, s == 2 ? "preempted" : "ok"));
+    t.append(run(8, 0.1, s, 40, 0.5, s == 3 ? "failed" : "ok"));
+  }
+  t.append(run(16, 0.05, 1, 60));  // batch 16: lr 0.05 has 2 run files of the 3 seeds, lr 0.1 all 3
+  t.append(run(16, 0.05, 2, 60));
+  for (int s : {1, 2, 3}) t.append(run(16, 0.1, s, 70));
+  add_seed_stats(t);
+  const record::Table sel = select_best(t, {"steps_to_target", {"lr"}});
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    const bool want = (t.integer("batch", r) == 4 && t.str("lr", r) == "0.05") ||
+                      (t.integer("batch", r) == 16 && t.str("lr", r) == "0.1");
+    EXPECT_EQ(t.integer("selected", r), want) << t.str("run_id", r);
+  }
+  ASSERT_EQ(sel.rows(), 6u);
+  for (std::size_t r = 0; r < sel.rows(); ++r) {
+    const std::int64_t b = sel.integer("global_batch", r);
+    const bool lr01 = sel.str("candidate", r) == "lr=0.1";
+    const std::int64_t want_not_ok = b == 4 ? (lr01 ? 2 : 0) : b == 8 ? 1 : 0;
+    EXPECT_EQ(sel.integer("not_ok", r), want_not_ok) << b << " " << sel.str("candidate", r);
+    const bool eligible = b == 4 ? !lr01 : b == 16 ? lr01 : false;
+    EXPECT_EQ(sel.integer("eligible", r), eligible) << b << " " << sel.str("candidate", r);
+  }
+}
+
 TEST(Tuning, SelectsTheHighestFinalMetric) {
   record::Table t;
   for (int s : {1, 2, 3}) {

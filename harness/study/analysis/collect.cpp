@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 
 #include "harness/record/context.h"
@@ -12,6 +13,7 @@
 #include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/point_stats.h"
+#include "harness/study/analysis/run_filter.h"
 #include "harness/study/analysis/stats.h"
 #include "harness/study/analysis/tuning.h"
 #include "harness/study/spec/spec.h"
@@ -57,11 +59,12 @@ const char* kSummaryFacts[] = {"peak_tflops", "comm_bytes_per_step", "final_trai
                                "images_to_target", "seconds_to_target", "target_best", "target_best_step",
                                "target_best_epochs", "b_simple"};
 
-// A study folder's [select], from the spec its sweep kept there (study.toml); none without one.
-SelectSpec select_of(const std::string& dir) {
+// The spec its sweep kept in the study folder (study.toml), when there is one: its [select], and
+// its dataset path (the data the study's runs are on, run_filter.h).
+std::optional<SweepSpec> spec_of(const std::string& dir) {
   const fs::path spec = fs::path(dir) / "study.toml";
-  if (!fs::exists(spec)) return {};
-  return load_spec(spec.string()).select;
+  if (!fs::exists(spec)) return std::nullopt;
+  return load_spec(spec.string());
 }
 
 }  // namespace
@@ -132,14 +135,13 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   std::sort(files.begin(), files.end());
   SB_REQUIRE(!files.empty(), "{}: no run files (*.h5) — run `scalebench sweep <spec>` first", runs_dir.string());
 
-  std::vector<record::RunFile> read;
-  std::vector<fs::path> paths;
+  ReadRuns runs;
   std::size_t unreadable = 0;
   std::string first_problem;
   for (const auto& p : files) {
     try {
-      read.push_back(record::read_run_file(p.string()));
-      paths.push_back(p);
+      runs.files.push_back(record::read_run_file(p.string()));
+      runs.paths.push_back(p.string());
     } catch (const Error& e) {
       if (opt.skip_unreadable) log << "collect: skipping " << p.string() << ": " << e.what() << "\n";
       if (!unreadable++) first_problem = e.what();
@@ -149,28 +151,36 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
              "{} — {} of the {} run files in {} {}; nothing was written (remove or rerun {}, or pass "
              "--skip-unreadable to collect the rest)", first_problem, unreadable, files.size(), runs_dir.string(),
              unreadable > 1 ? "are unreadable (this is the first)" : "is unreadable", unreadable > 1 ? "them" : "it");
+  // Each run once, and the runs of one dataset only (run_filter.h): checked before anything is
+  // written, and said in one line each.
+  const std::optional<SweepSpec> spec = spec_of(dir);
+  std::size_t copies = 0, other_data = 0;
+  const std::string copies_line = drop_copies(runs, copies);
+  const std::string data_line = drop_other_data(runs, spec ? spec->data : "", other_data);  // may refuse: one line
+  for (const std::string& line : {copies_line, data_line})
+    if (!line.empty()) log << "collect: " << line << "\n";
   // A run file that still says running: alive, or its writer is gone (status.h).
-  const SlurmView view = query_slurm(running_slurm_jobs(read));
+  const SlurmView view = query_slurm(running_slurm_jobs(runs.files));
   StudyFile sf;
   std::string name;
-  for (std::size_t i = 0; i < read.size(); ++i) {
-    record::RunFile& f = read[i];
+  for (std::size_t i = 0; i < runs.files.size(); ++i) {
+    record::RunFile& f = runs.files[i];
     if (name.empty()) name = f.config.str("study");
     if (f.status == "running") {
-      const auto lv = running_liveness(f, paths[i].string(), view);
+      const auto lv = running_liveness(f, runs.paths[i], view);
       if (lv.state == record::Liveness::dead) {
         f.status = "failed";
         f.error = "dead: " + lv.why + " (its run file still says running)";
-        log << "collect: " << paths[i].string() << ": " << f.error << "; recorded as failed\n";
+        log << "collect: " << runs.paths[i] << ": " << f.error << "; recorded as failed\n";
       }
     }
-    sf.runs.append(study_row(f, fs::relative(paths[i], dir).string()));
+    sf.runs.append(study_row(f, fs::relative(runs.paths[i], dir).string()));
   }
   SB_REQUIRE(sf.runs.rows() > 0, "{}: none of the {} files is a readable run file", runs_dir.string(), files.size());
   add_speedup(sf.runs);
   add_point_stats(sf.runs);
   add_seed_stats(sf.runs);
-  const SelectSpec select = select_of(dir);
+  const SelectSpec select = spec ? spec->select : SelectSpec{};
   sf.selection = select_best(sf.runs, select);
   if (select.active()) {
     std::string tuned;
@@ -189,6 +199,8 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
   sf.attrs.set("study", name);
   sf.attrs.set("runs", std::int64_t(sf.runs.rows()));
   sf.attrs.set("runs_ok", ok);
+  sf.attrs.set("runs_duplicate", std::int64_t(copies));
+  sf.attrs.set("runs_other_data", std::int64_t(other_data));
   std::string keys;  // the configuration columns that tell points apart (plots label series by them)
   for (const std::string& k : point_keys()) keys += (keys.empty() ? "" : ",") + k;
   sf.attrs.set("point_fields", keys);

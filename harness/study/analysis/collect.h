@@ -31,7 +31,9 @@ struct CollectOptions {
 
 // Reads every <dir>/runs/*.h5 (or <dir>/*.h5 when there is no runs/ folder) and writes the study
 // file to `out` (default <dir>/study.h5). An unreadable file is an error naming it (nothing is
-// written) unless opt.skip_unreadable. A run file that says running but whose writer is gone
+// written) unless opt.skip_unreadable. Copies of a run count once, and runs on a dataset other
+// than the one the study's path holds now are left out when the runs disagree about their data
+// (run_filter.h; a line each, counted in the attributes runs_duplicate and runs_other_data). A run file that says running but whose writer is gone
 // (status.h running_liveness: pid, Slurm job, heartbeat) becomes a row with status failed and the
 // error "dead: <why>"; a live one stays running.
 StudyFile collect(const std::string& dir, const std::string& out, std::ostream& log, const CollectOptions& opt = {});

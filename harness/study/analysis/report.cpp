@@ -117,7 +117,8 @@ std::string report_json(const StudyFile& f, const std::vector<Group>& groups) {
   json::Json provenance_members = json::Json::object();
   for (const auto& [k, v] : provenance(f)) provenance_members[k] = v;
   json::Json doc = {{"study", f.attrs.str("study")}, {"provenance", std::move(provenance_members)},
-                    {"tables", json::Json::array()}};
+                    {"runs_duplicate", f.attrs.integer("runs_duplicate")},
+                    {"runs_other_data", f.attrs.integer("runs_other_data")}, {"tables", json::Json::array()}};
   for (const Group& gr : groups) {
     json::Json points = json::Json::array();
     for (const PointRows& p : gr.points) {
@@ -157,8 +158,11 @@ std::string report(const StudyFile& f, Format format) {
   std::string out;
   std::int64_t ok = 0;
   for (std::size_t r = 0; r < t.rows(); ++r) ok += t.str("status", r) == "ok";
-  out += fmt::format("{}study {}: {} runs, {} ok\n", format == Format::markdown ? "## " : "", f.attrs.str("study"),
-                     t.rows(), ok);
+  // What collect left out (run_filter.h): a reader of the report alone must see it too.
+  const std::int64_t copies = f.attrs.integer("runs_duplicate"), other = f.attrs.integer("runs_other_data");
+  out += fmt::format("{}study {}: {} runs, {} ok{}{}\n", format == Format::markdown ? "## " : "", f.attrs.str("study"),
+                     t.rows(), ok, copies ? fmt::format("; {} copies of these runs dropped", copies) : "",
+                     other ? fmt::format("; {} runs on other data left out", other) : "");
   if (format == Format::markdown) out += "\n";
   for (const auto& [k, v] : provenance(f))
     out += format == Format::markdown ? fmt::format("- {}: {}\n", k, v) : fmt::format("  {:<10} {}\n", k, v);

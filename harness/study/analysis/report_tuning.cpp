@@ -23,6 +23,10 @@ std::string steps(double v) {
 std::string score(double v, const std::string& objective) {
   return objective == "steps_to_target" ? steps(v) : fixed(v, 3);
 }
+// A /selection row's eligibility; a study file from before the column existed: eligible.
+bool eligible(const record::Table& sel, std::size_t r) {
+  return !sel.find("eligible") || sel.integer("eligible", r) != 0;
+}
 json::Json json_steps(double v) { return std::isinf(v) && v > 0 ? json::Json("not reached") : json::number_or_null(v); }
 
 // One row per configuration (config_id): its first row.
@@ -67,7 +71,8 @@ void add_report_tuning(const StudyFile& f, json::Json& doc) {
                           {"grid", sel.str("grid", r)}, {"candidate", sel.str("candidate", r)},
                           {"score", json_steps(sel.num("score", r))}, {"score_lo", json_steps(sel.num("score_lo", r))},
                           {"score_hi", json_steps(sel.num("score_hi", r))}, {"runs", sel.integer("runs", r)},
-                          {"not_reached", sel.integer("not_reached", r)}, {"selected", sel.integer("selected", r) != 0}});
+                          {"not_reached", sel.integer("not_reached", r)}, {"not_ok", sel.integer("not_ok", r)},
+                          {"eligible", eligible(sel, r)}, {"selected", sel.integer("selected", r) != 0}});
   doc["steps_to_target"] = std::move(steps);
   doc["selection"] = {{"objective", f.attrs.str("select_objective")}, {"tuned", f.attrs.str("select_tuned")},
                       {"candidates", std::move(candidates)}};
@@ -101,18 +106,20 @@ std::string report_tuning(const StudyFile& f, Format format) {
     out += render(tt, format);
   }
   if (sel.rows()) {
-    out += fmt::format("\n{}selection: per cell, the candidate with the best {} (olympic mean over its runs) is "
-                       "selected; tuned over {}\n",
+    out += fmt::format("\n{}selection: per cell, the eligible candidate with the best {} (olympic mean over its "
+                       "runs) is selected; eligible: every run ended ok and as many runs as the cell's others; tuned "
+                       "over {}\n",
                        md ? "### " : "== ", objective, f.attrs.str("select_tuned"));
     if (md) out += "\n";
     TextTable tt;
-    tt.header = {"cell", "grid", "candidate", objective, "range", "runs", "not reached", "selected"};
+    tt.header = {"cell", "grid", "candidate", objective, "range", "runs", "not reached", "not ok", "selected"};
     for (std::size_t r = 0; r < sel.rows(); ++r)
       tt.rows.push_back({sel.str("cell", r), sel.str("grid", r), sel.str("candidate", r),
                          score(sel.num("score", r), objective),
                          "[" + score(sel.num("score_lo", r), objective) + ", " + score(sel.num("score_hi", r), objective) + "]",
                          std::to_string(sel.integer("runs", r)), std::to_string(sel.integer("not_reached", r)),
-                         sel.integer("selected", r) ? "WINNER" : ""});
+                         std::to_string(sel.integer("not_ok", r)),
+                         sel.integer("selected", r) ? "WINNER" : eligible(sel, r) ? "" : "ineligible"});
     out += render(tt, format);
   }
   return out;

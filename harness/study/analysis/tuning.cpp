@@ -159,15 +159,21 @@ record::Table select_best(record::Table& runs, const SelectSpec& spec) {
       for (const std::string& v : c.grid[key]) vs += (vs.empty() ? "" : ", ") + v;
       grid += (grid.empty() ? "" : "; ") + key + ": " + vs;
     }
-    // The best: lowest (or highest) olympic mean; equal means (two "not reached") by fewer runs
-    // not reaching the target; a candidate with no value never wins over one with a value.
+    // Eligible: every run of the candidate ended ok, and it has as many runs as the cell's fullest
+    // candidate. A candidate whose other seeds failed (or are missing) is scored on its survivors,
+    // which are not a sample of its seeds: 1 run of 3 "winning" against 3 of 3 is luck or worse.
+    std::size_t fullest = 0;
+    for (const std::string& cand : c.order) fullest = std::max(fullest, c.candidates[cand].rows.size());
+    const auto eligible = [&](const Candidate& k) { return k.ok.size() == k.rows.size() && k.rows.size() == fullest; };
+    // The best eligible one: lowest (or highest) olympic mean; equal means (two "not reached") by
+    // fewer runs not reaching the target; a candidate with no value never wins over one with a value.
     std::string best;
     Olympic best_o;
     std::map<std::string, Olympic> scores;
     for (const std::string& cand : c.order) {
       const Olympic o = olympic_mean(values(runs, c.candidates[cand].ok, obj->column));
       scores[cand] = o;
-      if (std::isnan(o.mean)) continue;
+      if (std::isnan(o.mean) || !eligible(c.candidates[cand])) continue;
       const bool better =
           best.empty() || (obj->lower_is_better ? o.mean < best_o.mean : o.mean > best_o.mean) ||
           (o.mean == best_o.mean && o.not_reached < best_o.not_reached);
@@ -190,6 +196,8 @@ record::Table select_best(record::Table& runs, const SelectSpec& spec) {
       a.set("score_hi", o.hi);
       a.set("runs", std::int64_t(o.runs));
       a.set("not_reached", std::int64_t(o.not_reached));
+      a.set("not_ok", std::int64_t(c.candidates[cand].rows.size() - c.candidates[cand].ok.size()));
+      a.set("eligible", std::int64_t(eligible(c.candidates[cand])));
       a.set("selected", won);
       table.append(a);
     }

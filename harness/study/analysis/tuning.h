@@ -7,8 +7,11 @@
 //             are counted (target_not_reached), never dropped silently;
 //   selection a spec's [select] (docs/sweep-spec.md): within each cell (a configuration less the
 //             tuned fields: one global batch, N and recipe), each candidate (one value of every
-//             tuned field) is scored by the objective over its seeds, and the best one is marked
-//             selected; /selection lists every candidate with its score, the grid and the winner.
+//             tuned field) is scored by the objective over its seeds, and the best eligible one is
+//             marked selected — eligible: every run of it ended ok and it has as many runs as the
+//             cell's fullest candidate (a candidate that won on the one seed of three that did not
+//             fail would be luck); a cell with none eligible has no winner. /selection lists every
+//             candidate with its score, runs not ok, eligibility, the grid and the winner.
 // What it deliberately does not do: read or write files, or print (report.cpp, collect.cpp).
 #pragma once
 
@@ -55,7 +58,7 @@ void add_seed_stats(record::Table& runs);
 // Marks the selected candidate of each cell: adds the row columns tuned_values ("lr=0.05
 // warmup_epochs=1") and selected (1/0), and returns the /selection table (one row per candidate:
 // cell, global_batch, world_size, strategy, candidate, grid, objective, score, score_lo, score_hi,
-// runs, not_reached, selected). Needs add_seed_stats' columns. Without a [select]: every row
+// runs, not_reached, not_ok, eligible, selected). Needs add_seed_stats' columns. Without a [select]: every row
 // selected, no table.
 record::Table select_best(record::Table& runs, const SelectSpec& spec);
 

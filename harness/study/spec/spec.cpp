@@ -17,12 +17,22 @@
 namespace scalebench::study {
 namespace {
 
+// A folder or file name the spec gives: no control characters. A newline or an escape in a path
+// breaks every line that prints it (progress, status, the Slurm scripts that hold it) and is never
+// meant; the error shows the value escaped (Section::fail).
+void check_path_text(const Section& s, const char* key, const std::string& v) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (const auto c = static_cast<unsigned char>(v[i]); c < 0x20 || c == 0x7f)
+      s.fail(key, fmt::format("'{}' holds the control character 0x{:02x} at position {} (a path may not)", v, c, i + 1));
+}
+
 void read_dataset(const Section& s, SweepSpec& spec) {
   s.check_known({"path", "task", "n", "size", "seed"});
   const bool recipe = s.has("task") || s.has("n") || s.has("size") || s.has("seed");
   if (auto p = s.str("path")) {
     if (recipe) s.fail("path", "give either path or a recipe (task, n, size, seed), not both");
     if (p->empty()) s.fail("path", "must not be empty");
+    check_path_text(s, "path", *p);
     spec.data = *p;
     const auto& at = s.node("path")->source().begin;
     spec.data_where = fmt::format("{}:{}:{}", spec.source, at.line, at.column);
@@ -225,6 +235,7 @@ SweepSpec parse_spec(std::string_view text, const std::string& source) {
   spec.description = st.str("description").value_or("");
   spec.output = st.str("output").value_or("results/" + spec.name);
   if (spec.output.empty()) st.fail("output", "must not be empty");
+  check_path_text(st, "output", spec.output);
   if (const auto l = st.str("launcher")) {
     const auto kind = find_enum<LauncherKind>(*l);
     if (!kind) st.fail("launcher", enum_problem<LauncherKind>(*l));

@@ -4,8 +4,8 @@
 // staleness it reports is the bound's quantity: how many pushes the weights a gradient was
 // computed on lag the worker's own count (its count at that reply less the fewest any worker had
 // made), so its max never exceeds the bound. Beside it the delay: updates the server applied since
-// that reply, which with w workers reaches about (staleness + 1)(w - 1): updates, not pushes
-// ahead, so no count-ahead bound holds it and it is not called staleness. Checkpoint moments are shared
+// that reply, which with w workers reaches about (staleness + 1)(w - 1): updates, not pushes ahead,
+// so no count-ahead bound holds it and it is not called staleness. Checkpoint moments are shared
 // (replies wait until every worker has pushed as often); the workers' end (their target reached)
 // comes in place of a push from each.
 // What it deliberately does not do: shard, or order pushes other than as they arrive.

@@ -320,9 +320,9 @@ void EpochRunner::agree_stop(EpochProgress& o) {
 
 // A target check between epochs' closes (the last step's is the close's); the same step on
 // every worker, as ctx_.step is. Also when the workers just agreed to stop for a signal: the step
-// completed, and a check skipped here was lost for good — the resumed run starts at the next step,
-// so a preemption landing on a check step moved steps_to_target (30 became 50). A check reaching
-// the target then ends the run ok; one that does not travels in the stop's checkpoint.
+// completed, and a check skipped here is lost for good (the resumed run starts at the next step),
+// so a preemption landing on a check step would move steps_to_target. A check reaching the target
+// then ends the run ok; one that does not travels in the stop's checkpoint.
 void EpochRunner::check_target_if_due(EpochProgress& o, EpochTime& time) {
   const std::int64_t every = st_.cfg.eval_every_steps;
   if (every <= 0 || ctx_.step % every != 0 || o.steps_done >= st_.steps) return;

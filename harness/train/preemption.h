@@ -17,7 +17,8 @@
 //     single has no peers. So every run stops mid-epoch within a step (ps-async: within the
 //     staleness bound), checkpoints and records, however long its epochs are.
 //   - A stop agreed on an epoch's last step completes that epoch (validation, epoch row) first; one
-//     agreed on the run's very last step is no stop at all: the run ends ok.
+//     agreed on the run's very last step is no stop at all: the run ends ok. One agreed on a target
+//     check's step (--eval-every-steps) takes that check first: reaching the target ends the run ok.
 // Not here: how a strategy agrees (harness/strategy), how the run file says it (harness/record).
 #pragma once
 

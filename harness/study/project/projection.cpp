@@ -53,7 +53,8 @@ MeasuredStep read_trace(const std::string& path) {
       if (e.cat == SpanCat::layer) layers.push_back(e);
       found_forward = found_forward || (e.cat == SpanCat::phase && e.name == phase(Phase::forward));
     }
-    SB_REQUIRE(found_forward, "--trace {}: field ts: '{}' (ts {} us) holds no forward phase span; the spans' timestamps do not "
+    SB_REQUIRE(found_forward,
+               "--trace {}: field ts: '{}' (ts {} us) holds no forward phase span; the spans' timestamps do not "
                "place them in their steps", path, s.name, s.ts_us);
     m.step_compute_s.push_back(compute);
     std::sort(layers.begin(), layers.end(), by_start);

@@ -40,8 +40,8 @@
 #                         without a check reaching the target the weights are those of the same run
 #                         without one (mirrored; a check never changes training); ps-sync and
 #                         ps-async end ok at their target step too (the workers' end takes the
-#                         next push's place), ps-sync's at single's step, with identical workers.
-#                         ~15 s.
+#                         next push's place), ps-sync's at single's step, with identical workers,
+#                         and ps-sync with a stop signal agreed on that check's step too. ~18 s.
 #   staged N MODEL      : --transport staged on the CPU (device buffers through host blocks, plain
 #                         copies: harness/comm/staged.h) trains every strategy bit for bit as the
 #                         host transport does (3 steps; ring with bf16 on the wire too), says so once,
@@ -147,6 +147,16 @@ print(int(s['steps_to_target']), len(f['steps']), int(s['target_best_step']))" "
       cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers ended with different weights"
       echo "ok: $st N=2 reached it at step $got and stopped there, workers identical"
     done
+    # A stop signal agreed on that same check's step (SIGTERM in step want - 1: ps-sync tells the
+    # server with the next push, so every worker stops after step want): the check is taken, the
+    # run ends ok there, and no worker sends the server an end it no longer waits for (a hang).
+    "${mpi[@]}" -np 3 env SCALEBENCH_SIGNAL_IN_STEP=$((want - 1)) "$sb" train --strategy ps-sync "${common[@]}" \
+      --batch 2 --target-miou 0.15 -o "$tmp/ps-sync-stop" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-sync stopped on the check"; }
+    grep -q "^ps-sync: .*(stopped after $want of [0-9]*: preempted)" "$tmp/log" || { cat "$tmp/log"; fail "no stop at $want"; }
+    out=$(step_of "$tmp/ps-sync-stop") || fail "ps-sync stopped on the check: no target step"
+    read -r got rows _ <<<"$out"
+    [ "$got" = "$want" ] && [ "$rows" = "$want" ] || fail "ps-sync stopped on the check: target at step $got ($rows recorded)"
+    echo "ok: ps-sync with a stop agreed on the check's step ended ok at step $got"
     strategy_cmd mirrored 2  # threads: no mpirun start-up twice more
     plain=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1 --seed 11
            --progress-seconds 1000 --batch 2)

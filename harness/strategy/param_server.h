@@ -60,6 +60,15 @@ class ParameterServer final : public Strategy {
 
   void resume_at(std::int64_t steps) override { pushes_ = version_ = steps; }
 
+  // An end in place of the next push: the header says so, and the gradient message goes too (its
+  // contents unread) so that it meets the receive the server posted for a push, as a push would.
+  void end_early(Model& model) override {
+    if (stop_after_ >= 0 && pushes_ >= stop_after_) return;  // the server has ended this worker already
+    const Header end{version_, stop_wanted_, -1, kEnd, 0};
+    comm_.send(&end, sizeof end, server_, kTagVersion);
+    comm_.send(model.grads().f32(), bytes(), server_, kTagGrad);
+  }
+
   int agree_stop(int local) override {
     if (!stop_wanted_) stop_wanted_ = local;  // told to the server with the next push
     return stop_after_ >= 0 && pushes_ >= stop_after_ ? stop_signal_ : 0;
@@ -100,7 +109,9 @@ class ParameterServer final : public Strategy {
   // its own step was not finite (loss, input) else -1, -}; a reply's: {the new version, the push
   // count every worker stops after or -1, the worker whose push was not finite or -1, what the
   // server did with the step: applied, skipped (--on-nonfinite skip), or failed (the run ends)}.
-  static constexpr std::int64_t kOk = 0, kSkipped = 1, kFailed = 2;
+  // A push whose action is kEnd is no push: the workers ended the run (Strategy::end_early), every
+  // one of them after the same push count; the server serves no more and sends the final weights.
+  static constexpr std::int64_t kOk = 0, kSkipped = 1, kFailed = 2, kEnd = 3;
   struct Header {
     // push: stop = the signal this worker got (0: none); reply: stop = the push count every worker
     // stops after (-1: none) and signal = the signal that stop is for. issue: StepHealth::Issue.

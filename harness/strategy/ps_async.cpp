@@ -1,8 +1,13 @@
 // ps_async.cpp — the ps-async server: it applies each gradient as it arrives (with lr / workers) and
-// replies with the weights at once; the staleness of an update is how many updates the server
-// applied since that worker last pulled. Bounded staleness (SSP): a worker more than `staleness`
-// pushes ahead of the slowest unfinished worker gets its reply deferred until the slowest catches
-// up. Checkpoint moments are shared (replies wait until every worker has pushed as often).
+// replies with the weights at once. Bounded staleness (SSP): a worker more than `staleness` pushes
+// ahead of the slowest unfinished worker gets its reply deferred until the slowest catches up. The
+// staleness it reports is the bound's quantity: how many pushes the weights a gradient was
+// computed on lag the worker's own count (its count at that reply less the fewest any worker had
+// made), so its max never exceeds the bound. Beside it the delay: updates the server applied since
+// that reply, which with w workers reaches about (staleness + 1)(w - 1): updates, not pushes ahead,
+// so no count-ahead bound holds it and it is not called staleness. Checkpoint moments are shared
+// (replies wait until every worker has pushed as often); the workers' end (their target reached)
+// comes in place of a push from each.
 // What it deliberately does not do: shard, or order pushes other than as they arrive.
 #include <algorithm>
 #include <cstring>
@@ -18,8 +23,12 @@ struct ParameterServer::AsyncWorker {
   Header got, sent;  // the last push's header; the reply in flight
   std::int64_t action = kOk;  // what the server did with the last push
   std::int64_t pushes = 0;
+  // Pushes the weights of the last reply lag this worker's count (its count less the fewest any
+  // worker had made when the reply went out): the staleness of its next gradient, <= the bound.
+  std::int64_t lag = 0;
   comm::Request version_req, grad_req, reply_v, reply_w;
   bool deferred = false;
+  bool ended = false;  // sent its end (Strategy::end_early) in place of a push
 };
 
 // ps-async: the furthest push count any worker reaches before it next hears from the server — a
@@ -35,7 +44,8 @@ std::int64_t ParameterServer::furthest(const std::vector<AsyncWorker>& ws, std::
 class ParameterServer::AsyncServe {
  public:
   AsyncServe(ParameterServer& ps, Model& model, Optimizer& opt, const LrSchedule& sched, std::int64_t steps);
-  bool done() const { return applied_ >= limit_ * w_; }
+  // Every push served, or every worker ended the run (each one's end received, none left posted).
+  bool done() const { return applied_ >= limit_ * w_ || ended_ == w_; }
   bool apply_pushes();                 // every push that has arrived; false when none had
   void notice_stop_and_checkpoint();   // a stop asked for, a time-based checkpoint due
   void send_replies();
@@ -43,6 +53,7 @@ class ParameterServer::AsyncServe {
 
  private:
   void apply(int r);
+  void end(int r);
   bool checkpoint_at(std::int64_t c) const;
   void post(int r);
   void reply(int r);
@@ -58,7 +69,9 @@ class ParameterServer::AsyncServe {
   const std::int64_t first_;  // pushes per worker a resumed run had applied
   std::int64_t saved_;      // the last checkpoint moment written
   std::int64_t timed_at_ = -1;  // the time-based checkpoint moment announced (--checkpoint-minutes)
-  std::int64_t applied_, stale_sum_ = 0, stale_max_ = 0, deferrals_ = 0;
+  std::int64_t applied_, stale_sum_ = 0, stale_max_ = 0, delay_sum_ = 0, delay_max_ = 0, deferrals_ = 0;
+  int ended_ = 0;                // workers whose end arrived
+  std::int64_t ended_at_ = -1;  // the push count they ended after
 };
 
 ParameterServer::AsyncServe::AsyncServe(ParameterServer& ps, Model& model, Optimizer& opt, const LrSchedule& sched,
@@ -95,6 +108,9 @@ void ParameterServer::AsyncServe::reply(int r) {
   k.reply_v.wait();
   k.reply_w.wait();
   ps_.copy_weights(model_, k.snapshot);  // weights change while in flight
+  std::int64_t least = k.pushes;
+  for (const auto& o : ws_) least = std::min(least, o.pushes);
+  k.lag = k.pushes - least;
   k.sent = {ps_.version_, limit_ < steps_ ? limit_ : -1, k.got.bad_rank, k.action, k.got.issue, ps_.stop_signal_,
             timed_at_};
   k.reply_v = ps_.comm_.isend(&k.sent, sizeof k.sent, r, kTagVersion);
@@ -109,7 +125,7 @@ bool ParameterServer::AsyncServe::apply_pushes() {
     auto& k = ws_[std::size_t(r)];
     if (k.pushes >= limit_ || k.deferred || !k.grad_req.valid() || !k.version_req.test() || !k.grad_req.test())
       continue;
-    apply(r);
+    k.got.action == kEnd ? end(r) : apply(r);
     progressed = true;
   }
   return progressed;
@@ -124,10 +140,12 @@ void ParameterServer::AsyncServe::apply(int r) {
     k.got.bad_rank = r, k.got.issue = std::int64_t(StepHealth::Issue::gradient_not_finite);
   k.action = ps_.judge(k.got.bad_rank >= 0);
   if (k.action == kFailed) ps_.fail_everyone(ws_, r, limit_, model_);  // throws
-  // Updates applied since the weights this gradient was computed on were sent (kept here, not
-  // taken from the push, so that it holds across a resume too).
-  const std::int64_t staleness = ps_.version_ - k.sent.version;
-  stale_sum_ += staleness, stale_max_ = std::max(stale_max_, staleness);
+  // The staleness (pushes behind, as the bound counts them) and the delay (updates applied since
+  // the weights this gradient was computed on were sent) — both kept here, not taken from the
+  // push, so that they hold across a resume too.
+  stale_sum_ += k.lag, stale_max_ = std::max(stale_max_, k.lag);
+  const std::int64_t delay = ps_.version_ - k.sent.version;
+  delay_sum_ += delay, delay_max_ = std::max(delay_max_, delay);
   // Each push carries one worker's gradient: lr / workers per push, so a round of `w` pushes
   // moves the weights as far as one synchronous step of the mean gradient would.
   if (k.action == kOk) {
@@ -136,6 +154,17 @@ void ParameterServer::AsyncServe::apply(int r) {
   }
   ++applied_, ++k.pushes;
   k.deferred = true;
+}
+
+// Worker r's end in place of a push: it has its reply to every push (the workers agreed after
+// the same one, at a check), so nothing of it is deferred or posted any more.
+void ParameterServer::AsyncServe::end(int r) {
+  auto& k = ws_[std::size_t(r)];
+  SB_CHECK(ended_at_ < 0 || ended_at_ == k.pushes, "ps-async: worker {} ended after push {}, another after {}", r,
+           k.pushes, ended_at_);
+  ended_at_ = k.pushes;
+  k.ended = true;
+  ++ended_;
 }
 
 void ParameterServer::AsyncServe::notice_stop_and_checkpoint() {
@@ -179,11 +208,16 @@ void ParameterServer::AsyncServe::send_replies() {
 
 std::string ParameterServer::AsyncServe::finish() {
   for (auto& k : ws_) k.reply_v.wait(), k.reply_w.wait();
-  std::string stats = fmt::format("ps-async: {} updates, staleness mean {:.2f} max {} (bound {}), {} deferred polls",
-                                  applied_, applied_ ? double(stale_sum_) / double(applied_) : 0.0, stale_max_,
-                                  ps_.opts_.staleness, deferrals_);
+  const auto mean = [this](std::int64_t sum) { return applied_ ? double(sum) / double(applied_) : 0.0; };
+  std::string stats = fmt::format(
+      "ps-async: {} updates, staleness mean {:.2f} max {} (bound {}) pushes, delay mean {:.2f} max {} updates, "
+      "{} deferred polls",
+      applied_, mean(stale_sum_), stale_max_, ps_.opts_.staleness, mean(delay_sum_), delay_max_, deferrals_);
   if (ps_.skipped_total_) stats += fmt::format(", {} non-finite pushes skipped", ps_.skipped_total_);
-  if (limit_ < steps_) stats += fmt::format(" (stopped after {} of {} pushes each: preempted)", limit_, steps_);
+  if (ended_ == w_)
+    stats += fmt::format(" (ended by the workers after {} of {} pushes each: target reached)", ended_at_, steps_);
+  else if (limit_ < steps_)
+    stats += fmt::format(" (stopped after {} of {} pushes each: preempted)", limit_, steps_);
   return stats;
 }
 

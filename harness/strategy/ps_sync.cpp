@@ -1,7 +1,8 @@
 // ps_sync.cpp — the ps-sync server: each round it takes every worker's gradient, sums them in worker
 // order and divides by the workers (the allreduce strategies' arithmetic, so the result equals
 // single-device training with the global batch), judges the sum, updates once and sends every
-// worker the new weights; a stop or a checkpoint falls on a round (param_server.cpp's header note).
+// worker the new weights; a stop or a checkpoint falls on a round (param_server.cpp's header note),
+// and the workers' end (their target reached) comes in place of a round's pushes.
 // What it deliberately does not do: overlap rounds or talk to one worker ahead of the others.
 #include <algorithm>
 
@@ -15,6 +16,7 @@ void ParameterServer::serve_sync(Model& model, Optimizer& opt, const LrSchedule&
   std::vector<Header> seen(static_cast<std::size_t>(w));
   std::vector<float> sum(static_cast<std::size_t>(count_));
   std::int64_t limit = steps;  // rounds to serve: steps, or fewer once a stop was asked for
+  bool ended = false;          // ... or once the workers ended the run (their target reached)
   for (std::int64_t s = hooks_.first_step; s < limit; ++s) {
     std::vector<comm::Request> reqs;
     for (int r = 0; r < w; ++r) {
@@ -22,6 +24,13 @@ void ParameterServer::serve_sync(Model& model, Optimizer& opt, const LrSchedule&
       reqs.push_back(comm_.irecv(grads[std::size_t(r)].data(), bytes(), r, kTagGrad));
     }
     comm::wait_all(reqs);
+    // The workers ended the run after the previous round (end_early): an end from each, no push.
+    const auto ends = std::count_if(seen.begin(), seen.end(), [](const Header& h) { return h.action == kEnd; });
+    if (ends > 0) {
+      SB_CHECK(ends == w, "ps-sync: {} of {} workers ended the run before round {}", ends, w, s + 1);
+      limit = s, ended = true;
+      break;
+    }
     if (!stop_signal_) stop_signal_ = server_stop_signal();
     for (const Header& h : seen) stop_signal_ = std::max(stop_signal_, int(h.stop));
     if (stop_signal_ && limit == steps && s + 1 < steps) limit = s + 1;  // every worker awaits this round's reply
@@ -57,7 +66,10 @@ void ParameterServer::serve_sync(Model& model, Optimizer& opt, const LrSchedule&
   }
   stats_ = fmt::format("ps-sync: {} updates of {} worker gradients each", version_, w);
   if (skipped_total_) stats_ += fmt::format(", {} non-finite rounds skipped", skipped_total_);
-  if (limit < steps) stats_ += fmt::format(" (stopped after {} of {}: preempted)", limit, steps);
+  if (ended)
+    stats_ += fmt::format(" (ended by the workers after {} of {}: target reached)", limit, steps);
+  else if (limit < steps)
+    stats_ += fmt::format(" (stopped after {} of {}: preempted)", limit, steps);
 }
 
 }  // namespace scalebench::ps

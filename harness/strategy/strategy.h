@@ -89,6 +89,11 @@ class Strategy {
   virtual StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) = 0;
   // After the last step: every worker holds the final weights.
   virtual void finish(Model& model) {}
+  // Every worker, after the same step short of its last: the run ends there (its target reached at
+  // a check). A parameter server still waiting for this worker's next push is told in its place
+  // and ends its serving (finish() then pairs up as usual); the allreduce strategies have no one
+  // to tell. Not after a stop agree_stop() returned: a parameter server already ended that one.
+  virtual void end_early(Model& model) {}
   // Server ranks: serve pushes until every worker is done (parameter server only).
   struct ServeHooks {
     // Polled between updates: non-zero (this rank got SIGUSR1/SIGTERM/SIGINT) stops the workers as

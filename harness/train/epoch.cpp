@@ -14,12 +14,6 @@
 namespace scalebench {
 namespace {
 
-// What a worker asks a parameter server for when the target is reached: a stop, as a signal asks
-// for one (Strategy::agree_stop), under a number no stop signal has (SIGHUP's, which stops
-// nothing here): the server takes the highest number its workers send, so a real signal at the
-// same moment wins and the run is recorded preempted, resumable, instead.
-constexpr int kTargetStop = 1;
-
 std::string format_iou(const std::vector<double>& iou, const std::vector<std::string>& names) {
   std::string s;
   for (std::size_t c = 1; c < iou.size(); ++c)
@@ -56,12 +50,8 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
       log_(log),
       loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .cpu_kernels = st.cfg.cpu_kernels, .seed = st.cfg.seed, .step = 0,
-           .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()},
-      via_server_(st.cfg.strategy_traits().exchange == Exchange::server) {
+           .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()} {
   if (st.cfg.has_target()) {
-    SB_REQUIRE(st.cfg.target_miou == 0 || st.info.task == data::Task::segmentation,
-               "--target-miou {}: {} holds classification data, which has no mIoU; use --target-accuracy",
-               st.cfg.target_miou, st.cfg.data);
     st.result.target = st.cfg.target_miou > 0 ? TargetTracker("val_miou", st.cfg.target_miou)
                                               : TargetTracker("val_accuracy", st.cfg.target_accuracy);
   }
@@ -166,6 +156,7 @@ EpochProgress EpochRunner::run_steps(int epoch) {
   EpochProgress o = start_epoch(epoch, wall_before);
   EpochTime time(wall_before, o.steps_done);
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
+    signal_in_step_for_tests(ctx_.step + 1);
     sleep_in_step_for_tests();
     const StepExchange xch = train_step(o, s);
     log_progress(o, time);
@@ -323,25 +314,30 @@ void EpochRunner::log_progress(const EpochProgress& o, EpochTime& time) {
 
 // All workers stop after the same step or none does (the exchange carried the requests).
 void EpochRunner::agree_stop(EpochProgress& o) {
-  o.stop_signal = st_.strategy->agree_stop(target_pending_ ? kTargetStop : preemption_signal());
+  o.stop_signal = st_.strategy->agree_stop(preemption_signal());
   o.stop = o.stop_signal != 0;
-  o.target = o.stop_signal == kTargetStop;  // a parameter server's stop for the target
 }
 
 // A target check between epochs' closes (the last step's is the close's); the same step on
-// every worker, as ctx_.step is. Not when stopping for a signal: that run continues later.
+// every worker, as ctx_.step is. Also when the workers just agreed to stop for a signal: the step
+// completed, and a check skipped here is lost for good (the resumed run starts at the next step),
+// so a preemption landing on a check step would move steps_to_target. A check reaching the target
+// then ends the run ok; one that does not travels in the stop's checkpoint.
 void EpochRunner::check_target_if_due(EpochProgress& o, EpochTime& time) {
   const std::int64_t every = st_.cfg.eval_every_steps;
-  if (every <= 0 || ctx_.step % every != 0 || o.steps_done >= st_.steps || o.stop || target_pending_) return;
+  if (every <= 0 || ctx_.step % every != 0 || o.steps_done >= st_.steps) return;
   Stopwatch eval_clock;
-  const bool reached = check_target_mid_epoch(o, closed_seconds() + time.training());
-  if (via_server_ && reached) {
-    target_pending_ = true;
-    st_.strategy->agree_stop(kTargetStop);  // rides on the next push (the stop itself comes later)
-  } else {
-    o.target = o.stop = reached;
-  }
+  if (check_target_mid_epoch(o, closed_seconds() + time.training())) end_at_target(o, /*run_ends=*/false);
   time.eval_s += eval_clock.elapsed();
+}
+
+// Every worker, after the same step: the target is reached, the run ends here. Short of the run's
+// last step a parameter server still waits for the next push (unless a signal's stop, agreed at
+// this step, already ended its serving): the strategy tells it in that push's place, so no worker
+// trains a step past the check.
+void EpochRunner::end_at_target(EpochProgress& o, bool run_ends) {
+  if (!run_ends && !o.stop) st_.strategy->end_early(st_.model);
+  o.target = o.stop = true;
 }
 
 // A periodic checkpoint (--checkpoint-every), or a time-based one the exchange agreed on
@@ -390,11 +386,8 @@ bool EpochRunner::check_target_mid_epoch(const EpochProgress& o, double seconds)
     log_ << fmt::format("  check at step {} (epoch {} step {}): {} {:.4f}{}\n", ctx_.step, o.epoch.epoch,
                         o.steps_done, st_.result.target.metric(), value,
                         !reached ? std::string()
-                        : via_server_ ? fmt::format(" >= {}: target reached; every worker stops after its next "
-                                                    "push, which tells the parameter server",
-                                                    st_.result.target.target())
-                                      : fmt::format(" >= {}: target reached, every worker stops here",
-                                                    st_.result.target.target()))
+                                  : fmt::format(" >= {}: target reached, every worker stops here",
+                                                st_.result.target.target()))
          << std::flush;
   }
   // The reporting rank's verdict, shared: every worker stops after this same step or none does.
@@ -420,12 +413,7 @@ void EpochRunner::close(EpochProgress& o, TrainObserver* observer) {
   const bool reached = st_.reports() && st_.result.target.reached();
   const bool agreed = st_.strategy->max_over_workers(reached ? 1.0 : 0.0) > 0;
   const bool run_ends = o.epoch.epoch == st_.cfg.epochs && o.steps_done == st_.steps;
-  if (agreed && !o.target && via_server_ && !run_ends) {  // the server must be told first
-    target_pending_ = true;
-    st_.strategy->agree_stop(kTargetStop);
-  } else {
-    o.target = o.target || agreed;
-  }
+  if (agreed && !o.target) end_at_target(o, run_ends);
 }
 
 void EpochRunner::evaluate_and_record(EpochProgress& o, TrainObserver* observer) {
@@ -481,10 +469,6 @@ void EpochRunner::resume(const RankCheckpoint& c) {
   consecutive_skips_ = c.consecutive_skips;
   st_.result.nonfinite_skipped = c.nonfinite_skipped;
   restore_record(c, st_.result, finished_rows_);
-  // A parameter-server run preempted while its target was pending (a signal won the stop) asks
-  // for the stop again at once. Every worker resumes (train_rank.cpp), so this agreement is theirs.
-  if (via_server_ && st_.cfg.has_target())
-    target_pending_ = st_.strategy->max_over_workers(st_.reports() && st_.result.target.reached() ? 1.0 : 0.0) > 0;
   segment_ = c.segment + 1;
   resumed_wall_s_ = c.wall_s;
   resumed_ = unfinished_epoch(c);

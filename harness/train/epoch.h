@@ -78,6 +78,9 @@ class EpochRunner {
   void log_progress(const EpochProgress& o, EpochTime& time);
   void agree_stop(EpochProgress& o);
   void check_target_if_due(EpochProgress& o, EpochTime& time);
+  // The workers agreed the target is reached after the step just done: the run ends there
+  // (`run_ends`: it was the run's last step anyway, so no server waits for a push).
+  void end_at_target(EpochProgress& o, bool run_ends);
   void checkpoint_if_due(EpochProgress& o, bool agreed, EpochTime& time);
   // This worker's own check of its step (loss, input batch), before the exchange.
   StepHealth check_step(double loss, const Tensor& x) const;
@@ -116,12 +119,6 @@ class EpochRunner {
   std::int64_t eval_step_ = -1;     // ... at this optimizer step
   double resumed_wall_s_ = 0;
   int segment_ = 1;             // this launch (RunSegment::segment)
-  // A parameter server learns of a stop only through the stop protocol of preemption (the next
-  // push carries it, the reply names the push count every worker stops after: param_server.h), so
-  // there the workers' agreement that the target is reached first makes it pending: every step
-  // then asks the server for a stop (kTargetStop), and the run ends at the count it names.
-  bool target_pending_ = false;
-  const bool via_server_;       // the strategy has a parameter server
   Stopwatch since_checkpoint_;  // --checkpoint-minutes (rank 0's decides)
 };
 

@@ -73,6 +73,14 @@ void sleep_in_step_for_tests() {
   if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
+void signal_in_step_for_tests(std::int64_t step) {
+  static const std::int64_t at = [] {
+    const char* v = std::getenv("SCALEBENCH_SIGNAL_IN_STEP");
+    return v && *v ? std::int64_t(std::atoll(v)) : std::int64_t(-1);
+  }();
+  if (step == at && !preemption_signalled()) ::raise(SIGTERM);  // a second SIGTERM would kill
+}
+
 int preemption_signal() { return g_signal.load(std::memory_order_relaxed); }
 
 const char* signal_name(int sig) {

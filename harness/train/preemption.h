@@ -17,9 +17,12 @@
 //     single has no peers. So every run stops mid-epoch within a step (ps-async: within the
 //     staleness bound), checkpoints and records, however long its epochs are.
 //   - A stop agreed on an epoch's last step completes that epoch (validation, epoch row) first; one
-//     agreed on the run's very last step is no stop at all: the run ends ok.
+//     agreed on the run's very last step is no stop at all: the run ends ok. One agreed on a target
+//     check's step (--eval-every-steps) takes that check first: reaching the target ends the run ok.
 // Not here: how a strategy agrees (harness/strategy), how the run file says it (harness/record).
 #pragma once
+
+#include <cstdint>
 
 #include "kernels/common/exit_codes.h"
 
@@ -45,5 +48,11 @@ int preemption_wakeup_fd();
 // longer than mpirun's kill timeout, so the ranks cannot reach an agreed stop before mpirun kills
 // them (tests/mpi/preempt_test.sh, case launcher). Unset: nothing.
 void sleep_in_step_for_tests();
+
+// Test hook: SCALEBENCH_SIGNAL_IN_STEP=N raises SIGTERM in this process as optimizer step N starts
+// (once), as a scheduler's preemption arriving during that step would: the step completes and
+// carries the stop. Lands a preemption on a chosen step (a --eval-every-steps check step:
+// tests/cli/cli_test.sh train_to_target). Unset: nothing.
+void signal_in_step_for_tests(std::int64_t step);
 
 }  // namespace scalebench

@@ -17,9 +17,23 @@ std::int64_t set_up_model(Model& m, const TrainConfig& cfg, const data::DatasetI
   return m.param_count();
 }
 
+// A target names its task's metric: --target-miou for segmentation, --target-accuracy for
+// classification. (Pixel accuracy on segmentation data is dominated by the background, so a run
+// "reached" it long before its mIoU meant anything; it was accepted without a word.)
+void check_target_fits(const TrainConfig& cfg, const data::DatasetInfo& info) {
+  const bool seg = info.task == data::Task::segmentation;
+  SB_REQUIRE(cfg.target_miou == 0 || seg, "--target-miou {}: {} holds {} data, which has no mIoU; use --target-accuracy",
+             cfg.target_miou, cfg.data, to_string(info.task));
+  SB_REQUIRE(cfg.target_accuracy == 0 || !seg,
+             "--target-accuracy {}: {} holds {} data, whose target is its mIoU; use --target-miou",
+             cfg.target_accuracy, cfg.data, to_string(info.task));
+}
+
 // The model spec, checked against the dataset's task and shapes before anything is built from it
-// (a VGG on segmentation labels, a U-Net on class labels would read out of bounds).
+// (a VGG on segmentation labels, a U-Net on class labels would read out of bounds), and the
+// target option against the task.
 ModelSpec fitted_spec(const TrainConfig& cfg, const data::DatasetInfo& info) {
+  check_target_fits(cfg, info);
   ModelSpec spec = parse_model_spec(cfg.model);
   check_model_fits(spec, info, cfg.data);
   return spec;

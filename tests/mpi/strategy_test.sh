@@ -12,7 +12,8 @@
 #                         3 steps; at N >= 2 the same run without --sync-bn must NOT match (so the
 #                         comparison can fail); single --sync-bn is bit-identical to single (no-op);
 #                         ps-sync --sync-bn is refused with one line.
-#   ps_async            : ps-async trains (loss falls) and reports the staleness it saw.
+#   ps_async            : ps-async trains (loss falls) and reports the staleness it saw, at most its
+#                         bound, and the delay beside it.
 #   mismatch            : a configuration that differs across ranks stops before the first collective.
 #   errors_once         : an error every rank reaches alike (a configuration mismatch among 3 ranks, a
 #                         bad option before MPI starts, a missing data file after) is printed once per
@@ -32,14 +33,15 @@
 #                         --devices 1 --sync-bn (statistics through the NCCL group's ReplicaSum)
 #                         against the CPU's single. MODEL must have batch norm. Exit 77 (ctest's
 #                         Skipped) without a GPU or without the CUDA backend.
-#   target              : --target-accuracy 0.85 with --eval-every-steps 2 (U-Net, 2 workers x batch 2
-#                         against single at batch 4; held-out accuracy 0.81 at step 2, 0.87 at 4): mirrored, multiworker, ring and hierarchical each end ok
+#   target              : --target-miou 0.15 with --eval-every-steps 2 (U-Net, 2 workers x batch 2
+#                         against single at batch 4; held-out mIoU 0.086 at step 8, 0.193 at 10): mirrored, multiworker, ring and hierarchical each end ok
 #                         with every worker stopped after the same step (bit-identical final weights),
 #                         no step recorded past the target, and the target reached at single's step;
 #                         without a check reaching the target the weights are those of the same run
 #                         without one (mirrored; a check never changes training); ps-sync and
-#                         ps-async end ok one step after their target step (the next push tells
-#                         the server), ps-sync's at single's step, with identical workers. ~12 s.
+#                         ps-async end ok at their target step too (the workers' end takes the
+#                         next push's place), ps-sync's at single's step, with identical workers,
+#                         and ps-sync with a stop signal agreed on that check's step too. ~18 s.
 #   staged N MODEL      : --transport staged on the CPU (device buffers through host blocks, plain
 #                         copies: harness/comm/staged.h) trains every strategy bit for bit as the
 #                         host transport does (3 steps; ring with bf16 on the wire too), says so once,
@@ -104,42 +106,57 @@ case $what in
   target)
     model="unet:depth=2,base=4,bn=0"
     data_for "$model"
-    common=(--model "$model" --data "$tmp/data.h5" --epochs 8 --lr 0.1 --class-weights none --threads 1
+    common=(--model "$model" --data "$tmp/data.h5" --epochs 8 --lr 0.1 --threads 1
             --val-fraction 0.1 --seed 11 --progress-seconds 1000 --eval-every-steps 2)
     step_of() {  # run folder -> "steps_to_target rows_in_steps"
       /usr/bin/python3 -c "import glob,h5py,sys; f=h5py.File(glob.glob(sys.argv[1]+'/*.h5')[0],'r'); \
 assert f.attrs['status']=='ok', f.attrs['status']; s=f['summary'].attrs; assert s['target_reached']==1, dict(s); \
-assert s['target_metric']=='val_accuracy', dict(s); print(int(s['steps_to_target']), len(f['steps']))" "$1"
+assert s['target_metric']=='val_miou', dict(s); assert s['target_best_step']>=s['steps_to_target'], dict(s); \
+print(int(s['steps_to_target']), len(f['steps']), int(s['target_best_step']))" "$1"
     }
-    "$sb" train "${common[@]}" --batch 4 --target-accuracy 0.85 -o "$tmp/single" >"$tmp/log" 2>&1 \
+    "$sb" train "${common[@]}" --batch 4 --target-miou 0.15 -o "$tmp/single" >"$tmp/log" 2>&1 \
       || { cat "$tmp/log"; fail "single to target"; }
     out=$(step_of "$tmp/single") || fail "single: no target step"
-    read -r want rows <<<"$out"
+    read -r want rows _ <<<"$out"
     [ "$want" = "$rows" ] || fail "single: target at step $want but $rows steps recorded"
     echo "single: target at step $want"
     for st in mirrored multiworker ring hierarchical; do
       strategy_cmd "$st" 2
-      "${cmd[@]}" "${common[@]}" --batch 2 --target-accuracy 0.85 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
+      "${cmd[@]}" "${common[@]}" --batch 2 --target-miou 0.15 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
         2>&1 || { cat "$tmp/log"; fail "$st to target"; }
       out=$(step_of "$tmp/$st") || fail "$st: no target step"
-      read -r got rows <<<"$out"
+      read -r got rows _ <<<"$out"
       [ "$got" = "$want" ] && [ "$rows" = "$want" ] || fail "$st: target at step $got ($rows recorded), single's at $want"
       cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers stopped at different steps"
       echo "ok: $st N=2 stopped with single at step $got, workers identical"
     done
-    # The parameter servers hear of the stop with the next push: one step more (ps-sync: the target
-    # at single's step; ps-async: its own, its updates being stale).
+    # The parameter servers stop at the check too: each worker's end takes its next push's place
+    # (ps-sync: the target at single's step; ps-async: its own, its updates being stale). They used
+    # to push once more to tell the server: a step recorded past the target, and a best step past it.
     for st in ps-sync ps-async; do
       cmd=("${mpi[@]}" -np 3 "$sb" train --strategy "$st")  # 2 workers and the server
-      "${cmd[@]}" "${common[@]}" --batch 2 --target-accuracy 0.85 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
+      "${cmd[@]}" "${common[@]}" --batch 2 --target-miou 0.15 --dump-weights "$tmp/$st" -o "$tmp/$st" >"$tmp/log" \
         2>&1 || { cat "$tmp/log"; fail "$st to target"; }
       out=$(step_of "$tmp/$st") || fail "$st: no target step"
-      read -r got rows <<<"$out"
-      [ "$rows" = "$((got + 1))" ] || fail "$st: target at step $got but $rows steps recorded (want one more)"
+      read -r got rows best <<<"$out"
+      [ "$rows" = "$got" ] && [ "$best" = "$got" ] \
+        || fail "$st: target at step $got but $rows steps recorded, best at step $best (trained past it)"
+      grep -q "^$st: .*(ended by the workers after $got of [0-9]*[a-z ]*: target reached)" "$tmp/log" \
+        || { cat "$tmp/log"; fail "$st: the server did not say the workers ended it"; }
       [ "$st" = ps-async ] || [ "$got" = "$want" ] || fail "$st: target at step $got, single's at $want"
       cmp_py identical "$tmp/$st.rank0" "$tmp/$st.rank1" || fail "$st: the workers ended with different weights"
-      echo "ok: $st N=2 reached it at step $got and stopped after step $rows, workers identical"
+      echo "ok: $st N=2 reached it at step $got and stopped there, workers identical"
     done
+    # A stop signal agreed on that same check's step (SIGTERM in step want - 1: ps-sync tells the
+    # server with the next push, so every worker stops after step want): the check is taken, the
+    # run ends ok there, and no worker sends the server an end it no longer waits for (a hang).
+    "${mpi[@]}" -np 3 env SCALEBENCH_SIGNAL_IN_STEP=$((want - 1)) "$sb" train --strategy ps-sync "${common[@]}" \
+      --batch 2 --target-miou 0.15 -o "$tmp/ps-sync-stop" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-sync stopped on the check"; }
+    grep -q "^ps-sync: .*(stopped after $want of [0-9]*: preempted)" "$tmp/log" || { cat "$tmp/log"; fail "no stop at $want"; }
+    out=$(step_of "$tmp/ps-sync-stop") || fail "ps-sync stopped on the check: no target step"
+    read -r got rows _ <<<"$out"
+    [ "$got" = "$want" ] && [ "$rows" = "$want" ] || fail "ps-sync stopped on the check: target at step $got ($rows recorded)"
+    echo "ok: ps-sync with a stop agreed on the check's step ended ok at step $got"
     strategy_cmd mirrored 2  # threads: no mpirun start-up twice more
     plain=(--model "$model" --data "$tmp/data.h5" --epochs 1 --lr 0.1 --class-weights none --threads 1 --seed 11
            --progress-seconds 1000 --batch 2)
@@ -207,7 +224,8 @@ assert s['target_metric']=='val_accuracy', dict(s); print(int(s['steps_to_target
     "${mpi[@]}" -np 3 "$sb" train --strategy ps-async --model unet:depth=2,base=4 --data "$tmp/data.h5" --epochs 3 \
       --batch 2 --lr 0.05 --threads 1 --staleness 2 -o "$tmp/runs" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "ps-async run"; }
     cat "$tmp/log"
-    grep -q "^ps-async: .* staleness mean [0-9.]* max [0-9]* (bound 2)" "$tmp/log" || fail "no staleness report"
+    grep -q "^ps-async: .* staleness mean [0-9.]* max [0-2] (bound 2) pushes, delay mean [0-9.]* max [0-9]* updates" \
+      "$tmp/log" || fail "no staleness report, or its max above the bound"
     # ... and the run file records it.
     /usr/bin/python3 -c 'import h5py,glob,sys; f=h5py.File(glob.glob(sys.argv[1]+"/*.h5")[0]); n=f["summary"].attrs["strategy_note"]; n=n.decode() if isinstance(n,bytes) else n; print("run file:", n); assert "staleness mean" in n and f.attrs["status"] in ("ok", b"ok")' "$tmp/runs" \
       || fail "the run file lacks the staleness note"

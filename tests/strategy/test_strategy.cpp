@@ -2,9 +2,12 @@
 // multi-process equivalence tests are tests/mpi/strategy_test.sh). The factory's refusals; single's
 // update and its gradient scan through the model's device (a NaN names its element, nothing is
 // updated); an allreduce strategy over the threads transport leaves every rank with the mean
-// gradient's update, bit for bit the same on each.
+// gradient's update, bit for bit the same on each; the parameter servers over it: ps-async's
+// reported staleness never exceeds its bound, and workers that end early (a target reached) end
+// the server's serving there, with nothing applied past it.
 #include <cmath>
 #include <cstring>
+#include <regex>
 #include <limits>
 #include <string>
 #include <vector>
@@ -124,6 +127,74 @@ TEST(AllreduceStrategy, OneWorkerHasNoExposedCommunication) {
       }
       s->finish(*m);
     });
+  }
+}
+
+// A parameter-server job over the threads transport: `workers` workers and the server (the last
+// rank), each worker pushing gradient 1 for `steps` steps unless it ends early after `end_after`
+// (Strategy::end_early). Returns the server's summary line and its updates, and every worker's
+// final weights.
+struct ServedJob {
+  std::string summary;
+  std::vector<std::vector<float>> finals;
+};
+ServedJob serve_job(StrategyKind kind, int workers, int staleness, std::int64_t steps, std::int64_t end_after = -1) {
+  ServedJob job;
+  job.finals.resize(std::size_t(workers));
+  comm::ThreadsWorld::run(workers + 1, [&](comm::Communicator& c) {
+    auto m = small_model();
+    auto s = make_strategy({.kind = kind, .staleness = staleness}, &c, m->param_count());
+    Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.0f}, m->param_count());
+    s->start(*m);
+    if (s->worker_index() < 0) {
+      s->serve(*m, opt, {.base_lr = 0.1, .decay = LrDecay::constant, .steps_per_epoch = steps}, steps, {});
+    } else {
+      for (std::int64_t step = 0; step < steps; ++step) {
+        if (step == end_after) {
+          s->end_early(*m);
+          break;
+        }
+        std::fill_n(m->grads().f32(), m->param_count(), 1.0f);
+        EXPECT_FALSE(s->after_backward(*m, opt, 0.1f, {}).nonfinite);
+        EXPECT_EQ(s->agree_stop(0), 0);
+      }
+    }
+    s->finish(*m);
+    if (c.rank() == 0) job.summary = s->summary();
+    if (s->worker_index() >= 0)
+      job.finals[std::size_t(s->worker_index())].assign(m->params().f32(), m->params().f32() + m->param_count());
+  });
+  return job;
+}
+
+// --staleness S bounds how many pushes a worker runs ahead of the slowest: the staleness reported
+// is that count, so its max is at most S. At S = 0 with 2 workers the second push of every round
+// has one update (the first's) applied since its pull: the delay, which is no staleness beyond the
+// bound (it used to be reported as the staleness: `max 1 (bound 0)`, `max 2 (bound 1)`).
+TEST(ParameterServer, AsyncStalenessNeverExceedsItsBound) {
+  const std::regex line(R"(staleness mean [0-9.]+ max ([0-9]+) \(bound ([0-9]+)\) pushes, delay mean [0-9.]+ max ([0-9]+) updates)");
+  for (const auto& [workers, bound] : std::vector<std::pair<int, int>>{{2, 0}, {2, 1}, {3, 1}}) {
+    const ServedJob job = serve_job(StrategyKind::ps_async, workers, bound, 12);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(job.summary, m, line)) << job.summary;
+    EXPECT_LE(std::stoi(m[1]), bound) << job.summary;
+    EXPECT_EQ(std::stoi(m[2]), bound) << job.summary;
+    EXPECT_GE(std::stoi(m[3]), 1) << job.summary;  // every round: a push sees another's update
+  }
+}
+
+// A target reached at a check after push 3 of 8: every worker ends there (end_early), the server
+// applies nothing more, says so, and every worker ends with the weights of a 3-step run: nothing
+// trained past the check (the workers used to push once more to tell the server).
+TEST(ParameterServer, WorkersEndingEarlyEndTheServerThere) {
+  for (auto kind : {StrategyKind::ps_sync, StrategyKind::ps_async}) {
+    const ServedJob ended = serve_job(kind, 2, 4, 8, 3);
+    const ServedJob three = serve_job(kind, 2, 4, 3);
+    EXPECT_NE(ended.summary.find("ended by the workers after 3 of 8"), std::string::npos) << ended.summary;
+    EXPECT_NE(ended.summary.find(kind == StrategyKind::ps_sync ? "3 updates" : "6 updates"), std::string::npos)
+        << ended.summary;
+    for (int w = 0; w < 2; ++w)  // a constant rate and gradient: 3 steps' weights, however pushes interleave
+      EXPECT_EQ(ended.finals[std::size_t(w)], three.finals[0]) << name_of(kind) << " worker " << w;
   }
 }
 

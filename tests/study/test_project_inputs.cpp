@@ -324,5 +324,49 @@ TEST(ProjectInputs, ADamagedOrMultiRankTraceIsRefused) {
   one.config.push_back({"world_size", std::int64_t(1)});
   EXPECT_NE(project_with(one, o).find("batch 8 per device"), std::string::npos);
 }
+
+// The spans are placed in their steps by time: a trace whose `ts` carry none (every ts 0, steps
+// starting together, phases outside their steps) is refused with one line naming the file and the
+// field.
+// Every ts 0 used to put every span in every step and project a band ten times too narrow.
+TEST(ProjectTrace, TimestampsWithoutTimeAreRefused) {
+  sbtest::TempDir d;
+  const std::string good = write_trace(d.path() + "/t.json", unet_batch(8, 1));
+  const auto rewritten = [&](const std::string& name, const auto& change) {
+    json::Json doc = json::read_file(good, "test");
+    int k = 0;
+    for (auto& e : doc["traceEvents"])
+      if (e["ph"] == "X") change(e, k++);
+    std::ofstream(d.path() + "/" + name) << json::layout(doc);
+    return d.path() + "/" + name;
+  };
+  const auto refusal = [](const std::string& path) -> std::string {
+    try {
+      read_trace(path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(read_trace(good).steps, 2);
+  const std::string zero = rewritten("zero.json", [](json::Json& e, int) { e["ts"] = 0.0; });
+  std::string t = refusal(zero);
+  EXPECT_NE(t.find("--trace " + zero + ": field ts: 'step "), std::string::npos) << t;
+  EXPECT_NE(t.find("the steps' timestamps carry no time"), std::string::npos) << t;
+  EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+  // Only the steps' ts equal (their phases still in time): the same refusal.
+  const std::string same = rewritten("same.json", [](json::Json& e, int) {
+    if (e["cat"] == "step") e["ts"] = 1000.0;
+  });
+  t = refusal(same);
+  EXPECT_NE(t.find("both start at ts 1000 us; the steps' timestamps carry no time"), std::string::npos) << t;
+  // The steps' times right but every other span at ts 0: step 2 holds none of its phases.
+  const std::string phases = rewritten("phases.json", [](json::Json& e, int) {
+    if (e["cat"] != "step") e["ts"] = 0.0;
+  });
+  t = refusal(phases);
+  EXPECT_NE(t.find("field ts: 'step 2' (ts "), std::string::npos) << t;
+  EXPECT_NE(t.find("holds no forward phase span"), std::string::npos) << t;
+}
 }  // namespace
 }  // namespace scalebench::project

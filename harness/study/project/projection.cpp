@@ -25,6 +25,13 @@ MeasuredStep read_trace(const std::string& path) {
   std::sort(steps.begin(), steps.end(), by_start);
   SB_REQUIRE(steps.size() >= 2, "--trace {}: {} step(s); the projection averages the steps after the first, so it needs 2 or more",
              path, steps.size());
+  // The spans are placed in their steps by time, so the steps' `ts` must carry time: each step
+  // starts after the one before. A trace with every ts 0 put every span in every step (a band ten
+  // times too narrow, printed as a projection).
+  for (std::size_t k = 1; k < steps.size(); ++k)
+    SB_REQUIRE(steps[k].ts_us > steps[k - 1].ts_us,
+               "--trace {}: field ts: '{}' and '{}' both start at ts {} us; the steps' timestamps carry no time",
+               path, steps[k - 1].name, steps[k].name, steps[k].ts_us);
   const auto phase = [](Phase p) { return trace::kPhaseNames[std::size_t(p)]; };
   MeasuredStep m;
   m.provenance = std::move(file.provenance);
@@ -33,6 +40,7 @@ MeasuredStep read_trace(const std::string& path) {
     const auto in = [&](const trace::Span& e) { return e.ts_us >= s.ts_us - 1e-2 && e.end_us() <= s.end_us() + 1e-2; };
     std::vector<trace::Span> layers;
     double compute = 0;  // this step's phases but the exchange
+    bool found_forward = false;
     for (const auto& e : events) {
       if (!in(e)) continue;
       const double dur = e.dur_us * 1e-6;
@@ -43,7 +51,11 @@ MeasuredStep read_trace(const std::string& path) {
         if (e.name == phase(Phase::optimizer)) m.update_s += dur, compute += dur;
       }
       if (e.cat == SpanCat::layer) layers.push_back(e);
+      found_forward = found_forward || (e.cat == SpanCat::phase && e.name == phase(Phase::forward));
     }
+    SB_REQUIRE(found_forward,
+               "--trace {}: field ts: '{}' (ts {} us) holds no forward phase span; the spans' timestamps do not "
+               "place them in their steps", path, s.name, s.ts_us);
     m.step_compute_s.push_back(compute);
     std::sort(layers.begin(), layers.end(), by_start);
     if (m.layers.empty()) {

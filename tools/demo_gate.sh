@@ -18,6 +18,7 @@ baselines=${5:-$(dirname "$shipped")}
 # The new study's host fingerprint(s), from report's provenance ("-" when none recorded).
 fp=$("$sb" report "$new" | sed -n 's/^  fingerprint *//p' | head -1)
 rc=0
+rm -f "$out/compare-machine.txt"  # a rerun's is this run's or none
 "$sb" compare "$shipped" "$new" | tee "$out/compare.txt" || rc=${PIPESTATUS[0]}
 # compare says in one line when a point's sides are of different machine types; without it, and
 # with one fingerprint here, the shipped baseline is of this machine type.

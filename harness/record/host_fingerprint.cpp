@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -171,8 +172,7 @@ HostSources read_host_sources() {
   const std::string freq = "/sys/devices/system/cpu/cpu0/cpufreq/";
   s.cpufreq = std::ifstream(freq + "scaling_cur_freq").good();
   s.base_khz = trim(slurp(freq + "base_frequency"));
-  // This process's cgroup (/proc/self/cgroup: "0::/path" on v2, "N:cpu,cpuacct:/path" on v1); a
-  // container sees its own cgroup at the mount's root, hence the fallback to it.
+  // This process's cgroup (/proc/self/cgroup: "0::/path" on v2, "N:cpu,cpuacct:/path" on v1).
   std::istringstream cg(slurp("/proc/self/cgroup"));
   std::string v2_path, v1_path;
   for (std::string line; std::getline(cg, line);) {
@@ -182,14 +182,26 @@ HostSources read_host_sources() {
     if (ctl.empty()) v2_path = path;
     if ((","+ctl+",").find(",cpu,") != std::string::npos) v1_path = path;
   }
-  for (const std::string& p : {"/sys/fs/cgroup" + v2_path, std::string("/sys/fs/cgroup")})
-    if (s.cg2_max.empty()) s.cg2_max = trim(slurp(p + "/cpu.max"));
-  for (const std::string& root : {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"})
-    for (const std::string& p : {root + v1_path, root})
-      if (s.cg1_quota.empty()) {
-        s.cg1_quota = trim(slurp(p + "/cpu.cfs_quota_us"));
-        s.cg1_period = trim(slurp(p + "/cpu.cfs_period_us"));
-      }
+  // The tightest limit on the way from this cgroup up to the mount's root: a Slurm job's quota sits
+  // on the job's cgroup, above the step's that holds the process.
+  double tightest = INFINITY;
+  const auto cpus = [](const std::string& quota, const std::string& period) {
+    const double q = std::atof(quota.c_str()), p = std::atof(period.c_str());
+    return q > 0 && p > 0 ? q / p : INFINITY;
+  };
+  for (std::filesystem::path p = "/sys/fs/cgroup" + v2_path;; p = p.parent_path()) {
+    std::istringstream max(slurp((p / "cpu.max").string()));
+    std::string q, per;
+    if (max >> q >> per && cpus(q, per) < tightest) tightest = cpus(q, per), s.cg2_max = q + " " + per;
+    if (p == "/sys/fs/cgroup" || !p.has_relative_path() || p == p.parent_path()) break;
+  }
+  for (const std::string root : {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"})
+    for (std::filesystem::path p = root + v1_path;; p = p.parent_path()) {
+      const std::string q = trim(slurp((p / "cpu.cfs_quota_us").string()));
+      const std::string per = trim(slurp((p / "cpu.cfs_period_us").string()));
+      if (cpus(q, per) < tightest) tightest = cpus(q, per), s.cg1_quota = q, s.cg1_period = per;
+      if (p == root || !p.has_relative_path() || p == p.parent_path()) break;
+    }
   s.logical_cpus = int(std::thread::hardware_concurrency());
   for (int k = 0, n = cuda::device_availability().count; k < n; ++k) s.gpu_names.push_back(cuda::device_description(k));
   s.blas_core = cpu::blas_core();

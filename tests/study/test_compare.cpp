@@ -581,6 +581,8 @@ TEST(Compare, AnotherMachineTypeGivesNoTimingVerdict) {
   ASSERT_NE(find(with, "other", "images_per_s"), nullptr);
   EXPECT_EQ(find(with, "other", "images_per_s")->verdict, "REGRESSION");
   EXPECT_EQ(with.other_host_points, 0);
+  EXPECT_NE(render_compare(with, Format::text).find("compare: host fingerprint aaaaaaaa, cccccccc -> bbbbbbbb, cccccccc\n"),
+            std::string::npos);
   // BASE from before fingerprints, NEW with one: an unknown machine, no timing verdict.
   StudyFile old = empty_study();
   for (int i = 0; i < 6; ++i) run(old, "same", "ok", {{"images_per_s", b[i]}});

@@ -305,7 +305,7 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     res.inconclusive += v.verdict == "INCONCLUSIVE";
   }
   res.context_differences = context_differences(base.runs, now.runs);
-  if (res.other_host_points > 0) {
+  if (base.runs.find(record::kHostFingerprintKey) || now.runs.find(record::kHostFingerprintKey)) {
     const auto fps = [](const record::Table& t) {
       const std::string v = distinct_values(t, record::kHostFingerprintKey);
       return v == "-" ? std::string("none recorded") : v;

@@ -73,7 +73,8 @@ struct CompareResult {
   int single_run_points = 0;  // points with one repetition on a side (their timing is INCONCLUSIVE)
   int shared_gpu_points = 0;  // points whose ranks shared a GPU on a side: timing not compared
   // Points whose two sides ran on different machine types (host fingerprints, record/host_fingerprint.h):
-  // timing not compared unless CompareOptions::across_hosts; host_fingerprints says which ("a -> b").
+  // timing not compared unless CompareOptions::across_hosts. host_fingerprints: BASE's and NEW's
+  // ("a -> b"; "a -> a" when one machine type), "" when neither side records one.
   int other_host_points = 0;
   std::string host_fingerprints;
   // Per point with an INCONCLUSIVE timing row: "<point>: BASE <noise>; NEW <noise>" (noise_text.h),

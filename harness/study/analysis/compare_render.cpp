@@ -113,6 +113,8 @@ std::string render_compare(const CompareResult& r, Format f, bool only_regressio
     out += fmt::format("compare: {} point{} whose ranks shared a GPU (flag shared-gpu): timing not compared, it measures "
                        "contention for one device (--include-shared-gpu compares it)\n",
                        r.shared_gpu_points, r.shared_gpu_points == 1 ? "" : "s");
+  if (r.other_host_points == 0 && !r.host_fingerprints.empty())  // the machine type(s) the timing came from
+    out += fmt::format("compare: host fingerprint {}\n", r.host_fingerprints);
   if (r.other_host_points > 0)
     out += fmt::format("compare: {} point{} ran on another machine type (host fingerprint {}; the context lines name "
                        "the fields): timing not compared, a speed change there would be the machine's; quality "

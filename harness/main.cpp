@@ -88,7 +88,8 @@ void apply_train_config(TrainCli& t) {
 struct StudyOptions {
   std::optional<scalebench::study::LauncherKind> launcher;
   std::string spec, profile, dir, out, file, format = "text", base, now;
-  bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false;
+  bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false,
+       across_hosts = false;
   int group = 0, repetition = 1;  // slurm-point
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
   std::vector<std::string> sets;  // sweep --set section.key=value
@@ -198,6 +199,9 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
       ->delimiter(',');
   compare->add_flag("--include-shared-gpu", o.include_shared_gpu,
                     "Also compare the timing of points whose ranks shared a GPU (flag shared-gpu; left out by default)");
+  compare->add_flag("--across-hosts", o.across_hosts,
+                    "Also compare timing between runs of different machine types (host fingerprints; left out by "
+                    "default: the speed change would be the machine's)");
   add_ab(app, o);
 }
 
@@ -243,6 +247,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
     st::CompareOptions opt;
     opt.alpha = o.alpha;
     opt.include_shared_gpu = o.include_shared_gpu;
+    opt.across_hosts = o.across_hosts;
     opt.match_ignore = o.match_ignore;
     for (const auto& t : o.thresholds) st::apply_threshold(opt.rules, t);
     const auto r = st::compare(st::read_study_file(o.base), st::read_study_file(o.now), opt);

@@ -82,7 +82,9 @@ def sweep(sb, work, name, k, batch, data, cgroup=None) -> str:
 
 
 def compare(sb, a, b) -> list:
-    r = run([sb, "compare", a, b, "--format", "json"])
+    # --across-hosts: both sides ran here, and the power test's CPU cap (part of the host
+    # fingerprint) is the treatment, not another machine.
+    r = run([sb, "compare", a, b, "--format", "json", "--across-hosts"])
     if r.returncode not in (0, 1, 3):
         sys.exit(f"noise_lab: compare failed ({r.returncode}): {r.stderr}")
     return json.loads(r.stdout)["rows"]

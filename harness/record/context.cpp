@@ -14,10 +14,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "harness/record/host_fingerprint.h"
 #include "harness/comm/gpu_world.h"  // nccl_version: harness/comm/nccl, else harness/comm/nonccl ("")
 #include "kernels/common/build_info.h"
 #include "kernels/cpu/blas_core.h"
@@ -67,14 +67,6 @@ std::string source_tree() {
   return "";
 }
 
-// The visible CUDA devices, "; "-separated ("" without a CUDA build or device).
-std::string gpu_names() {
-  std::string out;
-  const int n = cuda::device_availability().count;
-  for (int k = 0; k < n; ++k) out += (k ? "; " : "") + cuda::device_description(k);
-  return out;
-}
-
 // The GPU software a run used, "" without a usable GPU: the kernel driver's version (from
 // /proc/driver/nvidia/version), the CUDA runtime and driver API, and the cuDNN and NCCL libraries
 // this process loaded (each "" in a build without it). A driver or library update shows up in
@@ -97,17 +89,6 @@ std::string gpu_stack() {
   if (const std::string v = cudnn::loaded_version(); !v.empty()) out += ", cuDNN " + v;
   if (const std::string v = comm::nccl_version(); !v.empty()) out += ", NCCL " + v;
   return out;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return trim(line.substr(line.find_first_not_of(" \t", colon + 1)));
-    }
-  return "unknown";
 }
 
 std::string mpi_library_version() {
@@ -211,9 +192,9 @@ Attrs capture_context(const std::vector<std::string>& argv) {
   std::array<char, 256> host{};
   ::gethostname(host.data(), host.size() - 1);
   a.set("hostnames", std::string(host.data()));  // rank 0's host only (other ranks' hosts are not recorded)
-  a.set("cpu_model", cpu_model());
-  a.set("cpu_threads", int(std::thread::hardware_concurrency()));
-  a.set("gpu_names", gpu_names());
+  // The machine type (host_fingerprint.h: cpu_model, cpu_threads, gpu_names, ... and their hash).
+  const Attrs machine = host_attrs(read_host_sources());
+  for (const auto& [k, v] : machine.items()) a.set(k, v);
   a.set("gpu_stack", gpu_stack());
   a.set("compiler", compiler());
   a.set("build_type", build_type());

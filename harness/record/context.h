@@ -11,6 +11,8 @@
 //        MPI_Init); "not linked" when no MPI library is loaded.
 //   environment: SLURM_*, NCCL_*, OMPI_COMM_WORLD_*, PMI_*, and the thread-count variables, one
 //        KEY=VALUE per line, sorted.
+//   the machine type: host_fingerprint.h's fields and their hash (host_fingerprint); the noise a
+//        run ran under is added at its end (run_noise.h, the recorder).
 #pragma once
 
 #include <string>

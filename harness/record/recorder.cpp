@@ -52,6 +52,7 @@ Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std:
   path_ = (std::filesystem::path(runs_dir) / (id_ + ".h5")).string();
   file_.config = config_attrs(cfg);
   file_.context = capture_context(argv);
+  noise_start_ = sample_noise();
   file_.owner = this_process();
   {
     std::lock_guard lock(mu_);
@@ -62,6 +63,13 @@ Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std:
 }
 
 Recorder::~Recorder() { stop_mark_.stop(); }
+
+void Recorder::note_noise() noexcept {
+  try {
+    record_noise(file_.context, noise_start_, sample_noise());
+  } catch (...) {  // the noise is context: a run is recorded without it rather than not at all
+  }
+}
 
 void Recorder::on_start(const TrainResult& meta) {
   segmentation_ = meta.task == "segmentation";
@@ -148,6 +156,7 @@ void Recorder::finish(const TrainResult& result) {
   // Why b_simple is NaN when the run could not measure it (a parameter server, one batch size).
   if (!result.noise_scale_note.empty()) file_.summary.set("b_simple_note", result.noise_scale_note);
   heartbeat_.stop();
+  note_noise();
   file_.status = "ok";
   file_.error.clear();
   save();
@@ -159,6 +168,7 @@ void Recorder::preempt(const TrainResult& result) {
   std::lock_guard lock(mu_);
   append_steps(file_, result.partial_steps);
   heartbeat_.stop();
+  note_noise();
   file_.status = "preempted";
   file_.error = "preempted by " + describe_preemption(result);
   save();
@@ -169,6 +179,7 @@ bool Recorder::fail(const std::string& error) noexcept {
   heartbeat_.stop();
   try {
     std::lock_guard lock(mu_);
+    note_noise();
     file_.status = "failed";
     file_.error = error;
     save();

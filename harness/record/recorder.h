@@ -22,6 +22,7 @@
 #include "harness/record/liveness.h"
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
+#include "harness/record/run_noise.h"
 #include "harness/record/stop_mark.h"
 #include "harness/train/trainer.h"
 
@@ -71,6 +72,8 @@ class Recorder : public TrainObserver {
   bool segmentation_ = true;
   PeakMeasurement peak_;
   PeakMeasurement sgemm_;  // CPU backend: the start-up sgemm rate (cpu_peak.h)
+  NoiseSample noise_start_;  // /proc at the start; the end's is read when the run ends (run_noise.h)
+  void note_noise() noexcept;  // sets the noise_* context fields; mu_ held
   Heartbeat heartbeat_;
 };
 

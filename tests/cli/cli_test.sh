@@ -403,6 +403,53 @@ PY
     [[ "$got" == "1 thread per rank for OpenBLAS, oneDNN and the memory-bound layers; this process may use 1 CPU (0);"* ]] \
       || fail "the budget ignored the affinity mask: '$got'"
     ;;
+  demo_gate)
+    # Issue 47: the demo's gate (tools/demo_gate.sh) on a machine type its shipped baseline was not
+    # recorded on. One small real run, copied six times with known images/s (h5py): "here" as run;
+    # "shipped" the same six with another host fingerprint; "fast" this machine type at twice the
+    # speed. First gate: quality compared, no timing verdict and one line why, and this machine
+    # type's baseline recorded (one line where). Next gate, with that baseline made twice as fast:
+    # timing against it, and the slowdown on a known machine type is a REGRESSION, exit 1. ~10 s.
+    small_seg
+    "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 --batch 4 --threads 1 --max-steps 2 \
+      -o "$tmp/one" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train"; }
+    /usr/bin/python3 - "$tmp" <<'PY' || fail "python3/h5py could not make the studies"
+import sys, glob, os, shutil, h5py
+d = sys.argv[1]
+src = glob.glob(f"{d}/one/*.h5")[0]
+for name, scale, fp in (("here", 1, None), ("shipped", 1, "0badf00d"), ("fast", 2, None)):
+    os.makedirs(f"{d}/{name}/runs")
+    for i in range(6):
+        dst = f"{d}/{name}/runs/r{i}.h5"
+        shutil.copy(src, dst)
+        with h5py.File(dst, "r+") as f:
+            f["summary"].attrs["images_per_s"] = scale * (100.0 + i)
+            f["summary"].attrs["epoch_time_s"] = 1000.0 / (scale * (100.0 + i))
+            if fp:
+                f["context"].attrs["host_fingerprint"] = fp
+PY
+    for s in here shipped fast; do "$sb" collect "$tmp/$s" >/dev/null || fail "collect $s"; done
+    fp=$(/usr/bin/python3 -c 'import h5py, sys; print(h5py.File(sys.argv[1])["context"].attrs["host_fingerprint"])' \
+           "$tmp/here/runs/r0.h5")
+    [[ "$fp" =~ ^[0-9a-f]{8}$ ]] || fail "no host fingerprint in the run file: '$fp'"
+    mkdir -p "$tmp/bl" && cp "$tmp/shipped/study.h5" "$tmp/bl/cpu-demo.h5"
+    local_base="$tmp/bl/cpu-demo.$fp.h5"
+    gate() { "$root/tools/demo_gate.sh" "$sb" "$tmp/here/study.h5" "$tmp/bl/cpu-demo.h5" "$tmp/here" "$tmp/bl" \
+               >"$tmp/gate.out" 2>&1; echo $?; }
+    rc=$(gate); cat "$tmp/gate.out"
+    [ "$rc" = 0 ] || fail "first gate on a new machine type: exit $rc, want 0"
+    [ "$(grep -c "^compare: 1 point ran on another machine type (host fingerprint 0badf00d -> $fp;.*timing not compared" \
+        "$tmp/gate.out")" = 1 ] || fail "not one line saying why timing was not compared"
+    grep -q "final_val_loss" "$tmp/here/compare.txt" || fail "quality was not compared against the shipped baseline"
+    ! grep -qE "images_per_s|epoch_time_s" "$tmp/here/compare.txt" || fail "a timing verdict across machine types"
+    [ "$(grep -c "recorded as $local_base" "$tmp/gate.out")" = 1 ] || fail "no one line saying where the baseline went"
+    [ -f "$local_base" ] || fail "no baseline recorded at $local_base"
+    cp "$tmp/fast/study.h5" "$local_base"
+    rc=$(gate); cat "$tmp/gate.out"
+    grep -q "^demo: timing against $local_base" "$tmp/gate.out" || fail "the next gate did not use $local_base"
+    [ "$rc" = 1 ] || fail "a slowdown on a known machine type: exit $rc, want 1"
+    grep -qE "images_per_s .*REGRESSION" "$tmp/here/compare-machine.txt" || fail "the slowdown was not a REGRESSION"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "PASS $case_name"

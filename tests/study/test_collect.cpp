@@ -336,3 +336,20 @@ TEST(Collect, RunsOnTwoDatasetsNeverPool) {
   EXPECT_NE(err.find("nothing was written"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(dir / "study.h5"));
 }
+
+// Issue 47: a study row carries the run's machine type (host_fingerprint and its fields, strings)
+// and the noise it ran under (noise_*, numbers; NaN for a file from before them).
+TEST(Collect, RowCarriesHostFingerprintAndNoise) {
+  record::RunFile f = record::make_run_file();
+  f.context.set("host_fingerprint", "1c0ffee5");
+  f.context.set("cpu_base_clock", "2600 MHz (cpu MHz, no cpufreq driver)");
+  f.context.set("noise_load1_start", 1.5);
+  f.context.set("noise_others_cpu_frac", 0.25);
+  const Attrs r = study_row(f, "runs/x.h5");
+  EXPECT_EQ(r.str("host_fingerprint"), "1c0ffee5");
+  EXPECT_EQ(r.str("cpu_base_clock"), "2600 MHz (cpu MHz, no cpufreq driver)");
+  EXPECT_DOUBLE_EQ(r.num("noise_load1_start"), 1.5);
+  EXPECT_DOUBLE_EQ(r.num("noise_others_cpu_frac"), 0.25);
+  EXPECT_TRUE(r.has("noise_steal_frac"));
+  EXPECT_TRUE(std::isnan(r.num("noise_steal_frac")));
+}

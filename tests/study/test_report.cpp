@@ -187,3 +187,30 @@ TEST(Report, LongErrorsInFullUnderTheTable) {
   EXPECT_EQ(t.find("[2]"), std::string::npos) << t;  // one note for the two points
   EXPECT_NE(report(f, Format::markdown).find("failed: " + why), std::string::npos);
 }
+
+// Issue 47: the provenance names the machine type (host fingerprint), and a point flagged noisy
+// says what its runs ran under (the run files' noise_* columns); a quiet point says nothing.
+TEST(Report, FingerprintAndWhatANoisyPointRanUnder) {
+  StudyFile f = sample();
+  f.runs.add("host_fingerprint", scalebench::record::Column::Kind::str);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) f.runs.find("host_fingerprint")->s[r] = "1c0ffee5";
+  add_point_stats(f.runs);
+  for (const char* c : {"noise_load1_start", "noise_load1_end", "noise_others_cpu_frac", "noise_cpus"})
+    f.runs.add(c, scalebench::record::Column::Kind::f64);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) {
+    f.runs.find("noise_load1_start")->f[r] = 1.5;
+    f.runs.find("noise_load1_end")->f[r] = 4.3;
+    f.runs.find("noise_others_cpu_frac")->f[r] = 0.55;
+    f.runs.find("noise_cpus")->f[r] = 2;
+  }
+  // The three single N=1 runs (90, 110, 100) spread by about 10 %: flag noisy; make it certain.
+  for (std::size_t r = 0; r < f.runs.rows(); ++r)
+    if (f.runs.str("strategy", r) == "single" && f.runs.str("model", r) == "unet") f.runs.find("flags")->s[r] = "noisy";
+  const std::string t = report(f, Format::text);
+  EXPECT_NE(t.find("  fingerprint 1c0ffee5\n"), std::string::npos) << t;
+  const auto line = t.find("  noisy N=1: ran under load 1.5..4.3 on 2 CPUs, others' CPU <=55%");
+  ASSERT_NE(line, std::string::npos) << t;
+  EXPECT_GT(line, t.find("== unet - single"));
+  EXPECT_LT(line, t.find("== unet - ring"));
+  EXPECT_EQ(t.find("noisy N=2"), std::string::npos) << t;  // a quiet point says nothing
+}

@@ -9,6 +9,8 @@
 #include <ostream>
 
 #include "harness/record/context.h"
+#include "harness/record/host_fingerprint.h"
+#include "harness/record/run_noise.h"
 #include "harness/record/run_config.h"
 #include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/point_fields.h"
@@ -86,6 +88,7 @@ Attrs study_row(const record::RunFile& f, const std::string& file) {
   r.set("target_metric", f.summary.str("target_metric"));
   r.set("epochs_done", std::int64_t(f.epochs.rows()));
   for (const std::string& k : context_columns()) r.set(k, f.context.str(k));
+  for (const std::string& k : record::noise_fields()) r.set(k, f.context.num(k));  // NaN in older files
   r.set("created_utc", f.created_utc);
   r.set("file", file);
   return r;
@@ -215,10 +218,14 @@ StudyFile collect(const std::string& dir, const std::string& out, std::ostream& 
 }
 
 const std::vector<std::string>& context_columns() {
-  static const std::vector<std::string> k = {"hostnames", "cpu_model", "cpu_threads", "gpu_names", "gpu_stack", "blas",
-                                             "blas_core", "thread_budget", "compiler", "build_type", "mpi_version", "hdf5_version",
-                                             "git_sha", "git_dirty", "scalebench_version",
-                                             "transport_used", "gpu_shared"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> c = {"hostnames", record::kHostFingerprintKey};
+    for (const record::HostField& f : record::host_fields()) c.push_back(f.key);  // the machine type
+    for (const char* x : {"gpu_stack", "blas", "blas_core", "thread_budget", "compiler", "build_type", "mpi_version",
+                          "hdf5_version", "git_sha", "git_dirty", "scalebench_version", "transport_used", "gpu_shared"})
+      c.push_back(x);
+    return c;
+  }();
   return k;
 }
 

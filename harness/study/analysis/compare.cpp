@@ -10,8 +10,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/record/host_fingerprint.h"
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/metric_table.h"
+#include "harness/study/analysis/noise_text.h"
 #include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/stats.h"
 #include "harness/study/analysis/verdict.h"
@@ -125,6 +127,22 @@ bool shared_gpu_point(const record::Table& t, const PointRows& p) {
   return false;
 }
 
+// Whether a point's timing on the two sides came from one machine type: every ok run of both points
+// has the same host fingerprint. Files from before fingerprints (the column absent on both sides)
+// compare as before; a fingerprint missing on one side is an unknown, so another, machine.
+bool same_host(const record::Table& a, const PointRows& pa, const record::Table& b, const PointRows& pb) {
+  const std::string key = record::kHostFingerprintKey;
+  if (!a.find(key) && !b.find(key)) return true;
+  std::string fp;
+  for (const auto& [t, p] : {std::pair{&a, &pa}, std::pair{&b, &pb}})
+    for (const std::size_t r : p->ok_rows) {
+      const std::string v = t->str(key, r);
+      if (v.empty() || (!fp.empty() && v != fp)) return false;
+      fp = v;
+    }
+  return true;
+}
+
 // The key points are matched by: the point id, or with --match-ignore the configuration fields
 // (point_fields.h) other than the ignored ones, as "key=value" lines.
 std::function<std::string(const record::Table&, const PointRows&)> matching_key(const std::vector<std::string>& ignore) {
@@ -201,6 +219,7 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
       res.ignored_differences.push_back(fmt::format("{}: {} -> {}", k, a, b));
   std::map<std::string, bool> matched;
   std::vector<std::pair<std::size_t, const MetricRule*>> tested;  // rows whose p joins the correction
+  std::map<std::string, std::pair<const PointRows*, const PointRows*>> noise_of;  // label -> BASE, NEW rows
   for (const PointRows& b : bp) {
     const std::string name = label(base.runs, b.rows[0]);
     const auto it = in_now.find(key(base.runs, b));
@@ -231,8 +250,12 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     // compared (counted once per point) unless asked for; quality and memory are.
     const bool shared_gpu = shared_gpu_point(base.runs, b) || shared_gpu_point(now.runs, n);
     res.shared_gpu_points += shared_gpu && !opt.include_shared_gpu;
+    // Another machine type on one side: its speed says nothing about the code (issue 47).
+    const bool other_host = !opt.across_hosts && !same_host(base.runs, b, now.runs, n);
+    res.other_host_points += other_host;
+    noise_of[name] = {&b, &n};
     for (const MetricRule& m : opt.rules) {
-      if (!m.enabled || (m.timing && shared_gpu && !opt.include_shared_gpu)) continue;
+      if (!m.enabled || (m.timing && ((shared_gpu && !opt.include_shared_gpu) || other_host))) continue;
       const auto vb = values(base.runs, b, m), vn = values(now.runs, n, m);
       MetricVerdict v;
       v.point = name;
@@ -282,6 +305,13 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
     res.inconclusive += v.verdict == "INCONCLUSIVE";
   }
   res.context_differences = context_differences(base.runs, now.runs);
+  if (base.runs.find(record::kHostFingerprintKey) || now.runs.find(record::kHostFingerprintKey)) {
+    const auto fps = [](const record::Table& t) {
+      const std::string v = distinct_values(t, record::kHostFingerprintKey);
+      return v == "-" ? std::string("none recorded") : v;
+    };
+    res.host_fingerprints = fps(base.runs) + " -> " + fps(now.runs);
+  }
   for (const PointRows& n : np)
     if (!matched.count(n.point_id)) {
       res.only_new.push_back(label(now.runs, n.rows[0]));
@@ -293,6 +323,17 @@ CompareResult compare(const StudyFile& base, const StudyFile& now, const Compare
   std::stable_sort(res.rows.begin(), res.rows.end(), [](const MetricVerdict& a, const MetricVerdict& b) {
     return std::pair(severity(a.verdict), a.point) < std::pair(severity(b.verdict), b.point);
   });
+  // What the runs of an undecided point ran under: the reader's first "why" (noise_text.h).
+  for (const MetricVerdict& v : res.rows) {
+    const auto it = noise_of.find(v.point);
+    if (v.verdict != "INCONCLUSIVE" || it == noise_of.end()) continue;
+    const std::string nb = ran_under(base.runs, it->second.first->ok_rows);
+    const std::string nn = ran_under(now.runs, it->second.second->ok_rows);
+    if (!nb.empty() || !nn.empty())
+      res.inconclusive_noise.push_back(fmt::format("{}: BASE {}; NEW {}", v.point, nb.empty() ? "-" : nb,
+                                                   nn.empty() ? "-" : nn));
+    noise_of.erase(it);  // once per point
+  }
   return res;
 }
 

@@ -11,6 +11,10 @@
 // deterministic) compare the medians against the tolerance.
 // A point ok in BASE but failed in NEW is FAILED; a metric missing (NaN) on an ok run is MISSING
 // when BASE has it and NEW's ok run lacks it, or when an ok run on either side lacks images_per_s.
+// Timing is compared only between runs of one machine type (the same host fingerprint on every ok
+// run of both points; files from before fingerprints, on both sides, as before): across machine
+// types a speed change is the machine's, so compare gives no timing verdict there and says so in
+// one line unless asked (--across-hosts); quality and memory are compared as always.
 // Points are labelled by model, strategy, N, batch and every configuration field that varies
 // between the two files (point_fields.h), so two points never share a label. Above the verdicts,
 // the context fields (CPU, BLAS, library versions, commit, GPUs) whose values differ.
@@ -68,6 +72,14 @@ struct CompareResult {
   int matched = 0, regressions = 0, improvements = 0, inconclusive = 0;
   int single_run_points = 0;  // points with one repetition on a side (their timing is INCONCLUSIVE)
   int shared_gpu_points = 0;  // points whose ranks shared a GPU on a side: timing not compared
+  // Points whose two sides ran on different machine types (host fingerprints, record/host_fingerprint.h):
+  // timing not compared unless CompareOptions::across_hosts. host_fingerprints: BASE's and NEW's
+  // ("a -> b"; "a -> a" when one machine type), "" when neither side records one.
+  int other_host_points = 0;
+  std::string host_fingerprints;
+  // Per point with an INCONCLUSIVE timing row: "<point>: BASE <noise>; NEW <noise>" (noise_text.h),
+  // when the runs recorded it.
+  std::vector<std::string> inconclusive_noise;
   // "cpu_model: A -> B" for each context field whose values differ between BASE and NEW.
   std::vector<std::string> context_differences;
   // --match-ignore: "threads: 1 -> 2" for each ignored field, the values on each side.
@@ -78,6 +90,7 @@ struct CompareOptions {
   std::vector<MetricRule> rules = default_rules();
   double alpha = 0.01;  // after the Benjamini–Hochberg correction over the timing comparisons
   bool include_shared_gpu = false;  // also compare the timing of points whose ranks shared a GPU
+  bool across_hosts = false;        // also compare timing between different host fingerprints
   // Configuration fields (point_fields.h) left out of matching: points that differ only in them are
   // compared ("did 2 threads beat 1?"). Error on a name that is not a configuration field, and
   // when leaving them out makes two points of one side the same.

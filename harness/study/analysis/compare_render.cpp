@@ -60,7 +60,9 @@ std::string json(const CompareResult& r, bool only_regressions) {
   json::Json doc = {{"matched", r.matched}, {"regressions", r.regressions}, {"improvements", r.improvements},
                     {"inconclusive", r.inconclusive}, {"context_differences", r.context_differences}, {"ignored_differences", r.ignored_differences},
                     {"only_base", r.only_base}, {"only_base_nearest", r.only_base_nearest}, {"only_new", r.only_new},
-                    {"only_new_nearest", r.only_new_nearest}, {"rows", json::Json::array()}};
+                    {"only_new_nearest", r.only_new_nearest}, {"shared_gpu_points", r.shared_gpu_points},
+                    {"other_host_points", r.other_host_points}, {"host_fingerprints", r.host_fingerprints},
+                    {"inconclusive_noise", r.inconclusive_noise}, {"rows", json::Json::array()}};
   for (const auto& v : r.rows) {
     if (only_regressions && !is_regression(v)) continue;
     doc["rows"].push_back({{"point", v.point}, {"metric", v.metric}, {"base", number_or_null(v.base)},
@@ -111,6 +113,17 @@ std::string render_compare(const CompareResult& r, Format f, bool only_regressio
     out += fmt::format("compare: {} point{} whose ranks shared a GPU (flag shared-gpu): timing not compared, it measures "
                        "contention for one device (--include-shared-gpu compares it)\n",
                        r.shared_gpu_points, r.shared_gpu_points == 1 ? "" : "s");
+  if (r.other_host_points == 0 && !r.host_fingerprints.empty())  // the machine type(s) the timing came from
+    out += fmt::format("compare: host fingerprint {}\n", r.host_fingerprints);
+  if (r.other_host_points > 0)
+    out += fmt::format("compare: {} point{} ran on another machine type (host fingerprint {}; the context lines name "
+                       "the fields): timing not compared, a speed change there would be the machine's; quality "
+                       "compared as before (--across-hosts compares timing)\n",
+                       r.other_host_points, r.other_host_points == 1 ? "" : "s", r.host_fingerprints);
+  if (!r.inconclusive_noise.empty()) {
+    out += "compare: the INCONCLUSIVE points ran under\n";
+    for (const auto& x : r.inconclusive_noise) out += "  " + x + "\n";
+  }
   const auto list = [](const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;

@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "harness/record/host_fingerprint.h"
 #include "harness/study/analysis/collect.h"
+#include "harness/study/analysis/noise_text.h"
 #include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/point_fields.h"
 #include "harness/study/analysis/point_stats.h"
@@ -94,6 +96,7 @@ std::vector<std::pair<std::string, std::string>> provenance(const StudyFile& f) 
   return {{"hosts", distinct_values(t, "hostnames")},
           {"cpu", distinct_values(t, "cpu_model")},
           {"gpus", distinct_values(t, "gpu_names")},
+          {"fingerprint", distinct_values(t, record::kHostFingerprintKey)},  // the machine type (compare)
           {"commit", commit + ", " + distinct_values(t, "scalebench_version")},
           {"runs", first.empty() ? "-" : first + " .. " + last},
           {"collected", f.attrs.str("created_utc") + ", schema " + f.attrs.str("schema_version") + ", " +
@@ -133,6 +136,7 @@ std::string report_json(const StudyFile& f, const std::vector<Group>& groups) {
         point[c + "_ci_hi"] = number_or_null(t.num(c + "_ci_hi", r));
       }
       point["flags"] = t.str("flags", r);
+      point["ran_under"] = ran_under(t, p.rows);
       point["speedup_baseline"] = t.str("baseline", r);
       point["baseline_images_per_s"] = number_or_null(t.num("baseline_images_per_s", r));
       point["runs"] = p.rows.size();
@@ -208,6 +212,12 @@ std::string report(const StudyFile& f, Format format) {
     }
     out += render(tt, format);
     for (std::size_t i = 0; i < notes.size(); ++i) out += fmt::format("  [{}] {}\n", i + 1, notes[i]);
+    // What a noisy point's runs ran under (record/run_noise.h): load, others' CPU, steal, clock.
+    for (const PointRows& p : g.points)
+      if (const std::size_t r = p.rows.front(); t.str("flags", r).find("noisy") != std::string::npos)
+        if (const std::string n = ran_under(t, p.rows); !n.empty())
+          out += fmt::format("{}noisy N={}: ran under {}\n", format == Format::markdown ? "- " : "  ",
+                             t.integer("world_size", r), n);
   }
   return out + report_tuning(f, format);
 }

@@ -1,11 +1,12 @@
-// report.h — `scalebench report study.h5`: a provenance header (hosts, CPU, GPUs, commit, when the
-// runs ran, when collected, schema), then one table per model × strategy (× each value of any other
+// report.h — `scalebench report study.h5`: a provenance header (hosts, CPU, GPUs, host fingerprint,
+// commit, when the runs ran, when collected, schema), then one table per model × strategy (× each value of any other
 // swept field) with, per point
 // (repetitions aggregated by their median): devices, global batch, LR (after the scaling rule),
 // steps/epoch, epoch time, images/s and its 95 % interval, speedup and the N = 1 runs it is
 // measured against, efficiency and its 95 % interval, TFLOP/s, MFU, exposed communication, final
 // validation loss, mIoU (segmentation) or accuracy (classification), and the point's flags with
-// their rules stated above the tables (point_stats.h). Points with no ok run show their status and
+// their rules stated above the tables (point_stats.h); under a table, what each noisy point's runs
+// ran under (noise_text.h). Points with no ok run show their status and
 // error instead. Formats: text, markdown, json (NaN → null).
 // Reads only the study file; computes nothing that collect did not.
 #pragma once

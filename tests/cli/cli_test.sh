@@ -423,6 +423,8 @@ for name, scale, fp in (("here", 1, None), ("shipped", 1, "0badf00d"), ("fast", 
         dst = f"{d}/{name}/runs/r{i}.h5"
         shutil.copy(src, dst)
         with h5py.File(dst, "r+") as f:
+            f["config"].attrs["run_id"] = f"{name}{i:014d}"  # six runs, not six copies of one (collect counts a copy once)
+            f["config"].attrs["repetition"] = i + 1
             f["summary"].attrs["images_per_s"] = scale * (100.0 + i)
             f["summary"].attrs["epoch_time_s"] = 1000.0 / (scale * (100.0 + i))
             if fp:

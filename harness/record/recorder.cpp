@@ -61,9 +61,14 @@ Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std:
   }
   heartbeat_.start(path_, int(file_.owner.heartbeat_s));
   stop_mark_.start([this](int) { mark_stopped(); });
+  // Ranks of an MPI launcher can be ended by their MPI library without a signal (run_guard.h).
+  if (launcher_world_size() > 0) guard_.start(path_);
 }
 
-Recorder::~Recorder() { stop_mark_.stop(); }
+Recorder::~Recorder() {
+  stop_mark_.stop();
+  guard_.stop();
+}
 
 void Recorder::on_start(const TrainResult& meta) {
   segmentation_ = meta.task == "segmentation";

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <sstream>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "harness/record/context.h"
 #include "harness/record/recorded_run.h"
 #include "harness/study/ab/ab.h"
+#include "harness/record/run_guard.h"
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/compare.h"
 #include "harness/study/analysis/report.h"
@@ -91,6 +93,7 @@ struct StudyOptions {
   bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false,
        across_hosts = false;
   int group = 0, repetition = 1;  // slurm-point
+  std::int64_t guard_pid = 0;     // run-guard
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
   std::vector<std::string> sets;  // sweep --set section.key=value
   std::string name, output;       // sweep --name, --output
@@ -168,6 +171,11 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   point->add_option("dir", o.dir, "Study folder")->required();
   point->add_option("--group", o.group, "Point group (the script's number)")->required();
   point->add_option("--repetition", o.repetition, "Repetition")->required();
+  // Started by rank 0 of an MPI-launched run (harness/record/run_guard.h); not meant to be typed.
+  auto* guard = app.add_subcommand("run-guard", "");
+  guard->group("");
+  guard->add_option("file", o.file, "Run file")->required();
+  guard->add_option("pid", o.guard_pid, "Rank 0's pid")->required();
   auto* collect = app.add_subcommand("collect", "Gather a study's run files into <dir>/study.h5 with speedup/efficiency");
   collect->add_option("dir", o.dir, "Study folder, e.g. results/cpu-demo/")->required();
   collect->add_option("-o,--output", o.out, "Study file to write (default <dir>/study.h5)");
@@ -241,6 +249,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   }
   if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);
+  if (app.got_subcommand("run-guard")) return scalebench::record::run_guard_main(o.file, o.guard_pid);
   if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout, {.skip_unreadable = o.skip_unreadable});
   if (app.got_subcommand("report")) std::cout << st::report(st::read_study_file(o.file), st::parse_format(o.format));
   if (app.got_subcommand("compare")) {
@@ -420,7 +429,7 @@ int main(int argc, char** argv) {
       run_train(train, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
                app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("ab") ||
-               app.got_subcommand("slurm-point")) {
+               app.got_subcommand("slurm-point") || app.got_subcommand("run-guard")) {
       return run_study_command(app, study_opts);
     } else if (app.got_subcommand("commbench")) {
       bench.algos.clear();

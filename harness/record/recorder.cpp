@@ -7,6 +7,8 @@
 #include "harness/record/gpu_peak.h"
 #include "harness/record/h5io.h"
 #include "harness/record/summary.h"
+#include "harness/train/cpu_warnings.h"
+#include "harness/train/thread_budget.h"
 #include "kernels/common/check.h"
 #include "kernels/cpu/blas_threads.h"
 #include "kernels/cpu/blas_vendor.h"
@@ -60,9 +62,14 @@ Recorder::Recorder(const RunConfig& cfg, const std::string& runs_dir, const std:
   }
   heartbeat_.start(path_, int(file_.owner.heartbeat_s));
   stop_mark_.start([this](int) { mark_stopped(); });
+  // Ranks of an MPI launcher can be ended by their MPI library without a signal (run_guard.h).
+  if (launcher_world_size() > 0) guard_.start(path_);
 }
 
-Recorder::~Recorder() { stop_mark_.stop(); }
+Recorder::~Recorder() {
+  stop_mark_.stop();
+  guard_.stop();
+}
 
 void Recorder::note_noise() noexcept {
   try {
@@ -110,6 +117,10 @@ void Recorder::on_start(const TrainResult& meta) {
                                                    t, t == 1 ? "" : "s", blas, layers, generic, cpus,
                                                    cpus == 1 ? "" : "s", cpu::usable_cpu_list(),
                                                    cpu::thread_wait_origin()));
+    // Every rank's threads when each is a process (harness/train/thread_budget.h), "" otherwise.
+    file_.context.set("rank_threads", rank_threads_note());
+    // What train warned about the CPU set-up (harness/train/cpu_warnings.h), one per line.
+    file_.context.set("cpu_warnings", cpu_warnings());
   }
   // What moved the gradients, and whether ranks shared a GPU: such a run checks correctness, its
   // timings measure contention for one device (report and plots mark it, compare leaves it out).

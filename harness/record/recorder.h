@@ -10,7 +10,8 @@
 // they stop after: mpirun, told to stop, may SIGKILL them first, and the file must not stay
 // `running`. Every write also builds that marked file's bytes, so the mark itself is one plain
 // write and rename (no HDF5 call off the training thread); the full record replaces it when the
-// run gets to write one.
+// run gets to write one. Under an MPI launcher a guard process (run_guard.h) records a rank 0 that
+// died without a signal (Open MPI's _exit when mpirun went away) as failed, with the reason.
 // Only rank 0 records (the caller decides). The trainer sees only the TrainObserver interface.
 #pragma once
 
@@ -23,6 +24,7 @@
 #include "harness/record/run_config.h"
 #include "harness/record/run_file.h"
 #include "harness/record/run_noise.h"
+#include "harness/record/run_guard.h"
 #include "harness/record/stop_mark.h"
 #include "harness/train/trainer.h"
 
@@ -75,6 +77,7 @@ class Recorder : public TrainObserver {
   NoiseSample noise_start_;  // /proc at the start; the end's is read when the run ends (run_noise.h)
   void note_noise() noexcept;  // sets the noise_* context fields; mu_ held
   Heartbeat heartbeat_;
+  RunGuard guard_;  // under an MPI launcher: records a rank 0 that died unrecorded (run_guard.h)
 };
 
 // For launchers, after a child failed: sets status failed and `error` in the run file at `path`,

@@ -3,7 +3,8 @@
 // step, every worker leaves the loop after the same step, rank 0 records the run file with status
 // preempted (naming the signal) and the process exits kExitPreempted (75, EX_TEMPFAIL), so a rerun
 // or requeue continues the point. A second SIGTERM or SIGINT kills the process at once (the run
-// file's heartbeat then shows it dead). Slurm jobs get SIGUSR1 from `#SBATCH --signal=B:USR1@<s>`
+// file's heartbeat then shows it dead). A second one to mpirun reaches no rank: mpirun exits at
+// once and Open MPI _exits the ranks (harness/record/run_guard.h records that). Slurm jobs get SIGUSR1 from `#SBATCH --signal=B:USR1@<s>`
 // through their batch script; a requeued job reruns the point.
 //
 // What this room chose:

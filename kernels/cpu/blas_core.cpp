@@ -106,4 +106,18 @@ std::string blas_core_origin() {
   return s;
 }
 
+std::string blas_core_shortfall() {
+  if (std::string_view(blas_api_name()) != "openblas") return "";
+  const std::string best = best_blas_core(this_cpu_features());
+  const int have = blas_core_level(blas_core()), can = blas_core_level(best);
+  if (have >= can) return "";
+  static const char* const isa[] = {"SSE", "AVX", "AVX2", "AVX-512"};
+  const char* forced = env("OPENBLAS_CORETYPE");
+  const char* chosen = env(kChosenVar);
+  const bool users = forced && !(chosen && lower(chosen) == lower(forced));
+  const std::string how = users ? " (unset OPENBLAS_CORETYPE, or set it to " + best + ", to use them)" : "";
+  return std::string("OpenBLAS runs its ") + isa[have] + " kernels, " + blas_core_origin() + ", on a CPU with " +
+         isa[can] + " (" + best + "): its sgemm (the im2col convolutions, the linear layers) runs at a fraction of its speed" + how;
+}
+
 }  // namespace scalebench::cpu

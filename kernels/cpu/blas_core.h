@@ -44,4 +44,10 @@ bool choose_blas_core_env();
 // "Cooperlake (detected by OpenBLAS)", "Haswell (OPENBLAS_CORETYPE set by the user)".
 std::string blas_core_origin();
 
+// "" when the kernels OpenBLAS loaded use the widest vectors this CPU has (or no OpenBLAS); else why
+// not and what it costs, e.g. "OpenBLAS runs its SSE kernels, Prescott (OPENBLAS_CORETYPE=Prescott set
+// by the user), on a CPU with AVX-512 (SkylakeX): …". A user's choice stands (train warns, the run
+// file's context keeps it).
+std::string blas_core_shortfall();
+
 }  // namespace scalebench::cpu

@@ -38,4 +38,14 @@ std::string usable_cpu_list() {
   return out;
 }
 
+std::vector<int> usable_cpu_ids() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> ids;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return ids;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) ids.push_back(c);
+  return ids;
+}
+
 }  // namespace scalebench::cpu

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace scalebench::cpu {
 
@@ -15,5 +16,7 @@ int blas_threads();
 // CPUs in this process's affinity mask (sched_getaffinity), at least 1, and the mask as ranges ("0-1,4").
 int usable_cpus();
 std::string usable_cpu_list();
+// The same mask as CPU numbers, ascending (empty when it cannot be read).
+std::vector<int> usable_cpu_ids();
 
 }  // namespace scalebench::cpu

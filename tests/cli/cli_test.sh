@@ -353,7 +353,8 @@ PY
     # The CPU libraries' set-up (kernels/cpu/runtime_env.h, blas_core.h, blas_threads.h): the run
     # file's context says which OpenBLAS core type ran and why (a core type the user set wins; a
     # parent's choice is re-checked against this CPU), the thread pools' idle waits, and the thread budget
-    # taken from the affinity mask.
+    # taken from the affinity mask; a costly choice (OPENBLAS_CORETYPE=Prescott on a CPU with AVX, --threads
+    # 2 on one CPU) runs with one warning line, kept in the context's cpu_warnings.
     small_seg
     context_of() {  # context_of <runs dir> <attribute>: a context attribute of its one run file
       /usr/bin/python3 - "$1" "$2" <<'PY' || fail "could not read $2 from $1"
@@ -380,9 +381,19 @@ PY
     elif has avx2 fma; then
       [[ "$got" =~ ^(Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids)\  ]] || fail "an AVX2 CPU ran '$got'"
     fi
+    grep -q "^train: warning" "$tmp/out" && fail "a warning for the default set-up: $(grep '^train: warning' "$tmp/out")"
+    [ -z "$(context_of "$tmp/r1" cpu_warnings)" ] || fail "cpu_warnings not empty for the default set-up"
     run_small "$tmp/r2" OPENBLAS_CORETYPE=Prescott
     got=$(core_of "$tmp/r2"); echo "ok: user's choice: $got"
     [ "$got" = "Prescott (OPENBLAS_CORETYPE=Prescott set by the user)" ] || fail "the user's core type was not kept: '$got'"
+    # A legitimate but costly choice: kept, with one warning line and the same words in the context.
+    if has avx; then
+      [ "$(grep -c '^train: warning' "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "expected one warning line for Prescott"; }
+      line=$(grep '^train: warning' "$tmp/out"); echo "ok: $line"
+      [[ "$line" == "train: warning: OpenBLAS runs its SSE kernels, Prescott (OPENBLAS_CORETYPE=Prescott set by the user), on a CPU with "* ]] \
+        || fail "the Prescott warning: '$line'"
+      [ "$(context_of "$tmp/r2" cpu_warnings)" = "${line#train: warning: }" ] || fail "cpu_warnings does not keep the warning"
+    fi
     # As if a parent on an SSE-only CPU had chosen Prescott: this CPU decides again.
     run_small "$tmp/r3" OPENBLAS_CORETYPE=Prescott SCALEBENCH_BLAS_CORE=Prescott
     got=$(core_of "$tmp/r3"); echo "ok: inherited choice: $got"
@@ -402,6 +413,15 @@ PY
     got=$(context_of "$tmp/r6" thread_budget); echo "ok: taskset -c 0: $got"
     [[ "$got" == "1 thread per rank for OpenBLAS, oneDNN and the memory-bound layers; this process may use 1 CPU (0);"* ]] \
       || fail "the budget ignored the affinity mask: '$got'"
+    grep -q "^train: warning" "$tmp/out" && fail "a warning for 1 thread on 1 CPU"
+    # --threads 2 on a mask of one CPU: runs, with one warning line kept in the context.
+    taskset -c 0 "$sb" train --data "$tmp/seg.h5" --model unet:depth=2,base=4 --epochs 1 --threads 2 \
+      --batch 4 --max-steps 2 -o "$tmp/r7" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "train --threads 2 under taskset"; }
+    [ "$(grep -c '^train: warning' "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "expected one oversubscription warning"; }
+    line=$(grep '^train: warning' "$tmp/out"); echo "ok: $line"
+    [[ "$line" == "train: warning: 1 rank x 2 threads on 1 CPU of "*": the threads outnumber the cores"* ]] \
+      || fail "the oversubscription warning: '$line'"
+    [ "$(context_of "$tmp/r7" cpu_warnings)" = "${line#train: warning: }" ] || fail "cpu_warnings does not keep the warning"
     ;;
   demo_gate)
     # Issue 47: the demo's gate (tools/demo_gate.sh) on a machine type its shipped baseline was not

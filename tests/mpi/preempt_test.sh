@@ -13,6 +13,12 @@
 #                         cannot reach an agreed stop before mpirun SIGKILLs them, so only the
 #                         stop mark (harness/record/stop_mark.h) can record it — the run file must
 #                         say preempted, not running, and no rank may survive mpirun.
+#   launcher_twice SIG  : SIG sent twice, 50 ms apart, to a hand-launched `mpirun -np 2 ... --strategy
+#                         ring` (an impatient Ctrl-C): mpirun exits at once without signalling the
+#                         ranks, and Open MPI ends them with _exit when their launcher is gone, so no
+#                         handler of theirs runs; rank 0's guard process (harness/record/run_guard.h)
+#                         must record the run as failed with the reason (or the ranks as preempted),
+#                         never leave it running, and neither ranks nor guard may outlive mpirun.
 # Exit codes: the recording rank (0) exits 75 and the others 0, so mpirun (which ends a job whose
 # rank exits non-zero) cannot cut rank 0 short while it writes the run file; mpirun reports 75.
 # Usage: preempt_test.sh <scalebench> <case> [args]
@@ -43,6 +49,42 @@ await_exit() {
   for _ in $(seq "$1"); do kill -0 $job 2>/dev/null || return 0; sleep 0.1; done
   ! kill -0 $job 2>/dev/null
 }
+
+if [ "$what" = launcher_twice ]; then
+  sig=$1
+  "$sb" datagen --task segmentation --n 64 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen
+  mpirun --oversubscribe -np 2 "$sb" train --strategy ring --model unet:depth=2,base=4 --data "$tmp/data.h5" \
+    --epochs 500 --batch 2 --threads 1 --progress-seconds 1000 --checkpoint-every 1 -o "$tmp/runs" >"$tmp/log" 2>&1 &
+  job=$!
+  await_line "^epoch 1/500 " 1200 || { cat "$tmp/log"; fail "no epoch 1 line within 120 s"; }
+  # An impatient Ctrl-C: Open MPI's mpirun exits at the second signal without signalling its ranks,
+  # which its library then ends with _exit (no handler of ours runs): only the guard can record.
+  kill -"$sig" $job || fail "could not signal mpirun"
+  sleep 0.05
+  kill -"$sig" $job 2>/dev/null
+  echo "SIG$sig sent twice to mpirun ($job), 50 ms apart"
+  await_exit 600 || { cat "$tmp/log"; fail "mpirun still runs 60 s after two SIG$sig"; }
+  wait $job; rc=$?
+  job=""
+  echo "mpirun exited $rc"
+  for _ in $(seq 100); do pgrep -f -- "^$sb (train|run-guard) .*$tmp/runs" >/dev/null || break; sleep 0.1; done
+  pgrep -af -- "^$sb (train|run-guard) .*$tmp/runs" && fail "a rank or its guard outlived mpirun by 10 s"
+  /usr/bin/python3 - "$tmp/runs" <<'PY' || fail "the run file does not record the end"
+import glob, sys, h5py
+(path,) = glob.glob(sys.argv[1] + "/*.h5")
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+with h5py.File(path, "r") as f:
+    status, error = s(f.attrs["status"]), s(f.attrs["error"])
+    epochs = len(f["epochs"][()])
+print(f"run file: status {status}, {epochs} epochs, error '{error}'")
+assert status != "running", "the run file still says running"
+assert (status == "preempted" and error.startswith("preempted by")) or \
+       (status == "failed" and error.startswith("dead: ") and "mpirun interrupted twice" in error), (status, error)
+assert epochs >= 1, "the finished epochs were lost"
+PY
+  echo "PASS launcher_twice SIG$sig"
+  exit 0
+fi
 
 if [ "$what" = launcher ]; then
   sig=$1

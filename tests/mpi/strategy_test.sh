@@ -55,6 +55,11 @@
 #                         rank's NaN input stops every rank naming it. Exit 77 without a GPU.
 #   slurm_ranks         : under a Slurm step (SCALEBENCH_LAUNCHER=srun) whose SLURM_PROCID / SLURM_NTASKS
 #                         disagree with MPI, every rank stops with one line naming the variable.
+#   thread_budget       : the default --threads 0 per rank from the ranks' affinity masks (taskset per
+#                         rank): ranks on CPUs of their own keep them all, ranks on the same CPUs
+#                         divide them, one rank alone takes all; the run file's rank_threads names
+#                         each rank's threads and CPUs; 2 ranks pinned to one CPU warn once, and
+#                         cpu_warnings keeps the line. ~15 s.
 # Usage: strategy_test.sh <scalebench> <case> [args]
 set -uo pipefail
 sb=$1; what=$2; shift 2
@@ -497,6 +502,48 @@ PY
     # The same environment without SCALEBENCH_LAUNCHER (e.g. mpirun inside an allocation): not checked.
     SLURM_PROCID=1 SLURM_NTASKS=2 "${mpi[@]}" -np 2 "$sb" "${args[@]}" --max-steps 1 >"$tmp/log" 2>&1 \
       || { cat "$tmp/log"; fail "SLURM_* without SCALEBENCH_LAUNCHER=srun stopped the run"; }
+    ;;
+  thread_budget)
+    # Each rank's threads with the default --threads 0 (harness/train/thread_budget.h), as the run
+    # file's rank_threads records them; each rank pinned by taskset (mpirun --bind-to none).
+    data_for unet
+    n=$(nproc)
+    ((n >= 2)) || { echo "SKIP: one CPU"; exit 77; }
+    half=$((n / 2))
+    printf '#!/bin/sh\neval cpus=\\$PIN$OMPI_COMM_WORLD_RANK\nexec taskset -c "$cpus" "$@"\n' >"$tmp/pin.sh"
+    chmod +x "$tmp/pin.sh"
+    host=$(hostname)
+    run_budget() {  # run_budget <np> <expected rank_threads> [train options]: the run, its one warning line (or none)
+      local np=$1 want=$2; shift 2
+      rm -rf "$tmp/runs"
+      "${mpi[@]}" -np "$np" --bind-to none "$tmp/pin.sh" "$sb" train --strategy ring --model unet:depth=2,base=4 \
+        --data "$tmp/data.h5" --epochs 1 --batch 2 --max-steps 1 -o "$tmp/runs" "$@" >"$tmp/log" 2>&1 \
+        || { cat "$tmp/log"; fail "train exited non-zero (PIN0=$PIN0 PIN1=${PIN1:-})"; }
+      got=$(/usr/bin/python3 -c 'import glob,sys,h5py
+(p,)=glob.glob(sys.argv[1]+"/*.h5"); a=h5py.File(p,"r")["context"].attrs
+print(*[(lambda v: v.decode() if isinstance(v,bytes) else v)(a[k]) for k in ("rank_threads","cpu_warnings")],sep="\n")' "$tmp/runs")
+      echo "ok: PIN0=$PIN0 PIN1=${PIN1:-}: $(head -1 <<<"$got")"
+      [ "$(head -1 <<<"$got")" = "$want" ] || fail "rank_threads: expected '$want', got '$(head -1 <<<"$got")'"
+      warning=$(grep '^train: warning' "$tmp/log" || true)
+      [ "$(tail -n +2 <<<"$got")" = "${warning#train: warning: }" ] || fail "cpu_warnings differs from the warning printed"
+    }
+    range() { if (($1 == $2)); then echo "$1"; else echo "$1-$2"; fi; }
+    # CPUs of their own (srun --cpus-per-task --cpu-bind=cores, mpirun --map-by slot:PE=k): each rank
+    # keeps all of its CPUs (a count of ranks on the host gave each half of them).
+    export PIN0=$(range 0 $((half - 1))) PIN1=$(range "$half" $((2 * half - 1)))
+    s=$([ $half = 1 ] || echo s)
+    run_budget 2 "rank 0 on $host: $half thread$s, CPUs $PIN0; rank 1 on $host: $half thread$s, CPUs $PIN1"
+    [ -z "$warning" ] || fail "a warning for ranks on CPUs of their own: $warning"
+    # Every rank on every CPU: they divide them.
+    export PIN0=$(range 0 $((n - 1))) PIN1=$(range 0 $((n - 1)))
+    run_budget 2 "rank 0 on $host: $half thread$s, CPUs $PIN0; rank 1 on $host: $half thread$s, CPUs $PIN1"
+    run_budget 1 "rank 0 on $host: $n threads, CPUs $PIN0"
+    # Two ranks on one CPU: one warning line, kept in the run file (the host's CPU count is not the
+    # ranks' CPUs).
+    export PIN0=0 PIN1=0
+    run_budget 2 "rank 0 on $host: 1 thread, CPUs 0; rank 1 on $host: 1 thread, CPUs 0" --threads 1
+    [[ "$warning" == "train: warning: 2 ranks x 1 thread on 1 CPU of $host: ranks outnumber the cores"* ]] \
+      || { cat "$tmp/log"; fail "no oversubscription warning for 2 ranks on CPU 0"; }
     ;;
   dead_rank)
     "$sb" datagen --task segmentation --n 400 --size 32 --seed 5 -o "$tmp/data.h5" >/dev/null || fail datagen

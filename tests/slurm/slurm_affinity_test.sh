@@ -11,6 +11,9 @@
 #      script) is run in a job with the script's own #SBATCH header and exports, launching a probe that
 #      prints /proc/self/status Cpus_allowed_list per rank; every rank must hold --cpus-per-task CPUs,
 #      and no two ranks the same CPU.
+#   3. the threads each rank uses with the default --threads 0 (the run file's rank_threads): srun steps
+#      in a job of 2 tasks per node — 2 tasks x CPUS/2 CPUs and 1 task x CPUS CPUs (which inherits the
+#      job's SLURM_NTASKS_PER_NODE=2) — each rank uses as many threads as it has CPUs of its own.
 # Not here: the full study flow, resubmission and preemption (slurm_study_test.sh).
 # Usage: slurm_affinity_test.sh <scalebench binary>. Exit 0 pass, 1 fail, 77 skip (not root / no Slurm).
 # Takes about 30-60 s (two tiny points, a dataset job, two probe jobs).
@@ -158,4 +161,41 @@ for script in results/slurm-aff/slurm/0*.sbatch; do
   unset seen
 done
 ((n == 2)) || fail "expected 2 point scripts, probed $n"
+
+step "3. the threads each rank uses (--threads 0): srun steps of a job with 2 tasks per node"
+# The budget comes from the ranks' masks (harness/train/thread_budget.h), not from a count of ranks
+# on the node: a step of 2 tasks with $THREADS CPUs each gives each rank $THREADS threads; a step of 1
+# task with $CPUS CPUs in the same job (whose SLURM_NTASKS_PER_NODE=2 the step inherits) gives $CPUS.
+"$SB" datagen --task segmentation --n 16 --size 16 --seed 1 -o "$TMP/work/budget.h5" >/dev/null || fail "datagen"
+for k in 2 1; do
+  cpt=$((k == 2 ? THREADS : CPUS))
+  cat > "budget-$k.sbatch" <<SH
+#!/bin/bash
+#SBATCH --output=$TMP/work/budget-$k.out
+#SBATCH --nodes=1
+#SBATCH --ntasks=2
+#SBATCH --ntasks-per-node=2
+#SBATCH --cpus-per-task=$THREADS
+srun --mpi=pmix --ntasks=$k --cpus-per-task=$cpt --cpu-bind=cores "$SB" train --strategy ring \\
+  --model unet:depth=2,base=4 --data "$TMP/work/budget.h5" --epochs 1 --batch 2 --max-steps 1 -o "$TMP/work/budget-$k"
+SH
+  sbatch --parsable "budget-$k.sbatch" >/dev/null || fail "budget-$k.sbatch was refused"
+  poll 120 no_jobs_left || fail "budget job $k did not finish"
+  got=$(/usr/bin/python3 -c 'import glob,sys,h5py
+(p,)=glob.glob(sys.argv[1]+"/*.h5"); v=h5py.File(p,"r")["context"].attrs["rank_threads"]
+print(v.decode() if isinstance(v,bytes) else v)' "$TMP/work/budget-$k") || { cat "budget-$k.out"; fail "no run file from budget job $k"; }
+  echo "  $k task(s) x $cpt CPUs: $got"
+  ranks=0
+  declare -A seen=()
+  while read -r entry; do
+    [[ $entry =~ ^rank\ ([0-9]+)\ on\ [^:]+:\ ([0-9]+)\ threads?,\ CPUs\ ([0-9,-]+)$ ]] || fail "rank_threads entry '$entry'"
+    ranks=$((ranks + 1))
+    [[ $(count_cpus "${BASH_REMATCH[3]}") == "$cpt" ]] || fail "rank ${BASH_REMATCH[1]} has CPUs ${BASH_REMATCH[3]}, asked $cpt"
+    [[ ${BASH_REMATCH[2]} == "$cpt" ]] || fail "rank ${BASH_REMATCH[1]} used ${BASH_REMATCH[2]} threads on its $cpt CPUs of its own"
+    [[ -z "${seen[${BASH_REMATCH[3]}]:-}" ]] || fail "two ranks on CPUs ${BASH_REMATCH[3]}"
+    seen[${BASH_REMATCH[3]}]=1
+  done < <(sed 's/; /\n/g' <<<"$got")
+  unset seen
+  ((ranks == k)) || fail "budget job $k: $ranks ranks in rank_threads, expected $k"
+done
 step "PASS"

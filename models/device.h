@@ -21,7 +21,10 @@ struct DeviceOptions {
   Precision precision = Precision::fp32;
   Layout layout = Layout::NCHW;        // activations (cuda)
   bool deterministic = false;          // cuda: deterministic cuDNN algorithms
-  std::size_t workspace_bytes = std::size_t{512} << 20;  // cuda: the cuDNN workspace cap
+  // cuda: the cuDNN workspace cap in bytes; kWorkspaceFromFreeMemory (the default): sized from the
+  // GPU's free memory (kernels/cuda/workspace.h; models/cuda/device.cpp checks the two agree).
+  static constexpr std::size_t kWorkspaceFromFreeMemory = ~std::size_t{0};
+  std::size_t workspace_bytes = kWorkspaceFromFreeMemory;
 };
 
 std::unique_ptr<ComputeDevice> make_device(const DeviceOptions& o);

@@ -16,12 +16,27 @@ node order, so the printed parameter count is directly comparable with `scaleben
 Optimiser as our defaults: SGD lr 0.05, momentum 0.9, no weight decay (torch's default foreach path).
 cudnn.benchmark is on: our cuDNN layers pick algorithms with cudnnFind and cache them.
 
+Eager, or torch.compile(model, mode=default|max-autotune) (--compile; the optimiser step stays
+eager, as `torch.compile(model)` users run it). Comma lists in --precision, --layout and --compile
+run every combination in one process (one import, one GPU warm-up); --reps R times the steps R times
+in a row and reports the median; --expect-params N stops with an error when the network built here
+does not have N parameters (tools/gpu-check.sh passes sb_bench_gpu_model's count, so ours and
+PyTorch's are the same architecture or the row is not printed). --deadline-s stops starting rows past
+that many seconds of the process (rows not started are printed as such: a budgeted device run).
+
+Where torch comes from: nothing here installs it. The lent GPU machine's python3 has PyTorch (with
+its CUDA wheels) but no package registry, and torch cannot be carried in the bundle (gigabytes), so
+tools/gpu-check.sh uses the machine's own; on a CPU host, Debian's python3-torch (1.13: no
+torch.compile, whose rows are then printed as unavailable, never timed as eager).
+
 Deliberately NOT done: data loading or host-to-device copies (one random batch made on the GPU is
-reused every step), class weights in the loss, LR schedule, torch.compile / CUDA graphs, DDP or any
-multi-GPU run, eval/IoU/accuracy, checkpoints. It times eager PyTorch on one device, nothing more.
+reused every step), class weights in the loss, LR schedule, CUDA graphs of our own making, DDP or any
+multi-GPU run, eval/IoU/accuracy, checkpoints. It times PyTorch on one device, nothing more.
 
   python3 tools/torch_reference.py --model unet --spec unet:depth=4,base=8 --batch 8 --height 128 \
       --width 128 --channels 1 --classes 3 --precision bf16 --layout NHWC --json torch.jsonl
+  python3 tools/torch_reference.py --model vgg16 --precision fp32,tf32,bf16 --layout NCHW,NHWC \
+      --compile none,default --reps 3 --expect-params 138357544
   python3 tools/torch_reference.py --all [--layout NHWC] [--json torch.jsonl]
 """
 import argparse
@@ -236,6 +251,16 @@ def build_vgg(spec, a, layers):
 
 # ---------------------------------------------------------------- one timed run
 
+COMPILE_MODES = ("none", "default", "max-autotune")
+
+
+def compile_unavailable(mode):
+    """Why `mode` cannot run with this torch (None when it can)."""
+    if mode != "none" and not hasattr(torch, "compile"):
+        return f"torch {torch.__version__} has no torch.compile"
+    return None
+
+
 def run(a):
     dev = torch.device(a.device)
     if dev.type == "cpu" and getattr(a, "threads", 0):
@@ -243,6 +268,9 @@ def run(a):
     spec = Spec(a.spec or a.model, a.model)
     model, canonical, out_hw = build_unet(spec, a) if a.model == "unet" else build_vgg(spec, a, int(a.model[3:]))
     params = sum(p.numel() for p in model.parameters())
+    if a.expect_params is not None and params != a.expect_params:
+        raise SystemExit(f"torch_reference: {canonical} has {params} parameters here but {a.expect_params} in "
+                         f"scalebench (--expect-params): not the same architecture")
     fmt = torch.channels_last if a.layout == "NHWC" else torch.contiguous_format
     model = model.to(dev, memory_format=fmt).train()
     x = torch.randn(a.batch, a.channels, a.height, a.width, device=dev).contiguous(memory_format=fmt)
@@ -252,37 +280,48 @@ def run(a):
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
     torch.backends.cudnn.benchmark = True
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
+    forward = model if a.compile == "none" else torch.compile(model, mode=a.compile)
 
     def step():
         with torch.autocast(device_type=dev.type, dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-            loss = F.cross_entropy(model(x), y)  # mean over samples (VGG) or pixels (U-Net)
+            loss = F.cross_entropy(forward(x), y)  # mean over samples (VGG) or pixels (U-Net)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    for _ in range(a.warmup):
+    t_warm = time.perf_counter()
+    for _ in range(a.warmup):  # a compiled model compiles here (its time is reported apart)
         step()
     sync()
-    t0 = time.perf_counter()
-    for _ in range(a.steps):
-        step()
-    sync()
-    ms = (time.perf_counter() - t0) * 1000 / a.steps
-    r = dict(framework="torch", model=a.model, spec=canonical, precision=a.precision, layout=a.layout,
-             batch=a.batch, height=a.height, width=a.width, channels=a.channels, classes=a.classes,
-             steps=a.steps, warmup=a.warmup, images_per_s=a.batch * 1000 / ms, ms_per_step=ms, params=params,
-             device=torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+    warmup_s = time.perf_counter() - t_warm
+    per_rep = []  # ms per step, each repetition
+    for _ in range(a.reps):
+        t0 = time.perf_counter()
+        for _ in range(a.steps):
+            step()
+        sync()
+        per_rep.append((time.perf_counter() - t0) * 1000 / a.steps)
+    ms = sorted(per_rep)[len(per_rep) // 2]  # the median (upper middle for an even count)
+    r = dict(framework="torch", compile=a.compile, model=a.model, spec=canonical, precision=a.precision,
+             layout=a.layout, batch=a.batch, height=a.height, width=a.width, channels=a.channels,
+             classes=a.classes, steps=a.steps, warmup=a.warmup, reps=a.reps, images_per_s=a.batch * 1000 / ms,
+             ms_per_step=ms, images_per_s_reps=[a.batch * 1000 / v for v in per_rep], warmup_s=warmup_s,
+             params=params, device=torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
              threads=torch.get_num_threads() if dev.type == "cpu" else 0,
              torch=torch.__version__, cudnn=torch.backends.cudnn.version())
-    print(f"torch {a.model} {a.precision} {a.layout} batch {a.batch} {a.height}x{a.width}: "
-          f"{r['images_per_s']:.1f} images/s ({ms:.1f} ms/step), params {params}", flush=True)
+    reps = ",".join(f"{v:.1f}" for v in r["images_per_s_reps"])
+    print(f"torch {a.compile if a.compile != 'none' else 'eager'} {a.model} {a.precision} {a.layout} batch {a.batch} "
+          f"{a.height}x{a.width}: {r['images_per_s']:.1f} images/s ({ms:.1f} ms/step; reps {reps}; warm-up "
+          f"{warmup_s:.1f} s), params {params}", flush=True)
     if a.json:
         with open(a.json, "a") as f:
             f.write(json.dumps(r) + "\n")
-    del model, opt, x, y
+    del model, forward, opt, x, y
     if dev.type == "cuda":
         torch.cuda.empty_cache()
+    if a.compile != "none" and hasattr(torch, "_dynamo"):
+        torch._dynamo.reset()  # the next row compiles its own graphs, not this one's
     return r
 
 
@@ -294,16 +333,56 @@ def with_defaults(a):
     return a
 
 
+def csv_choice(allowed):
+    def parse(text):
+        items = text.split(",")
+        bad = [i for i in items if i not in allowed]
+        if bad or not items:
+            raise argparse.ArgumentTypeError(f"'{text}': each of a comma list must be one of {', '.join(allowed)}")
+        return items
+    return parse
+
+
+def run_rows(a, started):
+    """Every combination of a's precision, layout and compile lists, in that nesting; rows past the
+    deadline, torch.compile rows this torch cannot run and rows out of memory are printed as not run."""
+    rows = []
+    for compile_mode in a.compile:
+        for layout in a.layout:
+            for precision in a.precision:
+                b = argparse.Namespace(**{**vars(a), "precision": precision, "layout": layout, "compile": compile_mode})
+                what = f"torch {compile_mode} {a.model} {precision} {layout}"
+                why = compile_unavailable(compile_mode)
+                if why is None and a.deadline_s and time.perf_counter() - started > a.deadline_s:
+                    why = f"not started: past --deadline-s {a.deadline_s:g}"
+                if why:
+                    print(f"{what}: {why}", flush=True)
+                    continue
+                try:
+                    rows.append(run(b))
+                except torch.cuda.OutOfMemoryError as e:
+                    print(f"{what}: out of memory ({str(e).splitlines()[0]})", flush=True)
+                    torch.cuda.empty_cache()
+    return rows
+
+
 def main():
+    started = time.perf_counter()
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--model", choices=["unet", "vgg11", "vgg13", "vgg16", "vgg19"])
     p.add_argument("--spec", help="our spec string, e.g. unet:depth=4,base=8 (default: the model's default run)")
     for k in ("batch", "height", "width", "channels", "classes"):
         p.add_argument("--" + k, type=int)
-    p.add_argument("--precision", choices=["fp32", "tf32", "bf16"], default="fp32")
-    p.add_argument("--layout", choices=["NCHW", "NHWC"], default="NCHW")
+    p.add_argument("--precision", type=csv_choice(("fp32", "tf32", "bf16")), default=["fp32"],
+                   help="fp32, tf32, bf16, or a comma list of them")
+    p.add_argument("--layout", type=csv_choice(("NCHW", "NHWC")), default=["NCHW"], help="NCHW, NHWC or both")
+    p.add_argument("--compile", type=csv_choice(COMPILE_MODES), default=["none"],
+                   help="none (eager), default, max-autotune (torch.compile modes), or a comma list")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--reps", type=int, default=1, help="time the steps this many times in a row; report the median")
+    p.add_argument("--expect-params", type=int, help="stop unless the network has exactly this many parameters")
+    p.add_argument("--deadline-s", type=float, default=0, help="start no row after this many seconds (0: none)")
     p.add_argument("--json", help="append one JSON object per run (a line each) to this file")
     p.add_argument("--all", action="store_true",
                    help="default U-Net and VGG16 (224x224, batch 32) x fp32/tf32/bf16 in --layout, one table")
@@ -312,32 +391,30 @@ def main():
     p.add_argument("--threads", type=int, default=0,
                    help="cpu: torch.set_num_threads (intra-op threads; 0: PyTorch's default)")
     a = p.parse_args()
+    if a.steps < 1 or a.reps < 1 or a.warmup < 0:
+        p.error("--steps and --reps must be at least 1, --warmup at least 0")
     if not a.all:
         if not a.model:
             p.error("--model or --all is required")
-        run(with_defaults(a))
-        return
+        rows = run_rows(with_defaults(a), started)
+        return 0 if rows or a.deadline_s or any(compile_unavailable(c) for c in a.compile) else 1
     rows = []
     for model in ("unet", "vgg16"):
-        for precision in ("fp32", "tf32", "bf16"):
-            b = argparse.Namespace(**{**vars(a), "model": model, "precision": precision, "spec": None,
-                                      **{k: None for k in ("batch", "height", "width", "channels", "classes")}})
-            try:
-                rows.append(run(with_defaults(b)))
-            except torch.cuda.OutOfMemoryError as e:
-                print(f"torch {model} {precision}: out of memory ({str(e).splitlines()[0]})", flush=True)
-                torch.cuda.empty_cache()
+        b = argparse.Namespace(**{**vars(a), "model": model, "precision": ["fp32", "tf32", "bf16"], "spec": None,
+                                  **{k: None for k in ("batch", "height", "width", "channels", "classes")}})
+        rows += run_rows(with_defaults(b), started)
     w = max([len(r["spec"]) for r in rows] + [5])
-    print(f"\n{'model':<{w}} {'prec':<5} {'layout':<6} {'batch':>5} {'size':>9} {'images/s':>10} {'ms/step':>9} "
-          f"{'params':>11}")
+    print(f"\n{'model':<{w}} {'mode':<12} {'prec':<5} {'layout':<6} {'batch':>5} {'size':>9} {'images/s':>10} "
+          f"{'ms/step':>9} {'params':>11}")
     for r in rows:
-        print(f"{r['spec']:<{w}} {r['precision']:<5} {r['layout']:<6} {r['batch']:>5} "
+        print(f"{r['spec']:<{w}} {r['compile']:<12} {r['precision']:<5} {r['layout']:<6} {r['batch']:>5} "
               f"{str(r['height']) + 'x' + str(r['width']):>9} {r['images_per_s']:>10.1f} {r['ms_per_step']:>9.2f} "
               f"{r['params']:>11}")
     if rows:
         print(f"({rows[0]['device']}, torch {rows[0]['torch']}, cuDNN {rows[0]['cudnn']}, "
-              f"{a.steps} steps after {a.warmup} warm-up)")
+              f"{a.steps} steps after {a.warmup} warm-up, median of {a.reps})")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -3,13 +3,21 @@
 
 namespace scalebench {
 
-static_assert(std::size_t(TrainConfig::kDefaultCudnnWorkspaceMib) << 20 == DeviceOptions{}.workspace_bytes,
+static_assert(TrainConfig::kDefaultCudnnWorkspaceMib == TrainConfig::kCudnnWorkspaceFromFree &&
+                  DeviceOptions{}.workspace_bytes == DeviceOptions::kWorkspaceFromFreeMemory,
               "train's default cuDNN workspace cap differs from the device's (models/device.h)");
+
+namespace {
+std::size_t workspace_bytes(int mib) {
+  return mib == TrainConfig::kCudnnWorkspaceFromFree ? DeviceOptions::kWorkspaceFromFreeMemory
+                                                     : std::size_t(mib) << 20;
+}
+}  // namespace
 
 StepIO::StepIO(const TrainConfig& cfg, int device)
     : dev_(make_device({.backend = cfg.backend, .index = device, .precision = cfg.precision, .layout = cfg.layout,
                         .deterministic = cfg.deterministic,
-                        .workspace_bytes = std::size_t(cfg.cudnn_workspace_mib) << 20})) {}
+                        .workspace_bytes = workspace_bytes(cfg.cudnn_workspace_mib)})) {}
 
 const Tensor& StepIO::input(const Tensor& host_x) {
   if (host_x.device() == dev_->where()) return x_ = host_x;  // the CPU: no copy

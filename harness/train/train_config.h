@@ -63,9 +63,11 @@ struct TrainConfig {
   Precision precision = Precision::fp32;  // tf32/bf16: cuda (the CPU trains in fp32)
   Layout layout = Layout::NCHW;           // cuda activations
   bool deterministic = false;        // cuda: deterministic cuDNN algorithms (same losses run to run)
-  // cuda: the cuDNN workspace cap; Find refuses algorithms that need more. The default is
-  // DeviceOptions' (step_io.cpp checks that they agree; models/cuda/device.cpp checks the cudnn room's).
-  static constexpr int kDefaultCudnnWorkspaceMib = 512;
+  // cuda: the cuDNN workspace cap in MiB; Find refuses algorithms that need more. The default,
+  // kCudnnWorkspaceFromFree (-1), sizes it from the GPU's free memory (kernels/cuda/workspace.h), as
+  // DeviceOptions' default does (step_io.cpp checks that they agree).
+  static constexpr int kCudnnWorkspaceFromFree = -1;
+  static constexpr int kDefaultCudnnWorkspaceMib = kCudnnWorkspaceFromFree;
   static constexpr int kMaxCudnnWorkspaceMib = 1 << 20;  // 1 TiB: a typo guard, not a device limit
   int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;
   int epochs = 3;

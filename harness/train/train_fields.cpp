@@ -56,8 +56,9 @@ std::vector<Field<T>> make_table() {
   f.push_back(make_field("layout", &T::layout, "Activation layout" + choices<Layout>() + "; NHWC: cuda", kLater));
   f.push_back(make_field("deterministic", &T::deterministic, "cuda: deterministic cuDNN algorithms only", kLater));
   f.push_back(make_field("cudnn_workspace_mib", &T::cudnn_workspace_mib,
-                         "cuda: cuDNN workspace cap in MiB (algorithms needing more are not chosen)", kLater,
-                         in_range(0, T::kMaxCudnnWorkspaceMib)));
+                         "cuda: cuDNN workspace cap in MiB (algorithms needing more are not chosen); -1 "
+                         "(default): half of the GPU's free memory beyond 1 GiB", kLater,
+                         in_range(T::kCudnnWorkspaceFromFree, T::kMaxCudnnWorkspaceMib)));
   f.push_back(make_field("epochs", &T::epochs, "Passes over the training split", {}, in_range(1, 100000)));
   f.push_back(make_field("batch", &T::batch, "Batch size per device", kPerPoint, in_range(1, 1 << 20)));
   f.push_back(make_field("accumulate", &T::accumulate,

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/counters.h"
 #include "kernels/cuda/device.h"
 
 namespace scalebench::cuda {
@@ -32,6 +33,8 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, int device) : bytes_(bytes), devic
   if (bytes == 0) return;  // no allocation, no device query (device() stays as given)
   if (device_ < 0) CUDA_CHECK(cudaGetDevice(&device_));
   DeviceGuard g(device_);
+  count_allocation();
+  count_sync();
   CUDA_CHECK(cudaMallocAsync(&ptr_, bytes, cudaStreamLegacy));
   const cudaError_t e = cudaStreamSynchronize(cudaStreamLegacy);
   if (e != cudaSuccess) {
@@ -76,6 +79,7 @@ void DeviceBuffer::zero(std::size_t bytes) {
   if (bytes == 0) return;
   DeviceGuard g(device_);
   zero_on_device(ptr_, bytes, cudaStreamLegacy);
+  count_sync();
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
@@ -95,17 +99,22 @@ Stream& Stream::operator=(Stream&& o) noexcept {
   return *this;
 }
 
-void Stream::synchronize() const { CUDA_CHECK(cudaStreamSynchronize(s_)); }
+void Stream::synchronize() const {
+  count_sync();
+  CUDA_CHECK(cudaStreamSynchronize(s_));
+}
 
 void copy_to_device(void* dst_device, const void* src_host, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   CUDA_CHECK(cudaMemcpyAsync(dst_device, src_host, bytes, cudaMemcpyHostToDevice, stream));
+  count_sync();
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void copy_to_host(void* dst_host, const void* src_device, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
   CUDA_CHECK(cudaMemcpyAsync(dst_host, src_device, bytes, cudaMemcpyDeviceToHost, stream));
+  count_sync();
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

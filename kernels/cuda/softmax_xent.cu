@@ -7,7 +7,8 @@
 //      max, Σ exp(x - max), nll = max + log Σ - x_y; writes dlogits = w_y/Σw · (softmax - onehot)
 //      and per-block double sums of w_y·nll.
 //   4. finish_sum -> Σ w·nll.
-// One device-to-host copy brings back {Σ w·nll, Σw, first bad position}. The grid of passes 1 and 3
+// One device-to-host copy brings back {Σ w·nll, Σw, first bad position} (softmax_xent), or the sums
+// stay in the caller's device memory for a later read (softmax_xent_queue, the loss read one step late). The grid of passes 1 and 3
 // depends only on the pixel count, so the summation trees (and the loss bits) are reproducible.
 #include "kernels/cuda/device_types.cuh"
 
@@ -24,11 +25,8 @@ using namespace detail;
 constexpr int kMaxReduceBlocks = 1024;
 constexpr std::uint64_t kNoBadLabel = ~std::uint64_t{0};
 
-struct Result {
-  double loss_sum;          // Σ w_y · nll
-  double weight_sum;        // Σ w_y
-  std::uint64_t bad_index;  // first pixel whose label is out of range, kNoBadLabel if none
-};
+using Result = XentSums;
+static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
 
 constexpr std::size_t align256(std::size_t b) { return (b + 255) / 256 * 256; }
 
@@ -127,32 +125,34 @@ std::size_t softmax_xent_workspace_bytes(const SoftmaxXentParams& p) {
   return align256(sizeof(Result)) + 2 * align256(sizeof(double) * blocks);
 }
 
-double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
-                    const float* class_weights, void* dlogits, Workspace& ws, cudaStream_t stream) {
+void softmax_xent_queue(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+                        const float* class_weights, void* dlogits, Workspace& ws, XentSums* sums,
+                        cudaStream_t stream) {
   validate(p, "softmax_xent");
   const std::int64_t pixels = std::int64_t(p.n) * p.hw;
   const int blocks = reduce_blocks(pixels);
   const Carved w = carve(ws.get(softmax_xent_workspace_bytes(p)), blocks);
-  auto* bad = reinterpret_cast<unsigned long long*>(&w.result->bad_index);
-  static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+  Result* r = sums ? sums : w.result;
+  auto* bad = reinterpret_cast<unsigned long long*>(&r->bad_index);
 
   CUDA_CHECK(cudaMemsetAsync(bad, 0xff, sizeof(*bad), stream));  // kNoBadLabel
   label_weights<<<blocks, kBlock, 0, stream>>>(pixels, p.classes, labels, class_weights, w.partial_w, bad);
   CUDA_CHECK(cudaGetLastError());
-  finish_sum<<<1, kBlock, 0, stream>>>(blocks, w.partial_w, &w.result->weight_sum);
+  finish_sum<<<1, kBlock, 0, stream>>>(blocks, w.partial_w, &r->weight_sum);
   CUDA_CHECK(cudaGetLastError());
   dispatch_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     xent<T><<<blocks, kBlock, 0, stream>>>(pixels, p.hw, p.classes, static_cast<const T*>(logits), labels,
-                                           class_weights, &w.result->weight_sum, static_cast<T*>(dlogits),
+                                           class_weights, &r->weight_sum, static_cast<T*>(dlogits),
                                            w.partial_loss);
   });
   CUDA_CHECK(cudaGetLastError());
-  finish_sum<<<1, kBlock, 0, stream>>>(blocks, w.partial_loss, &w.result->loss_sum);
+  finish_sum<<<1, kBlock, 0, stream>>>(blocks, w.partial_loss, &r->loss_sum);
   CUDA_CHECK(cudaGetLastError());
+}
 
-  Result r{};
-  copy_to_host(&r, w.result, sizeof(r), stream);
+double softmax_xent_finish(const SoftmaxXentParams& p, const XentSums& r, const std::int32_t* labels,
+                           cudaStream_t stream) {
   if (r.bad_index != kNoBadLabel) {
     std::int32_t y = 0;
     copy_to_host(&y, labels + r.bad_index, sizeof(y), stream);
@@ -162,6 +162,15 @@ double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits,
   }
   if (r.weight_sum == 0.0) return 0.0;
   return r.loss_sum / r.weight_sum;
+}
+
+double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+                    const float* class_weights, void* dlogits, Workspace& ws, cudaStream_t stream) {
+  softmax_xent_queue(p, dtype, logits, labels, class_weights, dlogits, ws, nullptr, stream);
+  const Carved w = carve(ws.data(), reduce_blocks(std::int64_t(p.n) * p.hw));  // where queue left the sums
+  Result r{};
+  copy_to_host(&r, w.result, sizeof(r), stream);
+  return softmax_xent_finish(p, r, labels, stream);
 }
 
 void argmax_classes(const SoftmaxXentParams& p, DType dtype, const void* logits, std::int32_t* pred,

@@ -4,7 +4,7 @@
 // zero dlogits; a label outside [0, classes) throws scalebench::Error naming the first bad position.
 // Per-pixel math in fp32 (max-shifted log-sum-exp); the loss and weight sums are accumulated in
 // double through fixed reduction trees (deterministic, no float atomics).
-// Not here: ignore_index, label smoothing, NHWC logits, or a loss left on the device.
+// Not here: ignore_index, label smoothing, NHWC logits.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,6 +19,24 @@
 namespace scalebench::cuda {
 
 std::size_t softmax_xent_workspace_bytes(const SoftmaxXentParams& p);
+
+// The loss's sums as the kernels leave them: the loss is loss_sum / weight_sum (0 when the weight is
+// 0); bad_index is the first position whose label is out of range (all bits set when none).
+struct XentSums {
+  double loss_sum;          // Σ w_y · nll
+  double weight_sum;        // Σ w_y
+  std::uint64_t bad_index;  // first pixel whose label is out of range, ~0 if none
+};
+
+// softmax_xent split for a step that does not wait for its loss: queue writes dlogits and the sums
+// into `sums` (device memory the caller keeps, or null: the workspace's, as softmax_xent reads them)
+// and returns at once, nothing synchronised; finish turns sums copied to the host into the loss and
+// throws for a bad label (reading that label from `labels`, which must still hold the batch).
+void softmax_xent_queue(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
+                        const float* class_weights, void* dlogits, Workspace& ws, XentSums* sums,
+                        cudaStream_t stream);
+double softmax_xent_finish(const SoftmaxXentParams& p, const XentSums& sums, const std::int32_t* labels,
+                           cudaStream_t stream);
 
 // Returns the loss (the stream is synchronised: the loss and the label check come back to the host).
 // dlogits (same dtype and shape as logits, nullable) receives the gradient of the returned loss.

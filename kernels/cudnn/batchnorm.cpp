@@ -28,11 +28,12 @@ void validate(const BatchNormSpec& s, const char* what) {
            CUDNN_BN_MIN_EPSILON);
 }
 
-struct Descs {
+struct Descs {  // the cached descriptors of one call (descriptors.h: none made after warm-up)
   explicit Descs(const BatchNormSpec& s)
-      : data(s.dtype, s.layout, s.p.n, s.p.c, s.p.hw, 1), param(DType::f32, Layout::NCHW, 1, s.p.c, 1, 1) {}
-  TensorDesc data;   // x, y, dx, dy
-  TensorDesc param;  // gamma, beta, means, variances and their gradients
+      : data(cached_tensor_desc(s.dtype, s.layout, s.p.n, s.p.c, s.p.hw, 1)),
+        param(cached_tensor_desc(DType::f32, Layout::NCHW, 1, s.p.c, 1, 1)) {}
+  const TensorDesc& data;   // x, y, dx, dy
+  const TensorDesc& param;  // gamma, beta, means, variances and their gradients
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // conv2d.cpp — cuDNN convolution forward/backward (see conv2d.h).
-// Each call: descriptors for the key, the cached (or freshly found) algorithm, its workspace from
+// Each call: the key's descriptors (cached per thread: descriptors.h), the cached (or freshly found) algorithm, its workspace from
 // ctx.workspace, then one cuDNN call with alpha = 1, beta = 0 (fp32 scaling factors, as cuDNN wants
 // for f32/bf16/f16 data).
 // Not here: the bias (kernels/cuda/bias_act.h, bias_grad.h), algorithm choice (conv_algo.cpp).
@@ -27,7 +27,7 @@ ConvKey conv_key(const Conv2dSpec& s) {
 
 void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, const void* w, void* y) {
   SB_CHECK(x && w && y, "conv2d_forward (cuDNN): null operand");
-  const ConvProblem prob(conv_key(s));
+  const ConvProblem& prob = cached_conv_problem(conv_key(s));
   const AlgoChoice a = ctx.algos.forward(ctx.handle, ctx.workspace, prob, x, w, y);
   void* ws = ctx.workspace.get(a.workspace_bytes);
   CUDNN_CHECK(cudnnConvolutionForward(ctx.handle.get(), &kOne, prob.x.get(), x, prob.w.get(), w, prob.conv.get(),
@@ -37,7 +37,7 @@ void conv2d_forward(const ConvContext& ctx, const Conv2dSpec& s, const void* x, 
 
 void conv2d_backward_data(const ConvContext& ctx, const Conv2dSpec& s, const void* dy, const void* w, void* dx) {
   SB_CHECK(dy && w && dx, "conv2d_backward_data (cuDNN): null operand");
-  const ConvProblem prob(conv_key(s));
+  const ConvProblem& prob = cached_conv_problem(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_data(ctx.handle, ctx.workspace, prob, w, dy, dx);
   void* ws = ctx.workspace.get(a.workspace_bytes);
   CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.handle.get(), &kOne, prob.w.get(), w, prob.y.get(), dy,
@@ -47,7 +47,7 @@ void conv2d_backward_data(const ConvContext& ctx, const Conv2dSpec& s, const voi
 
 void conv2d_backward_filter(const ConvContext& ctx, const Conv2dSpec& s, const void* x, const void* dy, void* dw) {
   SB_CHECK(x && dy && dw, "conv2d_backward_filter (cuDNN): null operand");
-  const ConvProblem prob(conv_key(s));
+  const ConvProblem& prob = cached_conv_problem(conv_key(s));
   const AlgoChoice a = ctx.algos.backward_filter(ctx.handle, ctx.workspace, prob, x, dy, dw);
   void* ws = ctx.workspace.get(a.workspace_bytes);
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.handle.get(), &kOne, prob.x.get(), x, prob.y.get(), dy,

@@ -3,6 +3,8 @@
 // Not here: running anything, choosing algorithms.
 #include "kernels/cudnn/descriptors.h"
 
+#include "kernels/cuda/counters.h"
+
 namespace scalebench::cudnn {
 
 cudnnDataType_t to_cudnn(DType t) {
@@ -27,12 +29,14 @@ cudnnMathType_t math_type(Precision p) {
 
 TensorDesc::TensorDesc(DType dtype, Layout layout, int n, int c, int h, int w) {
   SB_CHECK(n > 0 && c > 0 && h > 0 && w > 0, "cuDNN tensor descriptor: bad dims [{}, {}, {}, {}]", n, c, h, w);
+  cuda::count_descriptor();
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&d_));
   CUDNN_CHECK(cudnnSetTensor4dDescriptor(d_, to_cudnn(layout), to_cudnn(dtype), n, c, h, w));
 }
 
 FilterDesc::FilterDesc(DType dtype, Layout layout, int k, int c, int r, int s) {
   SB_CHECK(k > 0 && c > 0 && r > 0 && s > 0, "cuDNN filter descriptor: bad dims [{}, {}, {}, {}]", k, c, r, s);
+  cuda::count_descriptor();
   CUDNN_CHECK(cudnnCreateFilterDescriptor(&d_));
   CUDNN_CHECK(cudnnSetFilter4dDescriptor(d_, to_cudnn(dtype), to_cudnn(layout), k, c, r, s));
 }
@@ -40,6 +44,7 @@ FilterDesc::FilterDesc(DType dtype, Layout layout, int k, int c, int r, int s) {
 ConvDesc::ConvDesc(int pad, int stride, int dilation, Precision precision) {
   SB_CHECK(pad >= 0 && stride > 0 && dilation > 0, "cuDNN convolution descriptor: bad pad {} stride {} dilation {}",
            pad, stride, dilation);
+  cuda::count_descriptor();
   CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&d_));
   CUDNN_CHECK(cudnnSetConvolution2dDescriptor(d_, pad, pad, stride, stride, dilation, dilation,
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
@@ -53,12 +58,14 @@ void ConvDesc::set_math_type(int math_type) const {
 PoolDesc::PoolDesc(int window, int pad, int stride) {
   SB_CHECK(window > 0 && pad >= 0 && stride > 0, "cuDNN pooling descriptor: bad window {} pad {} stride {}", window,
            pad, stride);
+  cuda::count_descriptor();
   CUDNN_CHECK(cudnnCreatePoolingDescriptor(&d_));
   CUDNN_CHECK(cudnnSetPooling2dDescriptor(d_, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, window, window, pad, pad,
                                           stride, stride));
 }
 
 ActivationDesc::ActivationDesc(cudnnActivationMode_t mode, double coef) {
+  cuda::count_descriptor();
   CUDNN_CHECK(cudnnCreateActivationDescriptor(&d_));
   CUDNN_CHECK(cudnnSetActivationDescriptor(d_, mode, CUDNN_PROPAGATE_NAN, coef));
 }

@@ -1,7 +1,7 @@
 // descriptors.h — RAII wrappers of the cuDNN descriptors this suite uses: 4-d tensor, filter,
 // 2-d convolution, pooling and activation, plus ConvProblem (the four descriptors of one ConvKey).
 // This file (with descriptors.cpp) is the only place that creates or destroys cuDNN
-// descriptors. Internal to kernels/cudnn: it includes cudnn.h, so layers include the op headers
+// descriptors; descriptor_cache.cpp keeps them per value (cached_*). Internal to kernels/cudnn: it includes cudnn.h, so layers include the op headers
 // (conv2d.h, ...) instead. Not here: running anything, choosing algorithms.
 #pragma once
 
@@ -82,5 +82,13 @@ struct ConvProblem {
   TensorDesc y;
   ConvDesc conv;
 };
+
+// Descriptors made once per distinct value and kept for the calling thread's life
+// (descriptor_cache.cpp), so a training step after warm-up creates none: the ops of this room look
+// them up instead of building them per call. A reference stays valid for the thread's life. The
+// cached ConvProblem's math type is set per call (ConvAlgoCache leaves it at the chosen algorithm's).
+const ConvProblem& cached_conv_problem(const ConvKey& key);
+const TensorDesc& cached_tensor_desc(DType dtype, Layout layout, int n, int c, int h, int w);
+const PoolDesc& cached_pool_desc(int window, int pad, int stride);
 
 }  // namespace scalebench::cudnn

@@ -14,15 +14,18 @@ constexpr float kOne = 1.0f, kZero = 0.0f;
 
 struct Descs {
   explicit Descs(const Pool2x2Spec& s)
-      : pool(2, 0, 2), x(s.dtype, s.layout, s.n, s.c, s.h, s.w), y(s.dtype, s.layout, s.n, s.c, s.h / 2, s.w / 2) {
+      : pool(cached_pool_desc(2, 0, 2)),
+        x(cached_tensor_desc(s.dtype, s.layout, s.n, s.c, s.h, s.w)),
+        y(cached_tensor_desc(s.dtype, s.layout, s.n, s.c, s.h / 2, s.w / 2)) {
     int n = 0, c = 0, h = 0, w = 0;
     CUDNN_CHECK(cudnnGetPooling2dForwardOutputDim(pool.get(), x.get(), &n, &c, &h, &w));
     SB_CHECK(n == s.n && c == s.c && h == s.h / 2 && w == s.w / 2,
              "maxpool2x2 (cuDNN): cuDNN output [{}, {}, {}, {}] differs from the reference's [{}, {}, {}, {}]", n,
              c, h, w, s.n, s.c, s.h / 2, s.w / 2);
   }
-  PoolDesc pool;
-  TensorDesc x, y;
+  const PoolDesc& pool;  // cached (descriptors.h): none made after warm-up
+  const TensorDesc& x;
+  const TensorDesc& y;
 };
 
 void validate(const Pool2x2Spec& s) {

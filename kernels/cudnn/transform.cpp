@@ -19,7 +19,8 @@ void transform_layout(Handle& handle, DType dtype, int n, int c, int h, int w, L
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, handle.stream()));
     return;
   }
-  const TensorDesc sd(dtype, src_layout, n, c, h, w), dd(dtype, dst_layout, n, c, h, w);
+  const TensorDesc& sd = cached_tensor_desc(dtype, src_layout, n, c, h, w);
+  const TensorDesc& dd = cached_tensor_desc(dtype, dst_layout, n, c, h, w);
   const float one = 1.0f, zero = 0.0f;
   CUDNN_CHECK(cudnnTransformTensor(handle.get(), &one, sd.get(), src, &zero, dd.get(), dst));
 }

@@ -28,7 +28,7 @@ ConvKey upconv_key(const UpConv2x2Spec& s) {
 
 void upconv2x2_forward(const ConvContext& ctx, const UpConv2x2Spec& s, const void* x, const void* w, void* y) {
   SB_CHECK(x && w && y, "upconv2x2_forward (cuDNN): null operand");
-  const ConvProblem prob(upconv_key(s));
+  const ConvProblem& prob = cached_conv_problem(upconv_key(s));
   // C backward-data: dy := x (C's output shape), dx := y (C's input shape).
   const AlgoChoice a = ctx.algos.backward_data(ctx.handle, ctx.workspace, prob, w, x, y);
   void* ws = ctx.workspace.get(a.workspace_bytes);
@@ -40,7 +40,7 @@ void upconv2x2_forward(const ConvContext& ctx, const UpConv2x2Spec& s, const voi
 void upconv2x2_backward_data(const ConvContext& ctx, const UpConv2x2Spec& s, const void* dy, const void* w,
                              void* dx) {
   SB_CHECK(dy && w && dx, "upconv2x2_backward_data (cuDNN): null operand");
-  const ConvProblem prob(upconv_key(s));
+  const ConvProblem& prob = cached_conv_problem(upconv_key(s));
   // C forward: x := dy, y := dx.
   const AlgoChoice a = ctx.algos.forward(ctx.handle, ctx.workspace, prob, dy, w, dx);
   void* ws = ctx.workspace.get(a.workspace_bytes);
@@ -52,7 +52,7 @@ void upconv2x2_backward_data(const ConvContext& ctx, const UpConv2x2Spec& s, con
 void upconv2x2_backward_filter(const ConvContext& ctx, const UpConv2x2Spec& s, const void* x, const void* dy,
                                void* dw) {
   SB_CHECK(x && dy && dw, "upconv2x2_backward_filter (cuDNN): null operand");
-  const ConvProblem prob(upconv_key(s));
+  const ConvProblem& prob = cached_conv_problem(upconv_key(s));
   // C backward-filter: C's input := dy, C's output gradient := x.
   const AlgoChoice a = ctx.algos.backward_filter(ctx.handle, ctx.workspace, prob, dy, x, dw);
   void* ws = ctx.workspace.get(a.workspace_bytes);

@@ -23,4 +23,12 @@ GpuContext::GpuContext(const GpuOptions& options)
       workspace_(options.workspace_cap),
       algos_() {}
 
+void* GpuContext::convert_scratch(std::size_t bytes) {
+  if (convert_scratch_.bytes() < bytes) {
+    synchronize();  // the old block's last users are queued on stream_; its free is not ordered after them
+    convert_scratch_ = cuda::DeviceBuffer(bytes, options_.device);
+  }
+  return convert_scratch_.data();
+}
+
 }  // namespace scalebench

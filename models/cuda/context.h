@@ -61,6 +61,10 @@ class GpuContext {
   cuda::Workspace& workspace() { return workspace_; }
   cudnn::ConvAlgoCache& algos() { return algos_; }
   cudnn::ConvContext conv() { return {cudnn_, workspace_, algos_}; }
+  // A kept buffer of at least `bytes` for a conversion's intermediate (gpu_convert's cast before a
+  // relayout): grown (after a synchronize, so no queued work still uses the old block) when too
+  // small, never freed per call, so a warm step neither allocates nor waits for it.
+  void* convert_scratch(std::size_t bytes);
 
   void synchronize() const { stream_.synchronize(); }
 
@@ -75,6 +79,7 @@ class GpuContext {
   cuda::CublasHandle cublas_;
   cuda::Workspace workspace_;
   cudnn::ConvAlgoCache algos_;
+  cuda::DeviceBuffer convert_scratch_;
 };
 
 }  // namespace scalebench

@@ -44,7 +44,8 @@ class CudaDevice final : public ComputeDevice {
       : g_(make_gpu_context(o.index, o.precision, o.layout, o.deterministic, o.workspace_bytes)),
         loss_(*g_),
         scratch_(std::size_t(2 * cuda::kReducePartials + 2) * sizeof(double), o.index) {
-    static_assert(std::size_t{512} << 20 == cuda::Workspace::kDefaultCap,
+    static_assert(DeviceOptions::kWorkspaceFromFreeMemory == cuda::Workspace::kFromFreeMemory &&
+                      DeviceOptions{}.workspace_bytes == cuda::Workspace::kDefaultCap,
                   "DeviceOptions' default cuDNN workspace cap differs from the cudnn room's");
   }
 

@@ -7,6 +7,7 @@
 #include "kernels/cuda/add.h"
 #include "kernels/cuda/cast.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/counters.h"
 #include "kernels/cudnn/transform.h"
 #include "models/cuda/context.h"
 
@@ -43,6 +44,7 @@ Tensor gpu_zeros(GpuContext& g, Shape shape, DType dtype, Layout layout) {
   void* p = nullptr;
   CUDA_CHECK(cudaSetDevice(g.device()));
   if (bytes) {
+    cuda::count_allocation();
     CUDA_CHECK(cudaMalloc(&p, bytes));
     const cudaError_t st = cudaMemsetAsync(p, 0, bytes, g.stream());
     if (st != cudaSuccess) {
@@ -95,11 +97,11 @@ void gpu_convert(GpuContext& g, const Tensor& src, Tensor& dst) {
     cudnn::transform_layout(g.cudnn(), src.dtype(), n, c, h, w, src.layout(), src.raw(), dst.layout(), dst.raw());
     return;
   }
-  // Both a cast and a relayout: cast first into a temporary in the source layout.
-  Tensor tmp = gpu_zeros(g, src.shape(), dst.dtype(), src.layout());
-  cuda::cast(src.numel(), src.dtype(), src.raw(), dst.dtype(), tmp.raw(), g.stream());
-  cudnn::transform_layout(g.cudnn(), dst.dtype(), n, c, h, w, src.layout(), tmp.raw(), dst.layout(), dst.raw());
-  g.synchronize();  // tmp is freed on return; the queued transform must be done with it
+  // Both a cast and a relayout: cast first into the context's kept scratch, in the source layout
+  // (no allocation and no wait once it is large enough: the batch's conversion every step).
+  void* tmp = g.convert_scratch(std::size_t(src.numel()) * dtype_size(dst.dtype()));
+  cuda::cast(src.numel(), src.dtype(), src.raw(), dst.dtype(), tmp, g.stream());
+  cudnn::transform_layout(g.cudnn(), dst.dtype(), n, c, h, w, src.layout(), tmp, dst.layout(), dst.raw());
 }
 
 void gpu_upload(GpuContext& g, const Tensor& host, Tensor& device) {

@@ -2,7 +2,12 @@
 // Not here: loss scaling, the optimizers (models/optimizer.h).
 #include "models/cuda/train.h"
 
+#include <cstring>
+#include <limits>
+
+#include "kernels/cuda/check.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/pinned.h"
 #include "kernels/cuda/softmax_xent.h"
 #include "models/cuda/context.h"
 #include "models/cuda/memory.h"
@@ -11,6 +16,23 @@ namespace scalebench {
 
 struct GpuLoss::Buffers {
   cuda::DeviceBuffer labels, weights, pred;  // int32 [positions], f32 [classes], int32 [positions]
+};
+
+// queue()'s two alternating slots: a slot's page-locked labels, device labels and sums are in use
+// from its queue() until the next-but-one, whose caller has by then read the slot (the previous
+// queue() waited for its event), so reusing a slot never waits.
+struct GpuLoss::Queued {
+  struct Slot {
+    cuda::PinnedBuffer host_labels, host_sums;  // int32 [positions]; one XentSums
+    cuda::DeviceBuffer labels, sums;            // int32 [positions]; one XentSums
+    cuda::Event copied;                         // the sums are in host_sums
+    SoftmaxXentParams p;
+    bool pending = false;
+  };
+  Slot slot[2];
+  int next = 0;                 // the slot the next queue() fills
+  std::vector<float> weights;   // the class weights on the device (uploaded when they change)
+  cuda::DeviceBuffer d_weights;
 };
 
 namespace {
@@ -31,7 +53,7 @@ void ensure(const GpuContext& g, cuda::DeviceBuffer& b, std::size_t bytes) {
 }
 }  // namespace
 
-GpuLoss::GpuLoss(GpuContext& g) : g_(g), b_(std::make_unique<Buffers>()) {}
+GpuLoss::GpuLoss(GpuContext& g) : g_(g), b_(std::make_unique<Buffers>()), q_(std::make_unique<Queued>()) {}
 GpuLoss::~GpuLoss() = default;
 
 double GpuLoss::operator()(const Tensor& logits, const std::int32_t* labels_host,
@@ -57,6 +79,71 @@ double GpuLoss::operator()(const Tensor& logits, const std::int32_t* labels_host
   }
   return cuda::softmax_xent(p, logits.dtype(), logits.raw(), b_->labels.as<std::int32_t>(), w, dl,
                             g_.workspace(), g_.stream());
+}
+
+double GpuLoss::queue(const Tensor& logits, const std::int32_t* labels_host, const std::vector<float>& class_weights,
+                      Tensor* dlogits) {
+  const auto p = xent_params(logits);
+  const std::size_t positions = std::size_t(p.n) * std::size_t(p.hw);
+  const std::size_t label_bytes = positions * sizeof(std::int32_t);
+  Queued& q = *q_;
+  Queued::Slot& sl = q.slot[q.next];
+  SB_CHECK(!sl.pending, "GpuLoss::queue: slot {} still unread (mixed with operator() without last())", q.next);
+  if (sl.labels.bytes() < label_bytes || sl.sums.bytes() < sizeof(cuda::XentSums)) {
+    g_.synchronize();  // growing (warm-up only): the old blocks' last users are queued on the stream
+    sl.host_labels = cuda::PinnedBuffer(label_bytes);
+    sl.labels = cuda::DeviceBuffer(label_bytes, g_.device());
+    if (!sl.sums.bytes()) {
+      sl.host_sums = cuda::PinnedBuffer(sizeof(cuda::XentSums));
+      sl.sums = cuda::DeviceBuffer(sizeof(cuda::XentSums), g_.device());
+    }
+  }
+  const float* w = nullptr;
+  if (!class_weights.empty()) {
+    SB_CHECK(int(class_weights.size()) == p.classes, "loss: {} class weights for {} classes", class_weights.size(),
+             p.classes);
+    if (class_weights != q.weights) {  // a new set (warm-up): uploaded once, synchronously
+      g_.synchronize();
+      q.d_weights = cuda::DeviceBuffer(class_weights.size() * sizeof(float), g_.device());
+      cuda::copy_to_device(q.d_weights.data(), class_weights.data(), class_weights.size() * sizeof(float),
+                           g_.stream());
+      q.weights = class_weights;
+    }
+    w = q.d_weights.as<float>();
+  }
+  void* dl = nullptr;
+  if (dlogits) {
+    if (!dlogits->defined() || dlogits->shape() != logits.shape() || dlogits->dtype() != logits.dtype() ||
+        dlogits->device() != logits.device())
+      *dlogits = gpu_zeros(g_, logits.shape(), logits.dtype(), Layout::NCHW);
+    dl = dlogits->raw();
+  }
+  std::memcpy(sl.host_labels.data(), labels_host, label_bytes);
+  CUDA_CHECK(cudaMemcpyAsync(sl.labels.data(), sl.host_labels.data(), label_bytes, cudaMemcpyHostToDevice,
+                             g_.stream()));
+  cuda::softmax_xent_queue(p, logits.dtype(), logits.raw(), sl.labels.as<std::int32_t>(), w, dl, g_.workspace(),
+                           sl.sums.as<cuda::XentSums>(), g_.stream());
+  CUDA_CHECK(cudaMemcpyAsync(sl.host_sums.data(), sl.sums.data(), sizeof(cuda::XentSums), cudaMemcpyDeviceToHost,
+                             g_.stream()));
+  sl.copied.record(g_.stream());
+  sl.p = p;
+  sl.pending = true;
+  const int previous = 1 - q.next;
+  q.next = previous;
+  return q.slot[previous].pending ? read_slot(previous) : std::numeric_limits<double>::quiet_NaN();
+}
+
+double GpuLoss::last() {
+  const int previous = 1 - q_->next;
+  return q_->slot[previous].pending ? read_slot(previous) : std::numeric_limits<double>::quiet_NaN();
+}
+
+double GpuLoss::read_slot(int slot) {
+  Queued::Slot& sl = q_->slot[slot];
+  sl.copied.wait();  // that step's copy only: the stream keeps the later steps' work
+  sl.pending = false;
+  const cuda::XentSums sums = *sl.host_sums.as<cuda::XentSums>();
+  return cuda::softmax_xent_finish(sl.p, sums, sl.labels.as<std::int32_t>(), g_.stream());
 }
 
 std::vector<std::int32_t> GpuLoss::predict(const Tensor& logits) {

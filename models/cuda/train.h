@@ -3,6 +3,9 @@
 //  * GpuLoss: softmax cross-entropy on the device (kernels/cuda/softmax_xent.h) with the CPU's
 //    semantics (models/loss.h): labels arrive from the host (the data loader's), the loss comes back
 //    as a double, dlogits stay on the device; argmax predictions come back to the host for metrics.
+//    queue() is the same loss for a step that must not wait (the allocation-free step): labels go up
+//    asynchronously from page-locked memory, the sums come back behind the step, and the loss is
+//    read one step late.
 // Not here: loss scaling (bf16 needs none); the optimizers (models/optimizer.h, on any device).
 #pragma once
 
@@ -24,13 +27,27 @@ class GpuLoss {
   // class_weights empty: unweighted. dlogits (nullable) is (re)allocated like logits and overwritten.
   double operator()(const Tensor& logits, const std::int32_t* labels_host, const std::vector<float>& class_weights,
                     Tensor* dlogits);
+  // The same loss without a host synchronisation: copies labels_host into page-locked memory, queues
+  // its upload, the loss and dlogits, and the sums' copy back, then returns the loss of the previous
+  // queue() call (NaN for the first), waiting only for that earlier step's copy if it is not done.
+  // Two slots alternate, so once sizes and class weights are stable nothing is allocated, no
+  // descriptor is made and no stream is drained (tests/gpu/models/test_step_no_alloc.cpp). A bad
+  // label throws one call late, naming it. Do not mix with operator() without last() in between.
+  double queue(const Tensor& logits, const std::int32_t* labels_host, const std::vector<float>& class_weights,
+               Tensor* dlogits);
+  // The loss of the last queue() call (waits for it; NaN when none is pending); the next queue()
+  // then returns NaN for it.
+  double last();
   // Predicted class per position, [n·h·w] or [n], on the host.
   std::vector<std::int32_t> predict(const Tensor& logits);
 
  private:
   struct Buffers;
+  struct Queued;
+  double read_slot(int slot);
   GpuContext& g_;
   std::unique_ptr<Buffers> b_;
+  std::unique_ptr<Queued> q_;
 };
 
 }  // namespace scalebench

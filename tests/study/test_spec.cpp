@@ -142,7 +142,7 @@ TEST(Spec, BadSpecsNameLineColumnAndField) {
       {"[study]\n[dataset]\npath = \"d.h5\"\n" + sweep, "s.toml:1:1: study.name: required"},
       {head + sweep + "[extra]\nx = 1\n", "s.toml:10:2: extra: unknown section"},
       {head + sweep + "[train]\nmomentum = 1.5\n", "s.toml:11:12: train.momentum: 1.5 must be in [0, 1)"},
-      {head + sweep + "[train]\ncudnn_workspace_mib = -1\n", "s.toml:11:23: train.cudnn_workspace_mib: -1 is out of range"},
+      {head + sweep + "[train]\ncudnn_workspace_mib = -2\n", "s.toml:11:23: train.cudnn_workspace_mib: -2 is out of range"},
       // A control character in a folder or file name (a folder named "\n"): refused, shown escaped.
       {"[study]\nname = \"t\"\noutput = \"\\n\"\n[dataset]\npath = \"d.h5\"\n" + sweep,
        "s.toml:3:10: study.output: '\\n' holds the control character 0x0a at position 1"},

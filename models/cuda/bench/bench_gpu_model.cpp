@@ -4,8 +4,11 @@
 //   sb_bench_gpu_model --model vgg16 --channels 3 --size 224 --classes 10 --batch 32 --layers
 // A step is what the trainer runs: upload nothing (the batch stays on the device), forward, softmax
 // cross-entropy, backward, SGD-momentum update; timed after warm-up with the stream synchronised.
-// FLOPs are the model's analytic count (3x forward per training image). Not here: data loading,
-// communication (commbench), CPU timings (kernels/bench).
+// FLOPs are the model's analytic count (3x forward per training image). --reps R times the steps R
+// times in a row and reports the median (each repetition printed), as tools/torch_reference.py does
+// for PyTorch; the parameter count is printed so the two can be checked to build the same network.
+// Not here: data loading, communication (commbench), CPU timings (kernels/bench).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -30,10 +33,10 @@ struct Options {
   int channels = 1, size = 128, classes = 3, batch = 32;
   std::vector<std::string> precisions{"fp32", "tf32", "bf16"};
   std::string layout = "NCHW";
-  int warmup = 5, steps = 20, layer_reps = 10;
+  int warmup = 5, steps = 20, layer_reps = 10, reps = 1;
   float lr = 1e-3f;  // VGG16 without batch norm diverges from He init at lr 1e-2 within a few steps
   bool layers = false, deterministic = false;
-  double workspace_mib = 512;  // cuDNN workspace cap (Find refuses algorithms that need more)
+  double workspace_mib = -1;  // cuDNN workspace cap (Find refuses algorithms that need more); < 0: free memory
 };
 
 struct StepStats {
@@ -58,7 +61,8 @@ int run(const Options& o) {
     go.precision = parse_precision(pname);
     go.layout = layout;
     go.deterministic = o.deterministic;
-    go.workspace_cap = std::size_t(o.workspace_mib * double(1 << 20));
+    go.workspace_cap = o.workspace_mib < 0 ? cuda::Workspace::kFromFreeMemory
+                                           : std::size_t(o.workspace_mib * double(1 << 20));
     auto dev = make_cuda_device(go);
     GpuContext& g = *dev->gpu();
     Model m(graph, *dev, 1);
@@ -84,18 +88,27 @@ int run(const Options& o) {
       if (i == 0) st.loss_first = l;
     }
     g.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < o.steps; ++i) st.loss_last = step();
-    g.synchronize();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.steps;
+    std::vector<double> per_rep;  // seconds per step, one per repetition
+    for (int r = 0; r < o.reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < o.steps; ++i) st.loss_last = step();
+      g.synchronize();
+      per_rep.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / o.steps);
+    }
+    std::string reps_text;  // images/s of each repetition, in order
+    for (double v : per_rep) reps_text += fmt::format("{}{:.1f}", reps_text.empty() ? "" : ",", o.batch / v);
+    std::sort(per_rep.begin(), per_rep.end());
+    const double s = per_rep[per_rep.size() / 2];  // the median (reps odd; the upper middle otherwise)
     st.ms_per_step = s * 1e3;
     st.images_per_s = o.batch / s;
     st.tflops = m.train_flops_per_image() * st.images_per_s / 1e12;
-    std::printf("%s %s %s batch %d %dx%d, workspace cap %.0f MiB (used %.0f): %.1f images/s (%.2f ms/step), "
-                "%.1f TFLOP/s, loss %.4f (step 1) -> %.4f (last)\n",
-                o.model.c_str(), pname.c_str(), o.layout.c_str(), o.batch, o.size, o.size, o.workspace_mib,
+    std::printf("%s %s %s batch %d %dx%d, workspace cap %s (used %.0f MiB): %.1f images/s (%.2f ms/step), "
+                "%.1f TFLOP/s, loss %.4f (step 1) -> %.4f (last), params %lld, reps %s\n",
+                o.model.c_str(), pname.c_str(), o.layout.c_str(), o.batch, o.size, o.size,
+                o.workspace_mib < 0 ? "free memory" : fmt::format("{:.0f} MiB", o.workspace_mib).c_str(),
                 double(g.workspace().size()) / double(1 << 20), st.images_per_s,
-                st.ms_per_step, st.tflops, st.loss_first, st.loss_last);
+                st.ms_per_step, st.tflops, st.loss_first, st.loss_last, static_cast<long long>(m.param_count()),
+                reps_text.c_str());
     std::fflush(stdout);
     rows.emplace_back(pname, st);
 
@@ -142,10 +155,15 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup)->capture_default_str();
   app.add_option("--steps", o.steps)->capture_default_str();
   app.add_option("--layer-reps", o.layer_reps)->capture_default_str();
+  app.add_option("--reps", o.reps, "Time the steps this many times in a row; report the median")
+      ->check(CLI::Range(1, 99))
+      ->capture_default_str();
   app.add_option("--lr", o.lr, "SGD learning rate (momentum 0.9)")->capture_default_str();
   app.add_flag("--layers", o.layers, "Also time every layer alone");
   app.add_flag("--deterministic", o.deterministic);
-  app.add_option("--workspace-mib", o.workspace_mib, "cuDNN workspace cap in MiB")->capture_default_str();
+  app.add_option("--workspace-mib", o.workspace_mib,
+                 "cuDNN workspace cap in MiB; -1: half of the GPU's free memory beyond 1 GiB (train's default)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     return scalebench::run(o);

@@ -85,6 +85,23 @@ TEST(CudaWorkspace, GrowsOnDemandAndNamesTheCap) {
   }
 }
 
+// The default cap follows free memory: at most half of what is free beyond the reserve (plus what it
+// holds), and a request within it is served.
+TEST(CudaWorkspace, DefaultCapFollowsFreeMemory) {
+  Workspace ws;
+  ASSERT_TRUE(ws.from_free_memory());
+  std::size_t free = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  const std::size_t cap = ws.cap();
+  EXPECT_LE(cap, free);
+  EXPECT_GT(cap, std::size_t(512) << 20) << "a GPU with over 2 GiB free gets more than the old fixed 512 MiB";
+  EXPECT_NE(ws.get(std::size_t(64) << 20), nullptr);
+  EXPECT_LE(ws.size(), ws.cap());
+  Workspace capped(std::size_t(1) << 20);
+  EXPECT_FALSE(capped.from_free_memory());
+  EXPECT_EQ(capped.cap(), std::size_t(1) << 20);
+}
+
 TEST(CudaStream, MovesAndSynchronises) {
   Stream a;
   cudaStream_t raw = a.get();

@@ -33,7 +33,7 @@ StudyLock::StudyLock(const std::string& output, const char* what) {
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\0')) holder.pop_back();
     ::close(fd_);
     SB_REQUIRE(err != EWOULDBLOCK, "{}: another {} is running into this study folder ({}); wait for it to end, "
-               "or give this spec another [study] output", output, what, holder.empty() ? "holder unknown" : holder);
+               "or write elsewhere (sweep --output DIR, ab -o DIR)", output, what, holder.empty() ? "holder unknown" : holder);
     SB_REQUIRE(false, "{}: cannot lock: {}", path, std::strerror(err));
   }
   const record::RunOwner me = record::this_process(0);

@@ -98,7 +98,7 @@ PY
         expect_error "--backend cuda: no CUDA device is visible to this process" "$sb" train --data "$tmp/seg.h5" --backend cuda
       fi
     fi
-    expect_error "--cudnn-workspace-mib: -1 is out of range [0, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -1
+    expect_error "--cudnn-workspace-mib: -2 is out of range [-1, 1048576]" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib -2
     # CPU-only builds: no CUDA backend; CUDA builds without a GPU: no device (ps-* run on cuda, staged).
     expect_error "--backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --strategy ps-sync
     expect_error "--transport nccl needs --backend cuda" "$sb" train --data "$tmp/seg.h5" --strategy ring --transport nccl

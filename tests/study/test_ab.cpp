@@ -137,6 +137,13 @@ TEST(AbDecision, TooFewPairsSaysHowMany) {
   const PairedVerdict one = decide({100}, {95});
   EXPECT_EQ(one.verdict, "INCONCLUSIVE");
   EXPECT_EQ(one.needed, 8);
+  // Seven of ten pairs 15 % slower, three 12 % faster: the normal estimate says ten pairs suffice,
+  // the exact test does not decide, so the note says only "more than these".
+  const PairedVerdict mixed = decide({100, 100, 100, 100, 100, 100, 100, 100, 100, 100},
+                                     {85, 85, 85, 85, 85, 85, 85, 112, 112, 112});
+  EXPECT_EQ(mixed.verdict, "INCONCLUSIVE") << mixed.note;
+  EXPECT_EQ(mixed.needed, 11) << mixed.note;
+  EXPECT_NE(mixed.note.find("more than these 10 pairs would be needed"), std::string::npos) << mixed.note;
   // A noisy 2 % shift at 10 pairs: more pairs needed, more than 10.
   Noise u(3);
   std::vector<double> a, b;

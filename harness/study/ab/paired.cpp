@@ -94,12 +94,16 @@ void decide_pairs(const MetricRule& m, double alpha, std::size_t family, PairedV
   const double shift = m.absolute ? v.change : std::log1p(v.change);
   const double tol = m.absolute ? m.tolerance : std::log1p(m.tolerance);
   v.needed = pairs_to_decide(shift, v.noise, tol, alpha / double(std::max<std::size_t>(1, family)));
-  if (v.needed > 0 && v.needed <= v.pairs) v.needed = v.pairs + 1;  // more than these, at least
+  // The estimate is a normal approximation; where it says these pairs should have sufficed, the exact,
+  // corrected test disagrees, and all that is known is "more than these".
+  const bool floor_only = v.needed > 0 && v.needed <= v.pairs;
+  if (floor_only) v.needed = v.pairs + 1;
   const std::string why = !bounded ? "too few pairs for a 95% interval"
                                    : fmt::format("not significant (p={:.2g}) and the interval reaches beyond {}",
                                                  v.p, v.band);
   v.note = why + (v.needed == 0            ? "; the change sits at the tolerance"
                   : v.needed > kMaxAdvised ? fmt::format("; more than {} pairs would be needed", kMaxAdvised)
+                  : floor_only             ? fmt::format("; more than these {} pairs would be needed", v.pairs)
                                            : fmt::format("; about {} pairs would decide", v.needed));
 }
 

@@ -345,7 +345,12 @@ TEST(Collect, RowCarriesHostFingerprintAndNoise) {
   f.context.set("cpu_base_clock", "2600 MHz (cpu MHz, no cpufreq driver)");
   f.context.set("noise_load1_start", 1.5);
   f.context.set("noise_others_cpu_frac", 0.25);
+  f.context.set("rank_threads", "rank 0 on n1: 4 threads, CPUs 0-3; rank 1 on n1: 4 threads, CPUs 4-7");
+  f.context.set("cpu_warnings", "train: warning: 1 rank x 2 threads on 1 CPU of n1");
   const Attrs r = study_row(f, "runs/x.h5");
+  // What each rank's threads were and what train warned of travel with the row (report, compare).
+  EXPECT_EQ(r.str("rank_threads"), "rank 0 on n1: 4 threads, CPUs 0-3; rank 1 on n1: 4 threads, CPUs 4-7");
+  EXPECT_EQ(r.str("cpu_warnings"), "train: warning: 1 rank x 2 threads on 1 CPU of n1");
   EXPECT_EQ(r.str("host_fingerprint"), "1c0ffee5");
   EXPECT_EQ(r.str("cpu_base_clock"), "2600 MHz (cpu MHz, no cpufreq driver)");
   EXPECT_DOUBLE_EQ(r.num("noise_load1_start"), 1.5);

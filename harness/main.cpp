@@ -37,6 +37,7 @@
 #include "kernels/common/check.h"
 #include "kernels/common/build_info.h"
 #include "kernels/common/exit_codes.h"
+#include "kernels/common/printable.h"
 #include "kernels/cpu/runtime_env.h"
 
 namespace {
@@ -307,17 +308,7 @@ CLI::App* add_trace(CLI::App& app, std::vector<std::string>& inputs, std::string
 
 // One line on stderr, whatever the message holds: control characters (a newline or escape in a
 // path someone passed) are shown as \n, \t or \xNN instead of breaking the line or the terminal.
-std::string one_line(std::string_view msg) {
-  std::string o;
-  for (const char c : msg) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') o += "\\n";
-    else if (c == '\t') o += "\\t";
-    else if (u < 0x20 || u == 0x7f) o += fmt::format("\\x{:02x}", u);
-    else o += c;
-  }
-  return o;
-}
+std::string one_line(std::string_view msg) { return scalebench::printable(msg); }
 
 int print_error(scalebench::ExitCode code, std::string_view msg) {
   std::cout.flush();

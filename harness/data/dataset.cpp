@@ -12,6 +12,7 @@
 #include "harness/data/h5_raw.h"
 #include "harness/data/h5util.h"
 #include "kernels/common/check.h"
+#include "kernels/common/printable.h"
 
 namespace scalebench::data {
 
@@ -41,14 +42,10 @@ std::string describe_type(hid_t type) {
   }
 }
 
-// Text from the file as scalebench shows it: printable ASCII, every other byte (control
-// characters, and any byte >= 0x80: a damaged file's attribute need not be UTF-8) as \xNN, so a
-// message, a progress line or a run file never carries the file's raw bytes to a terminal.
-std::string escaped(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) out += c < 0x20 || c >= 0x7f ? fmt::format("\\x{:02x}", c) : std::string(1, char(c));
-  return out;
-}
+// Text from the file as scalebench shows it (kernels/common/printable.h), bytes >= 0x80 escaped too:
+// a damaged file's attribute need not be UTF-8, and a message, a progress line or a run file never
+// carries the file's raw bytes to a terminal.
+std::string escaped(const std::string& s) { return scalebench::printable(s, HighBytes::escape); }
 // The same, cut at 60 characters, for a one-line message.
 std::string printable(const std::string& s) { return s.size() > 60 ? escaped(s.substr(0, 60)) + "..." : escaped(s); }
 

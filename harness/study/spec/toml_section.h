@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/common/check.h"
+#include "kernels/common/printable.h"
 
 namespace scalebench::study {
 
@@ -44,15 +45,7 @@ class Section {
   }
   // Control characters of quoted keys and values (a TOML string may hold "\n") escaped, so that
   // the error stays one line.
-  static std::string one_line(const std::string& s) {
-    std::string out;
-    for (unsigned char c : s) {
-      if (c == '\n') out += "\\n";
-      else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-      else out += char(c);
-    }
-    return out;
-  }
+  static std::string one_line(const std::string& s) { return printable(s); }
 
   void check_known(std::initializer_list<const char*> keys) const {
     if (!t_) return;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "kernels/common/check.h"
+#include "kernels/common/printable.h"
 
 namespace scalebench::study::slurm {
 namespace {
@@ -23,19 +24,8 @@ std::string describe_bad(const std::string& v, std::size_t at) {
   return fmt::format("the character '{}' (0x{:02x}) at position {}", shown, c, at + 1);
 }
 
-// Printable form of a value for an error line (control characters escaped so the message stays one line).
-std::string printable(const std::string& v) {
-  std::string s;
-  for (char ch : v) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '\n') s += "\\n";
-    else if (c == '\r') s += "\\r";
-    else if (c == '\t') s += "\\t";
-    else if (!std::isprint(c)) s += fmt::format("\\x{:02x}", c);
-    else s += ch;
-  }
-  return s;
-}
+// Printable form of a value for an error line: one line, no raw bytes of a job script's field.
+std::string printable(const std::string& v) { return scalebench::printable(v, HighBytes::escape); }
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 #include "models/model.h"
 #include "models/optimizer.h"
 #include "models/spec.h"
+#include "tests/gpu/models/gpu_run.h"
 #include "tests/gpu/models/step_util.h"
 
 namespace scalebench::gpu_test {
@@ -50,30 +51,13 @@ std::vector<float> download(GpuContext& g, const Tensor& t) {
   return {h.f32(), h.f32() + h.numel()};
 }
 
-// One GPU model, trained step by step on one batch.
-struct GpuRun {
-  GpuRun(const Problem& p, const GpuOptions& o)
-      : dev(make_cuda_device(o)), g(*dev->gpu()), m(build_model_graph(parse_model_spec(p.spec), p.data), *dev, 11),
-        loss(g) {
-    m.setup({p.batch, p.data.channels, p.data.height, p.data.width});
-    opt = std::make_unique<Optimizer>(kSgd, m.param_count(), dev.get());
-    x = gpu_zeros(g, m.input_shape(), DType::f32, Layout::NCHW);
-  }
+// One GPU model (gpu_run.h) trained on one batch: its images uploaded, then the step.
+struct ModelRun : GpuRun {
+  ModelRun(const Problem& p, const GpuOptions& o) : GpuRun(p, o, kSgd) {}
   double step(const Batch& b, bool update = true) {
     gpu_upload(g, b.x, x);
-    const double l = loss(m.forward(ctx, x, true), b.labels.data(), {}, &dl);
-    m.backward(ctx, dl);
-    if (update) opt->step(m.params().f32(), m.grads().f32(), kLr);
-    ++ctx.step;
-    return l;
+    return GpuRun::step(b.labels, kLr, false, update);
   }
-  std::unique_ptr<ComputeDevice> dev;
-  GpuContext& g;
-  Model m;
-  GpuLoss loss;
-  std::unique_ptr<Optimizer> opt;
-  Ctx ctx{.backend = Backend::cuda, .seed = 3};
-  Tensor x, dl;
 };
 
 using StepParam = std::tuple<int, Precision, Layout>;
@@ -87,7 +71,7 @@ TEST_P(ModelStep, GpuTrainingStepMatchesCpu) {
   GpuOptions o;
   o.precision = precision;
   o.layout = layout;
-  GpuRun run(p, o);
+  ModelRun run(p, o);
   StepResult got;
   got.loss = run.step(b, /*update=*/false);
   got.grads = download(run.g, run.m.grads());
@@ -115,7 +99,7 @@ TEST(ModelBf16, LossFallsOver100Steps) {
     GpuOptions o;
     o.precision = Precision::bf16;
     o.layout = layout;
-    GpuRun run(kUnet, o);
+    ModelRun run(kUnet, o);
     std::vector<Batch> batches;
     for (int i = 0; i < 4; ++i) batches.push_back(make_batch(kUnet, 100 + i));
     std::vector<double> losses;
@@ -136,8 +120,8 @@ TEST(ModelDeterministic, TwoRunsGiveIdenticalLosses) {
       o.precision = precision;
       o.layout = Layout::NHWC;
       o.deterministic = true;
-      GpuRun run(kVgg, o);
-      GpuRun unet(kUnet, o);
+      ModelRun run(kVgg, o);
+      ModelRun unet(kUnet, o);
       for (int s = 0; s < 5; ++s) {
         run_losses.push_back(run.step(make_batch(kVgg, 300 + s)));
         run_losses.push_back(unet.step(make_batch(kUnet, 400 + s)));

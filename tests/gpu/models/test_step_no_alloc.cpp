@@ -23,6 +23,7 @@
 #include "models/model.h"
 #include "models/optimizer.h"
 #include "models/spec.h"
+#include "tests/gpu/models/gpu_run.h"
 #include "tests/gpu/models/step_util.h"
 
 namespace scalebench::gpu_test {
@@ -30,33 +31,11 @@ namespace {
 
 constexpr int kWarmup = 3, kSteps = 4;
 
-struct LateRun {
+// The step of gpu_run.h with SGD and momentum at lr 0.01; the batch's images stay the zeros in `x`.
+struct LateRun : GpuRun {
   LateRun(const Problem& p, const GpuOptions& o)
-      : dev(make_cuda_device(o)), g(*dev->gpu()), m(build_model_graph(parse_model_spec(p.spec), p.data), *dev, 11),
-        loss(g) {
-    m.setup({p.batch, p.data.channels, p.data.height, p.data.width});
-    OptimizerConfig sgd;
-    sgd.kind = OptimizerKind::sgd;
-    sgd.momentum = 0.9f;
-    opt = std::make_unique<Optimizer>(sgd, m.param_count(), dev.get());
-    x = gpu_zeros(g, m.input_shape(), DType::f32, Layout::NCHW);
-  }
-  // One step; `late`: the loss queued and the previous step's returned, else the synchronous loss.
-  double step(const std::vector<std::int32_t>& labels, bool late) {
-    const Tensor& logits = m.forward(ctx, x, true);
-    const double l = late ? loss.queue(logits, labels.data(), {}, &dl) : loss(logits, labels.data(), {}, &dl);
-    m.backward(ctx, dl);
-    opt->step(m.params().f32(), m.grads().f32(), 0.01f);
-    ++ctx.step;
-    return l;
-  }
-  std::unique_ptr<ComputeDevice> dev;
-  GpuContext& g;
-  Model m;
-  GpuLoss loss;
-  std::unique_ptr<Optimizer> opt;
-  Ctx ctx{.backend = Backend::cuda, .seed = 3};
-  Tensor x, dl;
+      : GpuRun(p, o, OptimizerConfig{.kind = OptimizerKind::sgd, .momentum = 0.9f}) {}
+  double step(const std::vector<std::int32_t>& labels, bool late) { return GpuRun::step(labels, 0.01f, late); }
 };
 
 using Param = std::tuple<int, Precision, Layout>;

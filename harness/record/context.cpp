@@ -167,10 +167,13 @@ std::string utc_now() {
 // allocation would take the job's task count for its own world size.
 // Under a Slurm step that scalebench generated (SCALEBENCH_LAUNCHER=srun), srun's task count is the
 // world; elsewhere SLURM_NTASKS describes the allocation, not this launch, and is not used.
+// SLURM_STEP_NUM_TASKS is set in the tasks of an srun step only (a batch script has none): an srun
+// that scalebench did not write (`srun --mpi=pmix` by hand, ReFrame's launcher) starts its ranks
+// with no OMPI_* or PMI_SIZE, and without it each rank recorded a world of 1 after training as 2.
 int launcher_world_size() {
   const char* l = std::getenv("SCALEBENCH_LAUNCHER");
   if (l && std::string(l) == "srun") return env_int({"SLURM_NTASKS"}, 0);
-  return env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 0);
+  return env_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}, 0);
 }
 int launcher_rank() { return env_int({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}, -1); }
 

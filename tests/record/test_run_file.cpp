@@ -133,3 +133,26 @@ TEST(RunFile, RejectsForeignAndNewerFiles) {
   }
   EXPECT_THROW(read_run_file(dir / "absent.h5"), Error);
 }
+
+// The world size a run records comes from its launcher's environment. A batch script carries
+// SLURM_NTASKS (the allocation's) but no SLURM_STEP_NUM_TASKS; the tasks of an srun step carry both,
+// with or without scalebench's SCALEBENCH_LAUNCHER mark (srun --mpi=pmix by hand or from ReFrame).
+TEST(LauncherEnv, WorldSizeOfAnSrunStepWithOrWithoutTheMark) {
+  const char* vars[] = {"SCALEBENCH_LAUNCHER", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS"};
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* v : vars)
+    if (const char* x = std::getenv(v)) saved.emplace_back(v, x);
+  for (const char* v : vars) ::unsetenv(v);
+  EXPECT_EQ(launcher_world_size(), 0);
+  ::setenv("SLURM_NTASKS", "4", 1);  // a batch script: not a launch of 4
+  EXPECT_EQ(launcher_world_size(), 0);
+  ::setenv("SLURM_STEP_NUM_TASKS", "2", 1);  // a step of 2 tasks, unmarked
+  EXPECT_EQ(launcher_world_size(), 2);
+  ::setenv("OMPI_COMM_WORLD_SIZE", "3", 1);  // mpirun's children: mpirun's count wins
+  EXPECT_EQ(launcher_world_size(), 3);
+  ::unsetenv("OMPI_COMM_WORLD_SIZE");
+  ::setenv("SCALEBENCH_LAUNCHER", "srun", 1);  // scalebench's own srun line: SLURM_NTASKS
+  EXPECT_EQ(launcher_world_size(), 4);
+  for (const char* v : vars) ::unsetenv(v);
+  for (const auto& [k, v] : saved) ::setenv(k.c_str(), v.c_str(), 1);
+}

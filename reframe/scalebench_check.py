@@ -37,6 +37,15 @@ def scalebench_out(argv):
     return proc.stdout
 
 
+_baseline_reports = {}  # path -> report JSON: every test of a partition reads the same baseline
+
+
+def baseline_report(scalebench, path):
+    if path not in _baseline_reports:
+        _baseline_reports[path] = json.loads(scalebench_out([scalebench, 'report', path, '--format', 'json']))
+    return _baseline_reports[path]
+
+
 def metric_rules(metrics_def):
     """{metric: (better, tolerance text)} from the SB_METRIC lines of metrics.def."""
     rules = {}
@@ -96,7 +105,8 @@ def find_point(report, model, strategy, devices, where):
 def dry_run_point(scalebench, spec, sets, strategy, devices, repetitions, output):
     """The point's runs as `sweep --dry-run` prints them: [(ranks, train argv)] in repetition order.
     ranks: the MPI ranks the local launcher would start (mpirun -np R); 0 for a one-process strategy."""
-    argv = [scalebench, 'sweep', spec, '--dry-run', '--output', output, '--repetitions', str(repetitions),
+    argv = [scalebench, 'sweep', spec, '--dry-run', '--launcher', 'local', '--output', output,
+            '--repetitions', str(repetitions),
             '--set', f'sweep.strategies=["{strategy}"]', '--set', f'sweep.devices=[{devices}]']
     for s in sets:
         argv += ['--set', s]
@@ -199,9 +209,9 @@ class ScalebenchPoint(rfm.RunOnlyRegressionTest):
                 self.num_tasks_per_node = min(ranks, gpus)
                 self.num_gpus_per_node = min(ranks, gpus)
         self.datagen = dataset_argv(self.scalebench, self.spec, first)
-        self.set_references(backend)
+        self.set_references()
 
-    def set_references(self, backend):
+    def set_references(self):
         """reference[system:partition] from the partition's baseline study file."""
         part = self.current_partition
         path = self.baseline or part.extras.get('scalebench_baseline', '')
@@ -210,9 +220,8 @@ class ScalebenchPoint(rfm.RunOnlyRegressionTest):
         if not path:
             raise ValueError(f'no baseline for {part.fullname}: add extras scalebench_baseline to the partition '
                              f'or pass -S baseline=<study.h5>')
-        report = json.loads(scalebench_out([self.scalebench, 'report', path, '--format', 'json']))
         try:
-            point = find_point(report, self.model, self.strategy, self.devices, path)
+            point = find_point(baseline_report(self.scalebench, path), self.model, self.strategy, self.devices, path)
         except ValueError:
             if self.bounds == 'off':  # recording a baseline: nothing to compare with yet
                 return

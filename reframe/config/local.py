@@ -45,6 +45,10 @@ site_configuration = {
             ],
         },
     ],
+    # Poll jobs at least twice a second: ReFrame's default slows down to once in 10 s (poll_rate_min
+    # 0.1), which on this host's seconds-long jobs is most of a test's time. Not for a real cluster's
+    # squeue, which a site polls sparingly.
+    'general': [{'poll_rate_min': 2}],
     # Log to the terminal and, for performance, one file per test under <prefix>/perflogs/<system>/<partition>/:
     # a line per run with each variable, its value, unit, reference and bounds (ReFrame's own record over time).
     'logging': [

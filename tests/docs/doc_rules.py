@@ -74,6 +74,7 @@ ALLOWED_FOREIGN = [
     ("--partition", "sbatch (a ReFrame partition's access options)", ["docs/reframe.md"]),
     ("--account", "sbatch (a ReFrame partition's access options)", ["docs/reframe.md"]),
     ("--ntasks", "sbatch (the job script ReFrame writes)", ["docs/reframe.md"]),
+    ("--ntasks-per-node", "sbatch (the job script ReFrame writes)", ["docs/reframe.md"]),
     ("--cpus-per-task", "sbatch and srun (the job script ReFrame writes)", ["docs/reframe.md"]),
     ("--gres", "sbatch (profile gpu_request)", ["docs/slurm.md", "docs/testing.md"]),
     ("--export", "srun (scalebench's own --export and a profile's srun_args)", ["docs/slurm.md", "docs/testing.md"]),

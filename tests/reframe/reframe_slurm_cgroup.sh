@@ -29,7 +29,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 for tool in munged slurmctld slurmd sbatch srun squeue; do command -v "$tool" >/dev/null || skip "$tool is not installed"; done
 command -v reframe >/dev/null || skip "reframe is not installed (tools/install-deps.sh)"
 CG_ROOT=/sys/fs/cgroup/cpu
-[[ -w "$CG_ROOT/cpu.cfs_quota_us" || -e "$CG_ROOT/cpu.cfs_quota_us" ]] || skip "no cgroup v1 cpu controller at $CG_ROOT"
+[[ -e "$CG_ROOT/cpu.cfs_quota_us" ]] || skip "no cgroup v1 cpu controller at $CG_ROOT"
 while read -r v; do unset "$v"; done < <(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p')
 
 TMP="$(mktemp -d /tmp/sb-rfm-slurm.XXXXXX)"

@@ -126,7 +126,8 @@ def dry_run_point(scalebench, spec, sets, strategy, devices, repetitions, output
 
 
 def dataset_argv(scalebench, spec, train_argv):
-    """`scalebench datagen` for the spec's [dataset] recipe when the run's --data file is missing."""
+    """`scalebench datagen` for the spec's [dataset] recipe when the run's --data file is missing.
+    The recipe is read from the spec file itself, so a `-S sets=dataset.…` override is refused."""
     data = train_argv[train_argv.index('--data') + 1]
     if os.path.exists(data):
         return None
@@ -184,6 +185,9 @@ class ScalebenchPoint(rfm.RunOnlyRegressionTest):
         gpus = sum(d.num_devices for d in part.select_devices('gpu'))
         backend = self.backend or ('cuda' if gpus else 'cpu')
         study = os.path.join(self.stagedir, 'study')
+        for s in self.sets:
+            if s.startswith('dataset.'):
+                raise ValueError(f'-S sets={s}: the dataset comes from the spec\'s [dataset]; edit the spec instead')
         sets = [*self.sets, f'train.backend="{backend}"']
         self.runs = dry_run_point(self.scalebench, self.spec, sets, self.strategy, self.devices, self.repetitions, study)
         ranks, first = self.runs[0]

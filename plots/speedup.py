@@ -15,7 +15,7 @@ field (sbplot.facets).
 It deliberately does not recompute speedups or baselines (collect owns that definition), and does
 not draw efficiency (efficiency.py) or absolute throughput (throughput.py).
 
-Usage: /usr/bin/python3 plots/speedup.py STUDY_DIR_OR_FILE [-o OUT]
+Usage: /usr/bin/python3 plots/speedup.py STUDY_DIR_OR_FILE [-o OUT] [--paper one|two]
 """
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ void apply_train_config(TrainCli& t) {
 struct StudyOptions {
   std::optional<scalebench::study::LauncherKind> launcher;
   std::string spec, profile, dir, out, file, format = "text", base, now;
-  bool dry_run = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false,
+  bool dry_run = false, full = false, skip_unreadable = false, only_regressions = false, include_shared_gpu = false,
        across_hosts = false;
   int group = 0, repetition = 1;  // slurm-point
   std::int64_t guard_pid = 0;     // run-guard
@@ -186,6 +186,8 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   auto* report = app.add_subcommand("report", "Tables per model x strategy from a study file");
   report->add_option("study", o.file, "Study file from `scalebench collect`")->required();
   report->add_option("--format", o.format, "text|markdown|json")->check(formats)->capture_default_str();
+  report->add_flag("--full", o.full, "A swept study: one table per model x strategy x swept values with every column, "
+                   "instead of one row per point (json is always complete)");
   auto* compare = app.add_subcommand("compare", "Compare two study files per point and metric; exit 1 on a regression "
                                      "or when no point matched, 3 when only INCONCLUSIVE timing stands in the way");
   compare->add_option("base", o.base, "Baseline study file")->required();
@@ -252,7 +254,8 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);
   if (app.got_subcommand("run-guard")) return scalebench::record::run_guard_main(o.file, o.guard_pid);
   if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout, {.skip_unreadable = o.skip_unreadable});
-  if (app.got_subcommand("report")) std::cout << st::report(st::read_study_file(o.file), st::parse_format(o.format));
+  if (app.got_subcommand("report"))
+    std::cout << st::report(st::read_study_file(o.file), st::parse_format(o.format), o.full);
   if (app.got_subcommand("compare")) {
     st::CompareOptions opt;
     opt.alpha = o.alpha;

@@ -4,12 +4,13 @@ model × scaling mode, one line per strategy, the ideal at 100 %; x axis log2.
 
 Efficiency is the study file's `efficiency` column; repetitions are drawn as median with min–max
 bars; runs whose status is not ok (and ok runs without an N = 1 baseline) are left out and counted
-in the caption.
+in the caption; panels where N does not vary are not drawn, and a crowded panel is split into facets
+(speedup.draw_scaling).
 
 It deliberately does not recompute efficiencies from throughputs (collect owns the definition,
 docs/results-schema.md) and does not draw speedup (speedup.py).
 
-Usage: /usr/bin/python3 plots/efficiency.py STUDY_DIR_OR_FILE [-o OUT]
+Usage: /usr/bin/python3 plots/efficiency.py STUDY_DIR_OR_FILE [-o OUT] [--paper one|two]
 """
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 """make_all.py — the entry point of plots/: every plot that has data, from one study.
 
     /usr/bin/python3 plots/make_all.py STUDY_DIR_OR_FILE [-o OUT] [--commbench PATH ...] [--only a,b] [--dpi D]
+        [--with STUDY ...] [--paper one|two]
 
 STUDY_DIR_OR_FILE is a study folder (holding study.h5 and runs/) or a study file; a .json path
 makes the commbench plot alone. OUT defaults to <study folder>/plots. Prints each file written
@@ -9,7 +10,10 @@ makes the commbench plot alone. OUT defaults to <study folder>/plots. Prints eac
 commbench JSON, no run files), and exits 2 with one `make_all.py: error: ...` line on stderr when
 an input file is missing, unreadable or corrupt (nothing else on stderr). With --projection FILE (a
 `scalebench project -o` file) it also draws projection.png: the predicted lines with the study's own
-points and those of every --overlay study file (e.g. results/anchors/*.h5) overlaid.
+points and those of every --overlay study file (e.g. results/anchors/*.h5) overlaid. With --with
+STUDY (repeatable) it also draws overlay.png: this study and the others in one figure (overlay.py).
+--paper one|two makes every figure for a paper (no title or caption, PDF + SVG, column width;
+sbplot.use_paper).
 
 It deliberately does not run scalebench (no collect, no commbench), does not clear OUT, and does
 not stop at the first plot without data.
@@ -25,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sbload  # noqa: E402
 
-PLOTS = ["speedup", "efficiency", "accuracy", "accuracy_cost", "critical_batch", "sweep_axes", "curves", "breakdown",
+PLOTS = ["throughput", "speedup", "efficiency", "accuracy", "accuracy_cost", "critical_batch", "sweep_axes", "curves", "breakdown",
          "commbench"]
 
 
@@ -44,8 +48,12 @@ def main(argv=None) -> int:
     ap.add_argument("--projection", metavar="FILE", help="a `scalebench project -o` file: draw projection.png")
     ap.add_argument("--overlay", action="append", default=[], metavar="STUDY",
                     help="with --projection: another study file whose points are overlaid (repeatable)")
+    ap.add_argument("--with", dest="with_", action="append", default=[], metavar="STUDY",
+                    help="another study drawn with this one in overlay.png (repeatable)")
     ap.add_argument("--only", help="comma-separated subset of: " + ",".join(PLOTS))
     ap.add_argument("--dpi", type=float, help="PNG resolution (default 130)")
+    import sbplot
+    sbplot.add_paper_option(ap)
     ap.add_argument("--traceback", action="store_true", help="show the Python traceback of an unexpected error")
     a = ap.parse_args(argv)
 
@@ -58,8 +66,8 @@ def main(argv=None) -> int:
         fail(f"--only: unknown plot {', '.join(unknown)} (choose from {', '.join(PLOTS)})")
 
     if a.dpi:
-        import sbplot
         sbplot.DPI = a.dpi
+    sbplot.use_paper(a.paper)
     json_only = a.study.endswith(".json")
     try:
         if json_only:
@@ -80,6 +88,16 @@ def main(argv=None) -> int:
             except sbload.NoData as e:
                 print(f"skipped: {name}: {e}", flush=True)
                 continue
+            for p in paths:
+                print(p, flush=True)
+            written += len(paths)
+        if a.with_ and not json_only:
+            import overlay
+            try:
+                paths = overlay.make([a.study] + a.with_, out)
+            except sbload.NoData as e:
+                print(f"skipped: overlay: {e}", flush=True)
+                paths = []
             for p in paths:
                 print(p, flush=True)
             written += len(paths)

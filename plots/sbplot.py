@@ -1,8 +1,9 @@
 """sbplot.py — figure helpers shared by the plot scripts: Agg backend and style, the one colour and
 marker table per strategy, panel grids, log2 device-count axes, series grouping and labels, the
 median/min/max aggregation of repetitions, the hardware/version caption and the "points not shown"
-note, the figure legend outside the panels, and saving every figure as PNG + PDF (with a layout
-record the tests read: what each axes holds, where the legends and titles are).
+note, the figure legend outside the panels, facets past MAX_SERIES series, the paper mode (no title or
+caption, vector output, one- or two-column width; use_paper), and saving every figure as PNG + PDF (with
+a layout record the tests read: what each axes holds, where the legends and titles are).
 
 It deliberately does not read files (plots/sbload.py does) and draws no particular plot.
 """
@@ -83,8 +84,39 @@ def slug(text: str) -> str:
     return s or "x"
 
 
+# ---- paper mode -----------------------------------------------------------------------------------
+# A figure for a paper: no title and no caption (the paper's caption says it), vector files only, the
+# width of one column or of the whole page (two columns), small fonts. Every script that draws through
+# grid() and finish() gets it (make_all.py --paper, or use_paper() before a script's make()).
+PAPER = None  # None (figures with title and caption, PNG + PDF), "one" or "two"
+PAPER_WIDTH_IN = {"one": 3.5, "two": 7.16}  # IEEE/ACM one-column and two-column (page) widths
+PAPER_FORMATS = ("pdf", "svg")
+_STYLE = dict(plt.rcParams)
+
+
+def use_paper(mode=None):
+    """Paper mode "one" or "two" (column widths), or None: back to figures with title and caption."""
+    global PAPER
+    if mode not in (None, *PAPER_WIDTH_IN):
+        raise ValueError(f"paper mode: {mode!r} (choose one or two)")
+    PAPER = mode
+    plt.rcParams.update({k: _STYLE[k] for k in ("font.size", "axes.titlesize", "axes.labelsize", "legend.fontsize",
+                                                 "xtick.labelsize", "ytick.labelsize", "lines.linewidth",
+                                                 "lines.markersize")})
+    if mode:
+        plt.rcParams.update({"font.size": 7.5, "axes.titlesize": 7.5, "axes.labelsize": 7.5, "legend.fontsize": 6.5,
+                             "xtick.labelsize": 6.5, "ytick.labelsize": 6.5, "lines.linewidth": 1.1,
+                             "lines.markersize": 3.5})
+
+
 def grid(n: int, ncols_max: int = 3, panel_w: float = 4.6, panel_h: float = 3.5, sharey=False):
-    """A figure with n panels (row-major), unused axes removed. Returns fig, [axes]."""
+    """A figure with n panels (row-major), unused axes removed. Returns fig, [axes]. In paper mode the
+    panels fill the column width (one panel across in one column, at most 3 in two)."""
+    if PAPER:
+        ncols_max = min(ncols_max, 1 if PAPER == "one" else 3)
+        ncols = max(1, min(ncols_max, n))
+        w = (PAPER_WIDTH_IN[PAPER] - 0.3) / ncols
+        panel_w, panel_h = w, w * panel_h / panel_w
     ncols = max(1, min(ncols_max, n))
     nrows = max(1, math.ceil(n / ncols))
     fig, axs = plt.subplots(nrows, ncols, figsize=(panel_w * ncols + 0.6, panel_h * nrows + 0.4),
@@ -145,18 +177,47 @@ def series_key(r):
     return (r.get("group_id", ""), r.get("strategy", ""))
 
 
+def varying_fields(series: dict) -> list:
+    """The configuration fields (besides model, strategy and N) whose value differs between the
+    series' first rows: what tells the series of one panel apart."""
+    firsts = [rs[0] for rs in series.values()]
+    # The study file names its point fields (every swept option among them); older files: a fixed list.
+    fields = firsts[0].get("_point_fields") if firsts else None
+    fields = [f for f in fields if f not in ("model", "strategy", "world_size")] if fields else _DIFF_FIELDS
+    varying = [f for f in fields if len({str(r.get(f, "")) for r in firsts}) > 1]
+    # The global batch follows from the per-device batch and N in weak scaling (and the reverse in
+    # strong scaling), so it never tells two series apart: which row came first would decide.
+    derived = "global_batch" if all(r.get("scaling") == "weak" for r in firsts) else "batch"
+    if derived in varying:
+        varying.remove(derived)
+    return varying
+
+
+def facets(series: dict, limit: int = MAX_SERIES, fields=None) -> list:
+    """A panel's series split so that none holds more than `limit`: [(title suffix, series)]. One
+    facet per value of the field (of `fields`, default varying_fields) that splits them into the
+    fewest facets of at most `limit` each (a swept study: one facet per batch, say); when no field
+    does, consecutive chunks of `limit` ("1/2", "2/2"). Under the limit: [("", series)]."""
+    if len(series) <= limit:
+        return [("", series)]
+    best = None
+    for f in (varying_fields(series) if fields is None else fields):
+        parts = OrderedDict()
+        for k, rs in series.items():
+            parts.setdefault(_fmt(rs[0].get(f, "")), OrderedDict())[k] = rs
+        if max(len(p) for p in parts.values()) <= limit and (best is None or len(parts) < len(best[1])):
+            best = (f, parts)
+    if best:
+        return [(f"{best[0]}={v}", part) for v, part in best[1].items()]
+    items = list(series.items())
+    k = math.ceil(len(items) / limit)
+    return [(f"{i + 1}/{k}", OrderedDict(items[i * limit:(i + 1) * limit])) for i in range(k)]
+
+
 def series_labels(series: dict, with_strategy=True) -> dict:
     """key → label: the strategy, plus the config fields that differ between the series' groups."""
     firsts = {k: rs[0] for k, rs in series.items()}
-    # The study file names its point fields (every swept option among them); older files: a fixed list.
-    fields = next(iter(firsts.values())).get("_point_fields") if firsts else None
-    fields = [f for f in fields if f not in ("model", "strategy", "world_size")] if fields else _DIFF_FIELDS
-    varying = [f for f in fields if len({str(r.get(f, "")) for r in firsts.values()}) > 1]
-    # The global batch follows from the per-device batch and N in weak scaling (and the reverse in
-    # strong scaling), so it never tells two series apart: which row came first would decide.
-    derived = "global_batch" if all(r.get("scaling") == "weak" for r in firsts.values()) else "batch"
-    if derived in varying:
-        varying.remove(derived)
+    varying = varying_fields(series)
     out = {}
     for k, r in firsts.items():
         parts = [str(r.get("strategy", ""))] if with_strategy else []
@@ -208,7 +269,8 @@ def plot_agg(ax, agg, label, color, marker, shift=None, **kw):
                 capsize=3 if has_err else 0, **kw)
     bad = np.array([bool(f) for f in fl])
     if bad.any():
-        ax.plot(n[bad], med[bad], "o", ms=13, mfc="none", mec="red", mew=1.4, zorder=4)
+        ax.plot(n[bad], med[bad], "o", ms=2.4 * float(plt.rcParams["lines.markersize"]), mfc="none", mec="red",
+                mew=1.4 if not PAPER else 0.9, zorder=4)
 
 
 def reps_note(rows, metric=None) -> str:
@@ -394,7 +456,7 @@ def _record(fig, stem, title_lines, cap):
                      "legend_inside": ax.get_legend() is not None, "ylim": ax.get_ylim(),
                      "ylabel": ax.get_ylabel(), "xlabel": ax.get_xlabel()})
     LAYOUT.append({"stem": stem, "title": title_lines, "caption": cap, "title_fits": tb is None or (tb.x0 >= 0 and tb.x1 <= W),
-                   "axes": axes})
+                   "axes": axes, "size": tuple(fig.get_size_inches())})
 
 
 def _overlap(a, b) -> bool:
@@ -409,44 +471,67 @@ def titles_collide(rec) -> bool:
 
 def finish(fig, title: str, cap: str, out_dir: str, stem: str, legend_handles=None, legend_ncol=None) -> list:
     """Title (wrapped to the figure's width), wrapped caption under the panels, optional figure
-    legend between the panels and the caption (outside the data), then PNG + PDF. Returns paths."""
+    legend between the panels and the caption (outside the data), then PNG + PDF. Returns paths.
+    In paper mode (use_paper): no title and no caption, the figure scaled to the column width, and
+    PAPER_FORMATS (vector) written instead."""
     w_in, h_in = fig.get_size_inches()
+    if PAPER:
+        w = PAPER_WIDTH_IN[PAPER]
+        if abs(w - w_in) > 0.01:  # a script that sized its own figure: keep its aspect
+            fig.set_size_inches(w, h_in * w / w_in)
+            w_in, h_in = w, h_in * w / w_in
+        title, cap = "", ""
+        for ax in fig.axes:  # small panels: wrap their titles to their width
+            t = ax.get_title()
+            chars = int(ax.get_position().width * w_in * 72 / (float(plt.rcParams["axes.titlesize"]) * 0.55))
+            if t and chars > 10:
+                ax.set_title("\n".join(w for line in t.split("\n") for w in textwrap.wrap(line, chars)))
     width_chars = max(60, int(w_in * 72 / (7.5 * 0.55)))  # ~8 pt caption font
     cap_lines = []
     for line in cap.splitlines():
         cap_lines += textwrap.wrap(line, width_chars) or [""]
-    cap_h = (len(cap_lines) * 8 * 1.35 + 10) / 72.0  # inches
+    cap_h = (len(cap_lines) * 8 * 1.35 + 10) / 72.0 if cap else 0.0  # inches
     # A bold 12.5 pt character is ~0.62 em wide on average: wrap the title to the figure's width.
     # "N = 1" is kept on one line (no-break spaces around "=").
     title_lines = textwrap.wrap(re.sub(r" = ", "\u00a0=\u00a0", title),
                                 max(20, int(w_in * 72 * 0.94 / (12.5 * 0.58)))) or [""]
-    title_h = (len(title_lines) - 1) * 12.5 * 1.25 / 72.0
+    title_h = (len(title_lines) - 1) * 12.5 * 1.25 / 72.0 if title else 0.0
     leg_h = 0.0
     if legend_handles:
         longest = max(len(str(h.get_label())) for h in legend_handles)
-        fits = max(1, int(w_in * 72 * 0.95 // (longest * 8.5 * 0.56 + 42)))  # columns that fit the width
+        font = float(plt.rcParams["legend.fontsize"])  # 8.5 pt, 6.5 in paper mode
+        fits = max(1, int(w_in * 72 * 0.95 // (longest * font * 0.56 + 42 * font / 8.5)))  # columns that fit
         ncol = max(1, min(legend_ncol or 6, len(legend_handles), fits))
-        leg_h = (math.ceil(len(legend_handles) / ncol) * 9 * 1.5 + 6) / 72.0
+        leg_h = (math.ceil(len(legend_handles) / ncol) * font * 1.06 * 1.5 + 6) / 72.0
     fig.set_size_inches(w_in, h_in + cap_h + leg_h + title_h)
     H = h_in + cap_h + leg_h + title_h
-    fig.suptitle("\n".join(title_lines), fontweight="bold")
+    if title:
+        fig.suptitle("\n".join(title_lines), fontweight="bold")
     bottom = (cap_h + leg_h) / H
-    fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig.tight_layout(rect=(0, bottom, 1, 1), pad=0.4 if PAPER else 1.08)
     if legend_handles:
         fig.legend(handles=legend_handles, loc="lower center", ncol=ncol, frameon=False,
                    bbox_to_anchor=(0.5, cap_h / H))
-    fig.text(0.01, (cap_h - 4 / 72) / H, "\n".join(cap_lines), ha="left", va="top", fontsize=7.5,
-             color="#333333", linespacing=1.35)
+    if cap:
+        fig.text(0.01, (cap_h - 4 / 72) / H, "\n".join(cap_lines), ha="left", va="top", fontsize=7.5,
+                 color="#333333", linespacing=1.35)
     os.makedirs(out_dir, exist_ok=True)
     paths = []
-    for ext in ("png", "pdf"):
+    for i, ext in enumerate(PAPER_FORMATS if PAPER else ("png", "pdf")):
         p = os.path.join(out_dir, f"{stem}.{ext}")
         fig.savefig(p, dpi=DPI)
         paths.append(p)
-        if ext == "png":
-            _record(fig, stem, title_lines, cap)
+        if i == 0:
+            _record(fig, stem, title_lines if title else [], cap)
     plt.close(fig)
     return paths
+
+
+def add_paper_option(ap):
+    """The --paper option every plot command line shares (make_all.py, each script, commbench.py's)."""
+    ap.add_argument("--paper", choices=sorted(PAPER_WIDTH_IN), default=None,
+                    help="a figure for a paper: no title or caption, PDF + SVG, one-column (3.5 in) or "
+                         "two-column (7.16 in) width")
 
 
 def main(make, description: str):
@@ -456,7 +541,9 @@ def main(make, description: str):
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("study", help="study folder (holding study.h5) or study file")
     ap.add_argument("-o", "--out", default=None, help="output folder (default: <study folder>/plots)")
+    add_paper_option(ap)
     a = ap.parse_args()
+    use_paper(a.paper)
     out = a.out or os.path.join(a.study if os.path.isdir(a.study) else os.path.dirname(os.path.abspath(a.study)),
                                 "plots")
     try:

@@ -27,14 +27,14 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_fixtures import (ROOT, SAMPLES, FixtureStudyCase, check_outputs, make_multi_n_study,  # noqa: E402
                            mpimg, np, pdf_ok, png_has_content, run_make_all)
-import accuracy  # noqa: E402
 import breakdown  # noqa: E402
 import commbench  # noqa: E402
-import curves  # noqa: E402
 import efficiency  # noqa: E402
 import sbload  # noqa: E402
 import sbplot  # noqa: E402
+import overlay  # noqa: E402
 import speedup  # noqa: E402
+import throughput  # noqa: E402
 
 
 # A real `scalebench commbench --json` output (threads transport, 4 ranks, this project's
@@ -55,11 +55,18 @@ COMMBENCH_THREADS4 = {
 
 
 class SamplePlots(unittest.TestCase):
-    """Every plot on the committed sample files (results/samples)."""
+    """Every plot on the committed sample files (results/samples), drawn once by make_all.py (a
+    subprocess: its command line as a user runs it); each test checks its figure's files."""
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="sb_plots_")
+        cls.all = os.path.join(cls.tmp, "all")
+        cls.make_all = run_make_all(SAMPLES, "-o", cls.all)
+        cls.written = [line for line in cls.make_all.stdout.splitlines() if line.startswith(cls.all)]
+
+    def drawn(self, *stems):
+        return [p for p in self.written if os.path.splitext(os.path.basename(p))[0] in stems]
 
     @classmethod
     def tearDownClass(cls):
@@ -68,24 +75,26 @@ class SamplePlots(unittest.TestCase):
     def out(self, name):
         return os.path.join(self.tmp, name)
 
-    def test_speedup(self):
-        check_outputs(self, speedup.make(SAMPLES, self.out("speedup")), ["speedup"])
-
-    def test_efficiency(self):
-        check_outputs(self, efficiency.make(os.path.join(SAMPLES, "study.h5"), self.out("eff")), ["efficiency"])
+    def test_no_scaling_plots_at_one_n(self):
+        # The samples run every point at N = 1: speedup, efficiency and throughput vs N have nothing
+        # to show (a row of points at speedup 1 is not a scaling plot).
+        for mod in (speedup, efficiency, throughput):
+            with self.assertRaisesRegex(sbload.NoData, r"N does not vary .*\(N=1 only\)"):
+                mod.make(os.path.join(SAMPLES, "study.h5"), self.out("one-n"))
+        self.assertFalse(os.path.exists(self.out("one-n")))
 
     def test_accuracy(self):
-        check_outputs(self, accuracy.make(SAMPLES, self.out("acc")), ["accuracy"])
+        check_outputs(self, self.drawn("accuracy"), ["accuracy"])
 
     def test_curves(self):
-        paths = curves.make(SAMPLES, self.out("curves"))
         models = {r["model"] for r in sbload.load_study(SAMPLES).rows if r["epochs_done"] > 0}
         self.assertIn("unet:depth=2,base=4", models)
-        check_outputs(self, paths, ["curves-" + sbplot.slug(m) for m in models])
-        self.assertIn("curves-unet_depth-2_base-4.png", [os.path.basename(p) for p in paths])
+        stems = ["curves-" + sbplot.slug(m) for m in models]
+        check_outputs(self, self.drawn(*stems), stems)
+        self.assertIn("curves-unet_depth-2_base-4.png", [os.path.basename(p) for p in self.written])
 
     def test_breakdown(self):
-        check_outputs(self, breakdown.make(SAMPLES, self.out("bd")), ["breakdown"])
+        check_outputs(self, self.drawn("breakdown"), ["breakdown"])
 
     def test_commbench_absent_is_no_data(self):
         with self.assertRaises(sbload.NoData):
@@ -143,34 +152,54 @@ class SamplePlots(unittest.TestCase):
         self.assertTrue(np.isnan(sbload.num(run.summary.get("images_per_s"))))
 
     def test_make_all_on_samples(self):
-        out = self.out("all")
-        p = run_make_all(SAMPLES, "-o", out)
+        p = self.make_all
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        written = [line for line in p.stdout.splitlines() if line.startswith(out)]
-        self.assertGreaterEqual(len(written), 12, p.stdout)  # 6 figures at least, PNG + PDF each
-        for w in written:
+        self.assertGreaterEqual(len(self.written), 8, p.stdout)  # 4 figures at least, PNG + PDF each
+        for w in self.written:
             self.assertTrue(os.path.getsize(w) > 0, w)
         self.assertRegex(p.stdout, r"(?m)^skipped: commbench: .+")
+        self.assertRegex(p.stdout, r"(?m)^skipped: speedup: N does not vary")
 
 
 
 
-class MultiNPlots(FixtureStudyCase):
-    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples."""
+class FigureRules(FixtureStudyCase):
+    """Every study plot on a multi-N, multi-strategy, weak + strong study derived from the samples,
+    drawn once by make_all.py (in this process, so that its layout record can be read; with --with
+    a copy of the study file: the overlay), and the rules a figure for a paper keeps (docs/plots.md,
+    "Figure rules"), read from the layout record sbplot.finish() keeps of each figure it drew
+    (sbplot.LAYOUT): legends outside the data, titles that fit and do not collide, at most
+    sbplot.MAX_SERIES series per axes, one colour per strategy in every figure, one y scale across
+    the breakdown panels (about 10 s in all)."""
     build = staticmethod(make_multi_n_study)
 
-    def test_make_all(self):
-        out = os.path.join(self.tmp, "out")
-        with open(os.path.join(self.study, "commbench-threads4.json"), "w") as fh:
+    @classmethod
+    def setUpClass(cls):
+        import make_all
+        super().setUpClass()
+        del sbplot.LAYOUT[:]
+        cls.out = os.path.join(cls.tmp, "rules")
+        with open(os.path.join(cls.study, "commbench-threads4.json"), "w") as fh:
             json.dump(COMMBENCH_THREADS4, fh)
-        p = run_make_all(self.study, "-o", out)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        stems = {os.path.splitext(os.path.basename(x))[0] for x in p.stdout.split() if x.startswith(out)}
-        self.assertEqual(stems, {"speedup", "efficiency", "accuracy", "breakdown", "commbench",
+        cls.other = os.path.join(cls.tmp, "other-system")
+        os.makedirs(cls.other)
+        shutil.copy(os.path.join(cls.study, "study.h5"), cls.other)  # its points; no run files
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout):
+            cls.rc = make_all.main([cls.study, "-o", cls.out, "--with", cls.other])
+        cls.stdout = stdout.getvalue()
+        cls.layout = {r["stem"]: r for r in sbplot.LAYOUT}
+
+    def test_make_all(self):
+        self.assertEqual(self.rc, 0, self.stdout)
+        written = [x for x in self.stdout.split() if x.startswith(self.out)]
+        stems = {os.path.splitext(os.path.basename(x))[0] for x in written}
+        self.assertEqual(stems, {"throughput", "speedup", "efficiency", "accuracy", "breakdown", "commbench", "overlay",
                                  "curves-unet_depth-2_base-4", "curves-vgg11_width-0.0625_hidden-16_bn-1"})
+        self.assertEqual(len(written), 2 * len(stems))
         for s in stems:
-            png_has_content(self, os.path.join(out, s + ".png"))
-            pdf_ok(self, os.path.join(out, s + ".pdf"))
+            png_has_content(self, os.path.join(self.out, s + ".png"))
+            pdf_ok(self, os.path.join(self.out, s + ".pdf"))
 
     def test_failed_point_in_caption(self):
         study = sbload.load_study(self.study)
@@ -183,35 +212,40 @@ class MultiNPlots(FixtureStudyCase):
         self.assertGreater(phases["t_comm_exposed"], 0)
         self.assertAlmostEqual(sum(phases[p] for p, _ in breakdown.PHASES), phases["t_total"], places=9)
 
-
-class FigureRules(FixtureStudyCase):
-    """The rules a figure for a paper keeps (docs/plots.md, "Figure rules"), read from the layout
-    record sbplot.finish() keeps of each figure it drew (sbplot.LAYOUT): legends outside the data,
-    titles that fit and do not collide, at most sbplot.MAX_SERIES series per axes, one colour per
-    strategy in every figure, one y scale across the breakdown panels. Each figure is drawn once
-    (about 10 s in all)."""
-    build = staticmethod(make_multi_n_study)
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        del sbplot.LAYOUT[:]
-        out = os.path.join(cls.tmp, "rules")
-        for mod in (speedup, efficiency, accuracy, curves, breakdown):
-            mod.make(cls.study, out)
-        commbench.make(cls.study, out, commbench=[cls._commbench(cls.tmp)])
-        cls.layout = {r["stem"]: r for r in sbplot.LAYOUT}
-
-    @staticmethod
-    def _commbench(tmp):
-        path = os.path.join(tmp, "cb.json")
-        with open(path, "w") as fh:
-            json.dump(COMMBENCH_THREADS4, fh)
-        return path
-
     def test_every_figure_drawn(self):
-        self.assertEqual(set(self.layout), {"speedup", "efficiency", "accuracy", "breakdown", "commbench",
-                                            "curves-unet_depth-2_base-4", "curves-vgg11_width-0.0625_hidden-16_bn-1"})
+        self.assertEqual(set(self.layout), {"throughput", "speedup", "efficiency", "accuracy", "breakdown",
+                                            "commbench", "overlay", "curves-unet_depth-2_base-4",
+                                            "curves-vgg11_width-0.0625_hidden-16_bn-1"})
+
+    def test_overlay_draws_both_studies(self):
+        rec = self.layout["overlay"]
+        labels = [label for ax in rec["axes"] for label, _, _ in ax["series"]]
+        a, b = (f" — {sbload.load_study(s).name} ({os.path.basename(s)})" for s in (self.study, self.other))
+        self.assertTrue(any(lb.endswith(a) for lb in labels) and any(lb.endswith(b) for lb in labels), labels)
+        self.assertEqual({a["ylabel"] for a in rec["axes"]}, {"images/s (log)", "scaling efficiency (%)"})
+        self.assertIn(a[3:] + ": scalebench", rec["caption"])
+        self.assertIn(b[3:] + ": scalebench", rec["caption"])
+        with self.assertRaises(sbload.InputError):  # one study is no overlay
+            overlay.make([self.study], os.path.join(self.tmp, "one"))
+
+    def test_paper_mode(self):
+        # No title or caption, vector files only, the column's width; back to normal afterwards.
+        for mode, width in (("one", 3.5), ("two", 7.16)):
+            sbplot.use_paper(mode)
+            try:
+                paths = speedup.make(self.study, os.path.join(self.tmp, "paper-" + mode))
+            finally:
+                sbplot.use_paper(None)
+            self.assertEqual(sorted(os.path.splitext(p)[1] for p in paths), [".pdf", ".svg"])
+            pdf_ok(self, paths[0])
+            with open(paths[1]) as fh:
+                self.assertIn("<svg", fh.read(2000))
+            rec = sbplot.LAYOUT[-1]
+            self.assertEqual((rec["title"], rec["caption"]), ([], ""))
+            self.assertAlmostEqual(rec["size"][0], width, places=2)
+            for ax in rec["axes"]:
+                self.assertFalse(ax["legend_inside"])
+        self.assertEqual(sbplot.LAYOUT[-2]["stem"], "speedup")
 
     def test_legends_outside_and_titles_fit(self):
         for stem, rec in self.layout.items():

@@ -31,8 +31,8 @@ import sweep_axes  # noqa: E402
 POINT_FIELDS = "model,strategy,world_size,batch,global_batch,bucket_mb,compression"
 
 
-def axis_points(swept=True):
-    """(strategy, N, compression, bucket_mb, repetition, status) of the fixture's rows."""
+def axis_points(swept=True, batch=None):
+    """(strategy, N, compression, bucket_mb, repetition, status, batch) of the fixture's rows."""
     pts = [("single", 1, "none", 1.0, 1, "ok")]
     for comp in (("none", "bf16") if swept else ("none",)):
         for mb in ((0.25, 1.0) if swept else (1.0,)):
@@ -40,10 +40,12 @@ def axis_points(swept=True):
                 pts.append(("ring", n, comp, mb, 1, "ok"))
     pts.append(("ring", 2, "none", 1.0, 2, "ok"))  # a repetition: median with bars
     pts.append(("ring", 2, "none", 1.0, 3, "failed"))
-    return pts
+    return [p + (batch,) for p in pts]
 
 
-def make_axes_study(dst, swept=True):
+def make_axes_study(dst, swept=True, batches=(None,)):
+    """The fixture; with `batches` (per-device batch sizes) the same points at each: batches=(4, 8)
+    is studies/strategy-axes.toml's shape, 10 series (single and ring × 2 × 2) per panel."""
     import h5py
     with h5py.File(os.path.join(SAMPLES, "study.h5"), "r") as f:
         tmpl = f["runs"][()]
@@ -54,14 +56,19 @@ def make_axes_study(dst, swept=True):
     dt = np.dtype([(n, own[n] if n in own else (sdt if tmpl.dtype[n].kind == "O" else tmpl.dtype[n]))
                    for n in names])
     rows = []
-    for k, (strat, n, comp, mb, rep, status) in enumerate(axis_points(swept)):
+    points = [p for b in batches for p in axis_points(swept, b)]
+    for k, (strat, n, comp, mb, rep, status, batch) in enumerate(points):
         r = {c: (src[c].decode() if isinstance(src[c], bytes) else src[c]) for c in tmpl.dtype.names}
         ok = status == "ok"
-        r.update(run_id=f"{k:016x}", point_id=f"p{strat}{n}{comp}{mb}", group_id=f"g{comp}{mb}", strategy=strat,
-                 world_size=n, repetition=rep, global_batch=int(r["batch"]) * n, status=status,
+        batch = int(r["batch"]) if batch is None else batch
+        base = 100.0 * (1.3 if comp == "bf16" else 1.0) * (1.1 if mb < 1 else 1.0) * batch / 4
+        eff = 1.0 if n == 1 else 0.9 - 0.02 * batch / 4
+        r.update(run_id=f"{k:016x}", point_id=f"p{strat}{n}{comp}{mb}b{batch}", group_id=f"g{comp}{mb}b{batch}",
+                 strategy=strat, world_size=n, repetition=rep, batch=batch, global_batch=batch * n, status=status,
                  bucket_mb=mb, compression=comp,
-                 images_per_s=(100.0 * n * (1.3 if comp == "bf16" else 1.0) * (1.1 if mb < 1 else 1.0)
-                               * (1.05 if rep == 2 else 1.0)) if ok else np.nan,
+                 images_per_s=base * n * eff * (1.05 if rep == 2 else 1.0) if ok else np.nan,
+                 speedup=n * eff if ok else np.nan, efficiency=eff if ok else np.nan, baseline=f"{strat} N=1",
+                 baseline_images_per_s=base,
                  final_val_miou=(0.6 - 0.01 * n - (0.02 if comp == "bf16" else 0.0)) if ok else np.nan)
         rows.append(tuple(r[c] for c in names))
     return write_fixture_study(dst, "axes-fixture", np.array(rows, dtype=dt), point_fields=POINT_FIELDS)
@@ -126,6 +133,44 @@ class SweepAxesPlots(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^skipped: sweep_axes: the study varies no run option")
         self.assertFalse([f for f in os.listdir(flat_out) if f.startswith("axis-")])
         self.assertIn(os.path.join(flat_out, "speedup.png"), p.stdout.split())
+
+
+class SweptScalingPlots(unittest.TestCase):
+    """The scaling plots of a swept study shaped like studies/strategy-axes.toml (single and ring ×
+    compression × bucket_mb, at per-device batch 4 and 8: 10 series a model): no axes holds more
+    than sbplot.MAX_SERIES series (with the ideal line); the facets are one per batch."""
+
+    @classmethod
+    def setUpClass(cls):
+        import sbplot
+        import speedup
+        import throughput
+        cls.tmp = tempfile.mkdtemp(prefix="sb_swept_")
+        cls.study = make_axes_study(os.path.join(cls.tmp, "swept"), batches=(4, 8))
+        del sbplot.LAYOUT[:]
+        for mod in (speedup, throughput):
+            mod.make(cls.study, os.path.join(cls.tmp, "out"))
+        cls.layout = {r["stem"]: r for r in sbplot.LAYOUT}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_facets_hold_at_most_max_series(self):
+        import sbplot
+        for stem in ("speedup", "throughput"):
+            axes = self.layout[stem]["axes"]
+            self.assertEqual(sorted(a["title"].split("\n")[-1] for a in axes), ["batch=4", "batch=8"], stem)
+            for ax in axes:
+                data = [s for s in ax["series"] if not s[0].startswith("ideal")]
+                self.assertEqual(len(data), 5, (stem, ax["series"]))  # single + ring × 2 × 2
+                self.assertLessEqual(len(ax["series"]), sbplot.MAX_SERIES, (stem, ax["series"]))
+                self.assertFalse(any("batch=" in s[0] for s in data), data)  # the facet says it, not each label
+
+    def test_throughput_is_log_log_with_an_ideal_per_line(self):
+        ax = self.layout["throughput"]["axes"][0]
+        self.assertEqual(ax["ylabel"], "images/s (log)")
+        self.assertIn("ideal: N × the line's N = 1 images/s", [s[0] for s in ax["series"]])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # axes_sweep_test.sh — the strategy study of studies/strategy-axes.toml (compression × bucket size ×
 # batch) end to end on this machine: it expands to the expected points, every point runs (mpirun,
-# oversubscribed), collect derives a speedup for each from its own N = 1 point, the report splits
-# its tables by the swept fields, and the plots label one series per combination.
+# oversubscribed), collect derives a speedup for each from its own N = 1 point, the report shows one
+# row per point (--full: a table per swept value), and the plots label one series per combination.
 # Usage: axes_sweep_test.sh <scalebench-binary> <source-dir>. Needs mpirun and /usr/bin/python3 with h5py.
 set -uo pipefail
 sb=$1
@@ -25,9 +25,14 @@ grep -qF "18 points = 1 model x 2 batches x (single at N=1 + ring at N=1,2 x 2 b
 grep -q "ring N=2 b=4 bucket_mb=0.25 compression=bf16" "$tmp/sweep" || { cat "$tmp/sweep"; fail "no axis values in the progress prefix"; }
 "$sb" collect "$tmp/study/" > "$tmp/collect" || fail collect
 grep -q "collect: 18 runs (18 ok, 0 not ok)" "$tmp/collect" || { cat "$tmp/collect"; fail "not 18 ok runs"; }
-"$sb" report "$tmp/study/study.h5" > "$tmp/report" || fail report
-cat "$tmp/report"
-# one table per batch × compression × bucket for ring (8), one per batch for single (2)
+"$sb" report "$tmp/study/study.h5" > "$tmp/compact" || fail report
+cat "$tmp/compact"
+# by default one table, one row per point, the swept fields as columns
+[ "$(grep -c '^== ' "$tmp/compact")" -eq 1 ] || fail "expected one compact table"
+grep -q '^strategy  *N  *batch  *bucket_mb  *compression  *global batch  *images/s' "$tmp/compact" || fail "compact header"
+[ "$(grep -cE '^(ring|single) ' "$tmp/compact")" -eq 18 ] || fail "expected 18 rows, one per point"
+"$sb" report "$tmp/study/study.h5" --full > "$tmp/report" || fail "report --full"
+# --full: one table per batch × compression × bucket for ring (8), one per batch for single (2)
 [ "$(grep -c '^== unet:depth=2,base=4 - ring - batch=. bucket_mb=.* compression=' "$tmp/report")" -eq 8 ] || fail "expected 8 ring tables"
 [ "$(grep -c '^== unet:depth=2,base=4 - single' "$tmp/report")" -eq 2 ] || fail "expected 2 single tables"
 /usr/bin/python3 - "$tmp/study/study.h5" <<'PY' || fail "speedups"
@@ -46,4 +51,5 @@ PY
 /usr/bin/python3 "$src/plots/make_all.py" "$tmp/study" -o "$tmp/plots" --only speedup > "$tmp/plots.log" 2>&1 ||
   { cat "$tmp/plots.log"; fail plots; }
 [ -s "$tmp/plots/speedup.png" ] || { ls "$tmp/plots"; cat "$tmp/plots.log"; fail "no speedup.png"; }
+grep -q "^skipped" "$tmp/plots.log" && { cat "$tmp/plots.log"; fail "speedup skipped"; }
 echo "ok: swept, collected, reported and plotted"

@@ -1,5 +1,9 @@
 // test_report.cpp — report tables: one per model × strategy, points ordered by N, repetitions
 // aggregated by their median, failed points shown with their error; markdown and JSON shapes.
+#include <array>
+#include <sstream>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/study/analysis/collect.h"
@@ -213,4 +217,138 @@ TEST(Report, FingerprintAndWhatANoisyPointRanUnder) {
   EXPECT_GT(line, t.find("== unet - single"));
   EXPECT_LT(line, t.find("== unet - ring"));
   EXPECT_EQ(t.find("noisy N=2"), std::string::npos) << t;  // a quiet point says nothing
+}
+
+// Issue 49: the commit comes from the run files. A binary outside a git tree records git_sha
+// "unknown" but the commit it was built from (git_sha_build); a dirty checkout says so; runs from
+// different commits say that they disagree, with their counts.
+TEST(Report, CommitFromTheRunFiles) {
+  const auto commit_line = [](const std::vector<std::array<const char*, 3>>& runs) {
+    StudyFile f;
+    for (const auto& [sha, dirty, build] : runs) {
+      Attrs r;
+      r.set("point_id", "p"), r.set("model", "m"), r.set("strategy", "single"), r.set("status", "ok");
+      r.set("world_size", 1), r.set("git_sha", sha), r.set("git_dirty", dirty), r.set("git_sha_build", build);
+      r.set("scalebench_version", "0.1.0");
+      f.runs.append(r);
+    }
+    const std::string t = report(f, Format::text);
+    const auto at = t.find("  commit");
+    return at == std::string::npos ? t : t.substr(at, t.find('\n', at) - at);
+  };
+  EXPECT_EQ(commit_line({{"unknown", "unknown", "5a615b4"}, {"unknown", "unknown", "5a615b4"}}),
+            "  commit     5a615b4 (build), 0.1.0");
+  EXPECT_EQ(commit_line({{"c0ffee1", "true", "5a615b4"}}), "  commit     c0ffee1 (uncommitted changes), 0.1.0");
+  EXPECT_EQ(commit_line({{"c0ffee1", "false", "c0ffee1"}, {"unknown", "unknown", "5a615b4"}, {"c0ffee1", "false", ""}}),
+            "  commit     runs disagree: c0ffee1 (2 runs), 5a615b4 (build) (1 run), 0.1.0");
+  EXPECT_EQ(commit_line({{"", "", ""}}), "  commit     unknown, 0.1.0");  // a file from before the columns
+}
+
+namespace {
+
+// A study shaped like studies/strategy-axes.toml, cut down: single at N=1 and ring at N=1, 2 ×
+// compression none/bf16, each at per-device batch 2 and 4 (weak scaling): 6 tables in full.
+StudyFile swept() {
+  StudyFile f;
+  f.attrs.set("study", "axes");
+  const auto add = [&](const std::string& strategy, int n, const std::string& comp, int batch) {
+    Attrs r;
+    r.set("point_id", fmt::format("{}{}{}{}", strategy, n, comp, batch));
+    r.set("group_id", fmt::format("g{}{}", comp, batch));
+    r.set("model", "unet"), r.set("task", "segmentation"), r.set("strategy", strategy), r.set("scaling", "weak");
+    r.set("status", "ok"), r.set("world_size", n), r.set("batch", batch), r.set("global_batch", batch * n);
+    r.set("compression", comp), r.set("lr_effective", 0.05), r.set("steps_per_epoch", std::int64_t(10));
+    r.set("images_per_s", 100.0 * n * batch * (comp == "bf16" ? 1.2 : 1.0) * (n == 2 ? 0.9 : 1.0));
+    r.set("final_val_miou", 0.5);
+    f.runs.append(r);
+  };
+  for (int batch : {2, 4}) {
+    add("single", 1, "none", batch);
+    for (const char* comp : {"none", "bf16"})
+      for (int n : {1, 2}) add("ring", n, comp, batch);
+  }
+  add_speedup(f.runs);
+  add_point_stats(f.runs);
+  return f;
+}
+
+// The words of the k-th line (1-based) that starts with `start`.
+std::vector<std::string> words_of_line(const std::string& text, const std::string& start, int k = 1) {
+  std::size_t at = 0;
+  for (int i = 0; i < k; ++i) {
+    at = text.find("\n" + start, i ? at + 1 : 0);
+    if (at == std::string::npos) return {};
+  }
+  std::istringstream line(text.substr(at + 1, text.find('\n', at + 1) - at - 1));
+  std::vector<std::string> words;
+  for (std::string w; line >> w;) words.push_back(w);
+  return words;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t k = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++k;
+  return k;
+}
+
+}  // namespace
+
+// Issue 49: a swept study reads as one compact table by default — one row per point, the swept
+// fields as columns, each figure once — and as one table per swept value with --full; JSON is
+// complete either way.
+TEST(Report, SweptStudyCompactByDefaultFullOnRequest) {
+  const StudyFile f = swept();
+  const std::string compact = report(f, Format::text), full = report(f, Format::text, true);
+  EXPECT_EQ(count_of(compact, "\n== "), 1u) << compact;  // one table
+  EXPECT_NE(compact.find("== points (weak scaling): one row per point"), std::string::npos) << compact;
+  const std::vector<std::string> header = words_of_line(compact, "strategy ");
+  ASSERT_GE(header.size(), 7u) << compact;
+  EXPECT_EQ(std::vector<std::string>(header.begin(), header.begin() + 7),
+            (std::vector<std::string>{"strategy", "N", "batch", "compression", "global", "batch", "images/s"}))
+      << compact;
+  EXPECT_EQ(count_of(compact.substr(compact.find("\n== ")), "images/s"), 1u) << compact;  // each figure once
+  EXPECT_EQ(count_of(compact, "\nring "), 8u) << compact;    // one row per point
+  EXPECT_EQ(count_of(compact, "\nsingle "), 2u) << compact;
+  EXPECT_EQ(compact.find("steps/epoch"), std::string::npos) << compact;  // --full's columns
+  const std::vector<std::string> row = words_of_line(compact, "ring ", 6);  // batch=4 bf16 N=2
+  ASSERT_GE(row.size(), 5u) << compact;
+  EXPECT_EQ(std::vector<std::string>(row.begin(), row.begin() + 5),
+            (std::vector<std::string>{"ring", "2", "4", "bf16", "8"})) << compact;
+  EXPECT_EQ(count_of(full, "\n== unet - ring - batch="), 4u) << full;  // a table per swept value
+  EXPECT_EQ(count_of(full, "\n== unet - single - batch="), 2u) << full;
+  EXPECT_NE(full.find("steps/epoch"), std::string::npos) << full;
+  const std::string md = report(f, Format::markdown);
+  EXPECT_NE(md.find("| strategy | N | batch | compression | global batch |"), std::string::npos) << md;
+  for (bool all : {false, true}) {
+    const json::Json js = json::parse(report(f, Format::json, all), "report --format json");
+    EXPECT_EQ(js["tables"].size(), 6u) << js;
+    EXPECT_TRUE(js["tables"][0]["points"][0].contains("tflops")) << js;  // every figure
+  }
+  // A study that sweeps nothing but N (sample(): model, strategy, N) keeps its tables.
+  EXPECT_EQ(report(sample(), Format::text), report(sample(), Format::text, true));
+}
+
+// A study with a target and a [select] by steps to target: the compact report prints the steps of
+// each configuration once (the selection lists every candidate with them); --full both tables.
+TEST(Report, StepsToTargetOnceWhenCompact) {
+  StudyFile f = swept();
+  for (const char* c : {"target_value", "steps_to_target_olympic", "steps_to_target_lo", "steps_to_target_hi"})
+    f.runs.add(c, scalebench::record::Column::Kind::f64);
+  for (const char* c : {"config_id", "target_metric"}) f.runs.add(c, scalebench::record::Column::Kind::str);
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) {
+    f.runs.find("target_value")->f[r] = 0.45;
+    f.runs.find("steps_to_target_olympic")->f[r] = 412;
+    f.runs.find("config_id")->s[r] = f.runs.str("point_id", r);
+    f.runs.find("target_metric")->s[r] = "final_val_miou";
+  }
+  Attrs s;
+  s.set("cell", "b=2"), s.set("grid", "lr"), s.set("candidate", "lr=0.05"), s.set("score", 412.0);
+  s.set("runs", 3), s.set("eligible", 1), s.set("selected", 1);
+  f.selection.append(s);
+  f.attrs.set("select_objective", "steps_to_target");
+  const std::string compact = report(f, Format::text), full = report(f, Format::text, true);
+  EXPECT_EQ(compact.find("== steps to target"), std::string::npos) << compact;
+  EXPECT_NE(compact.find("== selection"), std::string::npos) << compact;
+  EXPECT_NE(full.find("== steps to target"), std::string::npos) << full;
+  EXPECT_NE(full.find("== selection"), std::string::npos) << full;
 }

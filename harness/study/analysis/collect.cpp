@@ -222,7 +222,7 @@ const std::vector<std::string>& context_columns() {
     std::vector<std::string> c = {"hostnames", record::kHostFingerprintKey};
     for (const record::HostField& f : record::host_fields()) c.push_back(f.key);  // the machine type
     for (const char* x : {"gpu_stack", "blas", "blas_core", "thread_budget", "rank_threads", "cpu_warnings", "compiler",
-                          "build_type", "mpi_version", "hdf5_version", "git_sha", "git_dirty", "scalebench_version",
+                          "build_type", "mpi_version", "hdf5_version", "git_sha", "git_dirty", "git_sha_build", "scalebench_version",
                           "transport_used", "gpu_shared"})
       c.push_back(x);
     return c;

@@ -1,4 +1,4 @@
-// report.cpp — study tables per model × strategy (see report.h).
+// report.cpp — study tables per model × strategy, or one compact table of a swept study (see report.h).
 #include "harness/study/analysis/report.h"
 
 #include <algorithm>
@@ -77,6 +77,33 @@ std::pair<std::string, std::string> status_of(const record::Table& t, const Poin
   return {status, t.str("error", r)};
 }
 
+// The commit a run's numbers come from: the checkout's HEAD where the binary ran inside one
+// (git_sha), else the commit it was built from (git_sha_build, configure time: an installed or
+// copied binary records git_sha "unknown"); "" when neither is known (an older study file).
+std::string run_commit(const record::Table& t, std::size_t r) {
+  const std::string head = t.str("git_sha", r), build = t.str("git_sha_build", r);
+  if (!head.empty() && head != "unknown") return head + (t.str("git_dirty", r) == "true" ? " (uncommitted changes)" : "");
+  if (!build.empty() && build != "unknown") return build + " (build)";
+  return "";
+}
+
+// The runs' commit; when they disagree, each with its run count, so a reader sees the mix.
+std::string commit_of(const record::Table& t) {
+  std::vector<std::pair<std::string, int>> seen;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    const std::string c = run_commit(t, r);
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == c; });
+    if (it == seen.end()) seen.push_back({c, 1});
+    else ++it->second;
+  }
+  const auto name = [](const std::string& c) { return c.empty() ? std::string("unknown") : c; };
+  if (seen.size() == 1) return name(seen[0].first);
+  std::string s = "runs disagree:";
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    s += fmt::format("{} {} ({} run{})", i ? "," : "", name(seen[i].first), seen[i].second, seen[i].second == 1 ? "" : "s");
+  return s;
+}
+
 // Where and from what the numbers come: hosts, processors, the code, when, the file's schema.
 std::vector<std::pair<std::string, std::string>> provenance(const StudyFile& f) {
   const record::Table& t = f.runs;
@@ -87,17 +114,11 @@ std::vector<std::pair<std::string, std::string>> provenance(const StudyFile& f) 
     if (first.empty() || c < first) first = c;
     if (last.empty() || c > last) last = c;
   }
-  std::string commit = distinct_values(t, "git_sha");
-  for (std::size_t r = 0; r < t.rows(); ++r)
-    if (t.integer("git_dirty", r)) {
-      commit += " (uncommitted changes)";
-      break;
-    }
   return {{"hosts", distinct_values(t, "hostnames")},
           {"cpu", distinct_values(t, "cpu_model")},
           {"gpus", distinct_values(t, "gpu_names")},
           {"fingerprint", distinct_values(t, record::kHostFingerprintKey)},  // the machine type (compare)
-          {"commit", commit + ", " + distinct_values(t, "scalebench_version")},
+          {"commit", commit_of(t) + ", " + distinct_values(t, "scalebench_version")},
           {"runs", first.empty() ? "-" : first + " .. " + last},
           {"collected", f.attrs.str("created_utc") + ", schema " + f.attrs.str("schema_version") + ", " +
                             f.attrs.str("writer")}};
@@ -111,8 +132,79 @@ std::string interval(const record::Table& t, const PointRows& p, const std::stri
   return "[" + fixed(lo * scale, decimals) + ", " + fixed(hi * scale, decimals) + "]";
 }
 
+// A point's status cell: a short error inline; a long one (an MPI rank's message with its source
+// location, say) numbered in text and appended to `notes` to go under the table in full, instead of
+// being cut to fit the column: the end is often the part that says why.
+std::string status_cell(const record::Table& t, const PointRows& p, Format format, std::vector<std::string>& notes) {
+  auto [status, error] = status_of(t, p);
+  if (!error.empty() && (format != Format::text || error.size() <= kInlineError)) {
+    status += ": " + error;
+  } else if (!error.empty()) {
+    auto same = std::find(notes.begin(), notes.end(), error);
+    if (same == notes.end()) same = notes.insert(notes.end(), error);
+    status += fmt::format(" [{}]", same - notes.begin() + 1);
+  }
+  return status;
+}
+
+// The swept fields a compact table shows as columns: varied_keys less the per-device batch in a
+// strong-scaling study (it follows from N there; the global batch is a column of its own).
+std::vector<std::string> swept_fields(const record::Table& t) {
+  bool strong = t.rows() > 0;
+  for (std::size_t r = 0; r < t.rows(); ++r) strong = strong && t.str("scaling", r) == "strong";
+  std::vector<std::string> out;
+  for (const std::string& k : varied_keys({&t}))
+    if (k != "batch" || !strong) out.push_back(k);
+  return out;
+}
+
 std::string count(std::int64_t v) { return v > 0 ? std::to_string(v) : "-"; }
 std::string general(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "-"; }
+
+// A swept study's points in one table, the swept fields as columns and each figure once: the
+// columns a reader compares across points (report.h says which; --full gives the rest).
+std::string compact_table(const record::Table& t, const std::vector<Group>& groups, Format format) {
+  const std::vector<std::string> swept = swept_fields(t);
+  std::vector<std::string> models, tasks;
+  for (const Group& g : groups)
+    for (const PointRows& p : g.points) {
+      const std::size_t r = p.rows.front();
+      if (std::find(models.begin(), models.end(), t.str("model", r)) == models.end()) models.push_back(t.str("model", r));
+      if (std::find(tasks.begin(), tasks.end(), t.str("task", r)) == tasks.end()) tasks.push_back(t.str("task", r));
+    }
+  const bool all_cls = tasks == std::vector<std::string>{"classification"};
+  const bool mixed = tasks.size() > 1;
+  TextTable tt;
+  if (models.size() > 1) tt.header.push_back("model");
+  tt.header.insert(tt.header.end(), {"strategy", "N"});
+  tt.header.insert(tt.header.end(), swept.begin(), swept.end());
+  tt.header.insert(tt.header.end(), {"global batch", "images/s", "95%", "speedup", "efficiency", "95% (%)",
+                                     mixed ? "mIoU/accuracy" : all_cls ? "accuracy" : "mIoU", "runs", "flags", "status"});
+  std::vector<std::string> notes, noisy;
+  for (const Group& g : groups)
+    for (const PointRows& p : g.points) {
+      const std::size_t r = p.rows.front();
+      std::vector<std::string> row;
+      if (models.size() > 1) row.push_back(g.model);
+      row.insert(row.end(), {g.strategy, std::to_string(t.integer("world_size", r))});
+      for (const std::string& k : swept) row.push_back(t.str(k, r).empty() ? "-" : t.str(k, r));
+      const bool seg = t.str("task", r) != "classification";
+      row.insert(row.end(), {std::to_string(t.integer("global_batch", r)), fixed(point_median(t, p, "images_per_s"), 1),
+                             interval(t, p, "images_per_s", 1, 1), fixed(point_median(t, p, "speedup"), 2),
+                             percent(point_median(t, p, "efficiency"), 1), interval(t, p, "efficiency", 100, 1),
+                             fixed(point_median(t, p, seg ? "final_val_miou" : "final_val_accuracy"), 3),
+                             fmt::format("{}/{}", p.ok_rows.size(), p.rows.size()),
+                             t.str("flags", r).empty() ? "-" : t.str("flags", r), status_cell(t, p, format, notes)});
+      tt.rows.push_back(std::move(row));
+      if (t.str("flags", r).find("noisy") != std::string::npos)
+        if (const std::string n = ran_under(t, p.rows); !n.empty())
+          noisy.push_back(fmt::format("noisy {}: ran under {}", row_label(t, r, swept), n));
+    }
+  std::string out = render(tt, format);
+  for (std::size_t i = 0; i < notes.size(); ++i) out += fmt::format("  [{}] {}\n", i + 1, notes[i]);
+  for (const std::string& n : noisy) out += (format == Format::markdown ? "- " : "  ") + n + "\n";
+  return out;
+}
 
 std::string report_json(const StudyFile& f, const std::vector<Group>& groups) {
   using json::number_or_null;
@@ -154,7 +246,7 @@ std::string report_json(const StudyFile& f, const std::vector<Group>& groups) {
 
 }  // namespace
 
-std::string report(const StudyFile& f, Format format) {
+std::string report(const StudyFile& f, Format format, bool full) {
   const record::Table& t = f.runs;
   const auto groups = groups_of(t);
   const auto med = [&](const PointRows& p, const std::string& c) { return point_median(t, p, c); };
@@ -176,6 +268,15 @@ std::string report(const StudyFile& f, Format format) {
                      format == Format::markdown ? "\n" : "");
   for (const auto& [flag, rule] : kFlagRules)
     out += fmt::format("{}flag {}: {}\n", format == Format::markdown ? "- " : "  ", flag, rule);
+  // A swept study (a table per value of a swept field, report.h): one compact table by default.
+  const bool swept = std::any_of(groups.begin(), groups.end(), [](const Group& g) { return !g.series.empty(); });
+  if (swept && !full) {
+    out += fmt::format("\n{}points ({} scaling): one row per point, the swept fields as columns; report --full: every "
+                       "column, one table per model x strategy x swept values\n",
+                       format == Format::markdown ? "### " : "== ", distinct_values(t, "scaling"));
+    if (format == Format::markdown) out += "\n";
+    return out + compact_table(t, groups, format) + report_tuning(f, format, false);
+  }
   for (const Group& g : groups) {
     const std::size_t r0 = g.points[0].rows[0];
     const bool seg = t.str("task", r0) != "classification";
@@ -186,19 +287,10 @@ std::string report(const StudyFile& f, Format format) {
     tt.header = {"N", "global batch", "LR", "steps/epoch", "epoch s", "images/s", "95%", "speedup", "vs", "efficiency",
                  "95% (%)", "TFLOP/s", "MFU", "comm exposed", "val loss", seg ? "mIoU" : "accuracy", "runs", "flags",
                  "status"};
-    // A long error (an MPI rank's message with its source location, say) goes under the table in
-    // full, numbered, instead of being cut to fit the column: the end is often the part that says why.
     std::vector<std::string> notes;
     for (const PointRows& p : g.points) {
       const std::size_t r = p.rows.front();
-      auto [status, error] = status_of(t, p);
-      if (!error.empty() && (format != Format::text || error.size() <= kInlineError)) {
-        status += ": " + error;
-      } else if (!error.empty()) {
-        auto same = std::find(notes.begin(), notes.end(), error);
-        if (same == notes.end()) same = notes.insert(notes.end(), error);
-        status += fmt::format(" [{}]", same - notes.begin() + 1);
-      }
+      const std::string status = status_cell(t, p, format, notes);
       tt.rows.push_back({std::to_string(t.integer("world_size", r)), std::to_string(t.integer("global_batch", r)),
                          general(t.num("lr_effective", r)), count(t.integer("steps_per_epoch", r)),
                          fixed(med(p, "epoch_time_s"), 3), fixed(med(p, "images_per_s"), 1),
@@ -219,7 +311,7 @@ std::string report(const StudyFile& f, Format format) {
           out += fmt::format("{}noisy N={}: ran under {}\n", format == Format::markdown ? "- " : "  ",
                              t.integer("world_size", r), n);
   }
-  return out + report_tuning(f, format);
+  return out + report_tuning(f, format, true);
 }
 
 }  // namespace scalebench::study

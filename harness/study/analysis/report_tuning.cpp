@@ -1,7 +1,9 @@
 // report_tuning.cpp — report's sections for a study with a target or a [select] (tuning.h): steps
 // to target per configuration (olympic mean over its runs, their range, how many did not reach
 // it) and, with a selection, every candidate of every cell with its score, the grid and the
-// winner. Reads only the study file's columns and /selection; computes nothing collect did not.
+// winner; compact (report.h): with a selection by steps to target, only its table (every
+// configuration is a candidate there, scored by the same steps), so each figure is printed once.
+// Reads only the study file's columns and /selection; computes nothing collect did not.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -78,14 +80,14 @@ void add_report_tuning(const StudyFile& f, json::Json& doc) {
                       {"candidates", std::move(candidates)}};
 }
 
-std::string report_tuning(const StudyFile& f, Format format) {
+std::string report_tuning(const StudyFile& f, Format format, bool full) {
   const record::Table& t = f.runs;
   const auto rows = configurations(t);
   const record::Table& sel = f.selection;
   const std::string objective = f.attrs.str("select_objective");
   std::string out;
   const bool md = format == Format::markdown;
-  if (!rows.empty()) {
+  if (!rows.empty() && (full || !sel.rows() || objective != "steps_to_target")) {
     out += fmt::format("\n{}steps to target ({} >= {}): the olympic mean over a configuration's ok runs (its seeds; "
                        "the lowest and highest dropped when there are 3 or more), [..] the lowest and highest run; a "
                        "run that did not reach the target counts as the highest\n",

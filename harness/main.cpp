@@ -29,6 +29,7 @@
 #include "harness/study/project/project_cli.h"
 #include "harness/study/spec/overrides.h"
 #include "harness/study/sweep.h"
+#include "harness/study/launch/slurm/alloc.h"
 #include "harness/study/launch/slurm/point.h"
 #include "harness/study/status.h"
 #include "harness/train/field_cli.h"
@@ -96,6 +97,7 @@ struct StudyOptions {
   int group = 0, repetition = 1;  // slurm-point
   std::int64_t guard_pid = 0;     // run-guard
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
+  int array_throttle = 0;         // sweep --array-throttle (0: none)
   std::vector<std::string> sets;  // sweep --set section.key=value
   std::string name, output;       // sweep --name, --output
   std::vector<std::string> match_ignore;
@@ -164,6 +166,9 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   sweep->add_option("--profile", o.profile, "slurm: cluster profile, e.g. slurm/profiles/local-test.toml (docs/slurm.md)");
   sweep->add_flag("--dry-run", o.dry_run, "local: print the points and their commands; slurm: write the job scripts "
                   "into <study>/slurm/ for review; run or submit nothing");
+  sweep->add_option("--array-throttle", o.array_throttle, "slurm: at most K repetitions of a point run at once "
+                    "(#SBATCH --array=1-6%K; docs/slurm.md)")
+      ->check(CLI::Range(1, 100000));
   auto* status = app.add_subcommand("status", "State of every point of a study: pending, running, ok, failed, preempted");
   status->add_option("dir", o.dir, "Study folder, e.g. results/cpu-demo/")->required();
   // Run by the generated sbatch scripts inside their allocation; not meant to be typed.
@@ -172,6 +177,10 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   point->add_option("dir", o.dir, "Study folder")->required();
   point->add_option("--group", o.group, "Point group (the script's number)")->required();
   point->add_option("--repetition", o.repetition, "Repetition")->required();
+  // Run by the sweep.sbatch of --launcher slurm-alloc inside its allocation; not meant to be typed.
+  auto* in_alloc = app.add_subcommand("slurm-sweep", "");
+  in_alloc->group("");
+  in_alloc->add_option("dir", o.dir, "Study folder")->required();
   // Started by rank 0 of an MPI-launched run (harness/record/run_guard.h); not meant to be typed.
   auto* guard = app.add_subcommand("run-guard", "");
   guard->group("");
@@ -241,7 +250,8 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
       for (std::string l; std::getline(lines, l);) std::cout << "sweep: " << o.spec << " with " << l << "\n";
     }
     const auto outcome = st::run_sweep(spec,
-                                       {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile},
+                                       {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile,
+                                        .array_throttle = o.array_throttle},
                                        std::cout);
     return outcome.exit_code();  // 75: preempted, rerun; 128 + N: stopped by signal N
   }
@@ -252,6 +262,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   }
   if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);
+  if (app.got_subcommand("slurm-sweep")) return st::slurm::run_slurm_sweep(o.dir, std::cout);
   if (app.got_subcommand("run-guard")) return scalebench::record::run_guard_main(o.file, o.guard_pid);
   if (app.got_subcommand("collect")) st::collect(o.dir, o.out, std::cout, {.skip_unreadable = o.skip_unreadable});
   if (app.got_subcommand("report"))
@@ -423,7 +434,7 @@ int main(int argc, char** argv) {
       run_train(train, argc, argv);
     } else if (app.got_subcommand("sweep") || app.got_subcommand("collect") || app.got_subcommand("report") ||
                app.got_subcommand("compare") || app.got_subcommand("status") || app.got_subcommand("ab") ||
-               app.got_subcommand("slurm-point") || app.got_subcommand("run-guard")) {
+               app.got_subcommand("slurm-point") || app.got_subcommand("slurm-sweep") || app.got_subcommand("run-guard")) {
       return run_study_command(app, study_opts);
     } else if (app.got_subcommand("commbench")) {
       bench.algos.clear();

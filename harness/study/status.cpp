@@ -129,6 +129,7 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
   // The latest submission of each group wins.
   std::map<std::string, slurm::JobRecord> latest;
   for (const auto& j : slurm::read_jobs(study_dir)) latest[j.group] = j;
+  const slurm::JobRecord* alloc = latest.count("sweep") ? &latest.at("sweep") : nullptr;
 
   std::vector<PointState> out;
   for (const auto& g : groups) {
@@ -148,7 +149,18 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
           s.detail = e.what();
         }
       bool submitted = false;
-      if (auto it = latest.find(std::to_string(g.index)); it != latest.end()) {
+      // --launcher slurm-alloc: every point is a step of the one allocation job (the later of it
+      // and a job of the point's own, when the study was submitted both ways).
+      const auto own = latest.find(std::to_string(g.index));
+      const bool shared = alloc && (own == latest.end() || own->second.submitted_utc <= alloc->submitted_utc);
+      if (shared) {
+        submitted = true;
+        s.job = alloc->job_id;
+        if (auto j = view.jobs.find(s.job); j != view.jobs.end()) {
+          s.slurm = j->second.first;
+          if (s.detail.empty()) s.detail = j->second.second;
+        }
+      } else if (auto it = own; it != latest.end()) {
         std::set<std::string> reps;
         for (const auto& r : split(it->second.repetitions, ',')) reps.insert(r);
         if (reps.count(std::to_string(c.repetition))) {
@@ -167,8 +179,21 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
       }
       const std::size_t epochs = rf.epochs.rows();
       const std::string& q = s.slurm;
-      const bool queued = slurm_queued(q), live = slurm_live(q);
-      if (s.file == "ok") {
+      const bool queued = slurm_queued(q);
+      // A running allocation is this point's live job only while its step runs (the run file says so).
+      const bool live = slurm_live(q) && (!shared || s.file == "running");
+      // A step of a running allocation that has not started yet (no run file, or one left by an
+      // earlier allocation), or that the allocation never reached before it ended.
+      const bool step_waits = shared && slurm_live(q) && s.file != "ok" && s.file != "running" &&
+                              (s.file.empty() || rf.owner.slurm_job != s.job);
+      if (step_waits) {
+        s.state = "pending";
+        s.detail = fmt::format("waits for its step in allocation job {}", s.job);
+      } else if (shared && s.file.empty() && !queued) {
+        s.state = "not run";
+        s.detail = fmt::format("allocation job {} ended {} before this point's step; rerun the sweep", s.job,
+                               q.empty() ? "(no longer queued)" : q);
+      } else if (s.file == "ok") {
         s.state = "ok";
         s.detail = fmt::format("{} epochs", epochs);
       } else if (queued) {
@@ -212,10 +237,12 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
 std::vector<std::string> side_job_lines(const std::string& study_dir, const SlurmView& view) {
   const slurm::JobRecord* datagen = nullptr;  // the latest submission's of each
   const slurm::JobRecord* collect = nullptr;
+  const slurm::JobRecord* alloc = nullptr;
   const auto jobs = slurm::read_jobs(study_dir);
   for (const auto& j : jobs) {
     if (j.group == "datagen") datagen = &j;
     if (j.group == "collect") collect = &j;
+    if (j.group == "sweep") alloc = &j;
   }
   std::vector<std::string> lines;
   // Not in the view: ended and forgotten when squeue answered, else unknown.
@@ -233,6 +260,11 @@ std::vector<std::string> side_job_lines(const std::string& study_dir, const Slur
     else if (slurm_queued(q) && !it->second.second.empty())
       state += " (" + it->second.second + ")";
     lines.push_back(fmt::format("dataset job {}{}: {}", datagen->job_id, what.empty() ? "" : " (" + what + ")", state));
+  }
+  if (alloc) {
+    const auto it = view.jobs.find(alloc->job_id);
+    lines.push_back(fmt::format("allocation job {}: {} (log: {}/slurm/logs/sweep-{}.out)", alloc->job_id,
+                                it == view.jobs.end() ? gone : it->second.first, study_dir, alloc->job_id));
   }
   if (collect) {
     const auto it = view.jobs.find(collect->job_id);

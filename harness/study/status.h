@@ -48,7 +48,10 @@ std::vector<PointState> study_status(const std::string& study_dir, const SlurmVi
 // One line for each of the study's jobs that are not points, from the latest submission of each in
 // slurm/jobs.tsv, with the view's state: the dataset job ("dataset job 4710: COMPLETED — dataset
 // data/x.h5"; when it ended otherwise, that its waiting points will not start and where its log is)
-// and the collect job ("collect job 4716: PENDING"). None for a local study.
+// the allocation of --launcher slurm-alloc ("allocation job 4720: RUNNING (log: …)") and the collect
+// job ("collect job 4716: PENDING"). None for a local study. A point of an allocation is pending
+// while the allocation is queued, or runs and has not reached the point's step yet; not run when
+// the allocation ended before it.
 std::vector<std::string> side_job_lines(const std::string& study_dir, const SlurmView& view);
 // Prints the table and a summary line (and a note naming the run files in runs/ made on other data
 // than the spec's dataset holds now: no point counts them, run_filter.h); returns the states.

@@ -54,8 +54,11 @@ void check_sweep_inputs(const SweepSpec& spec) {
 }
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) {
+  const LauncherKind kind = opt.launcher.value_or(spec.launcher);
+  SB_REQUIRE(opt.array_throttle == 0 || kind == LauncherKind::slurm, "--array-throttle {}: only --launcher slurm "
+             "submits job arrays (this sweep's launcher is {})", opt.array_throttle, name_of(kind));
   check_sweep_inputs(spec);
-  const auto launcher = make_launcher(opt.launcher.value_or(spec.launcher));
+  const auto launcher = make_launcher(kind);
   if (opt.dry_run) return launcher->run(spec, opt, out);
   const StudyLock lock(spec.output);  // local: the whole sweep; slurm: the submission
   return launcher->run(spec, opt, out);

@@ -20,7 +20,8 @@
 //     128 + the signal;
 //   - a dataset recipe is generated first when its file is missing.
 // Launchers (launch/launcher.h): local (launch/local.cpp) runs the points here as above; slurm
-// (launch/slurm/) writes one sbatch script per point and submits them; nothing runs here.
+// (launch/slurm/) writes one sbatch script per point and submits them; slurm-alloc submits one job
+// whose allocation runs the loop above with srun steps (slurm/alloc.h); nothing runs here.
 #pragma once
 
 #include <iosfwd>

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-# Subcommands whose --help is read. slurm-point is hidden from `scalebench --help` (the generated
-# sbatch scripts run it) but docs/slurm.md names it.
+# Subcommands whose --help is read. slurm-point and slurm-sweep are hidden from `scalebench --help`
+# (the generated sbatch scripts run them) but docs/slurm.md names them.
 EXPECTED_SUBCOMMANDS = ("datagen", "train", "sweep", "status", "collect", "report", "compare", "ab", "commbench", "trace")
-HIDDEN_SUBCOMMANDS = ("slurm-point",)
+HIDDEN_SUBCOMMANDS = ("slurm-point", "slurm-sweep")
 # Subcommands of the design (docs/design.md, a copy of shared/DESIGN.md) that this tree does not have;
 # README.md would say so. Lines using them are skipped and counted.
 NOT_BUILT = {}

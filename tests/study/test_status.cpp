@@ -221,6 +221,61 @@ TEST(Status, DatasetAndCollectJobLines) {
             (std::vector<std::string>{"dataset job 99 (data/x.h5): no longer queued", "collect job 400: no longer queued"}));
 }
 
+// --launcher slurm-alloc: every point is a step of the one allocation job (jobs.tsv row `sweep`).
+// While it runs, a point with no run file (or one left by an earlier allocation) waits for its
+// step; one the allocation wrote says what happened; once it has ended, a point it never reached
+// is `not run`. The allocation has a line of its own.
+TEST(Status, PointsOfOneAllocation) {
+  sbtest::TempDir tmp;
+  const std::string dir = tmp / "st";
+  std::filesystem::create_directories(dir + "/slurm");
+  { std::ofstream(dir + "/study.toml") << spec_text(dir); }
+  const auto groups = slurm::group_points(expand(parse_spec(spec_text(dir), "s")));
+  {
+    std::ofstream j(dir + "/slurm/jobs.tsv");
+    j << "submitted_utc\tgroup\tjob_id\trepetitions\tscript\tlabel\n"
+      << "2026-01-01T00:00:00Z\t1\t100\t1,2\ts\tl\n"  // an earlier per-point submission
+      << "2026-01-02T00:00:00Z\tsweep\t500\t\ts\tthe sweep in one allocation\n"
+      << "2026-01-02T00:00:01Z\tcollect\t501\t\tc\tcollect\n";
+  }
+  record::RunOwner ours, earlier;
+  ours.slurm_job = "500";
+  earlier.slurm_job = "499";
+  write_run(dir, groups[0].reps[0], "ok", 3);
+  write_run(dir, groups[0].reps[1], "running", 1, ours);
+  write_run(dir, groups[1].reps[0], "failed", 0, earlier);  // to be rerun by this allocation
+  write_run(dir, groups[1].reps[1], "failed", 0, ours);     // failed in this allocation
+  // groups[2]: no run files.
+  SlurmView v;
+  v.queue_known = true;
+  v.jobs["500"] = {"RUNNING", ""};
+  auto by = [&](int g, int r) {
+    for (const auto& s : study_status(dir, v))
+      if (s.group == g && s.repetition == r) return s;
+    return PointState{};
+  };
+  EXPECT_EQ(by(1, 1).state, "ok");
+  EXPECT_EQ(by(1, 1).job, "500");  // the later submission wins over the point's own job 100
+  EXPECT_EQ(by(1, 2).state, "running");
+  EXPECT_EQ(by(2, 1).state, "pending");
+  EXPECT_EQ(by(2, 1).detail, "waits for its step in allocation job 500");
+  EXPECT_EQ(by(2, 2).state, "failed");
+  EXPECT_EQ(by(2, 2).detail, "boom");
+  EXPECT_EQ(by(3, 1).state, "pending");
+  EXPECT_EQ(by(3, 2).detail, "waits for its step in allocation job 500");
+  EXPECT_EQ(side_job_lines(dir, v),
+            (std::vector<std::string>{fmt::format("allocation job 500: RUNNING (log: {}/slurm/logs/sweep-500.out)", dir),
+                                      "collect job 501: no longer queued"}));
+  v.jobs["500"] = {"PENDING", "Resources"};
+  EXPECT_EQ(by(3, 1).state, "pending");
+  EXPECT_EQ(by(3, 1).detail, "Resources");
+  v.jobs["500"] = {"CANCELLED", "by 0"};
+  EXPECT_EQ(by(3, 1).state, "not run");
+  EXPECT_EQ(by(3, 1).detail, "allocation job 500 ended CANCELLED before this point's step; rerun the sweep");
+  EXPECT_EQ(by(2, 1).state, "failed");  // the earlier allocation's failure stands until a rerun
+  EXPECT_EQ(by(1, 1).state, "ok");
+}
+
 // A study that sweeps run options: each row names its values, so the 8 ring rows of one N differ
 // (single, which uses neither option, shows only the swept batch); print_status prints them.
 TEST(Status, RowsNameTheSweptValues) {

@@ -1,13 +1,16 @@
 // launcher.h — how a sweep's points get run: a Launcher takes the expanded spec and either runs
 // every point here, one process (or mpirun job) at a time (local.cpp), or writes and submits one
-// sbatch job per point (slurm/launcher.cpp). `scalebench sweep` picks one by name and knows no more.
+// sbatch job per point, or one job whose allocation runs the whole sweep (slurm/launcher.cpp).
+// `scalebench sweep` picks one by name and knows no more.
 // What it deliberately does not do: expand specs (spec/), or read results back (analysis/, status.h).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/study/launch/launcher_kind.h"
 #include "harness/study/spec/spec.h"
@@ -20,6 +23,7 @@ struct SweepOptions {
   bool dry_run = false;      // print the points and their commands (local) / write the scripts (slurm); run nothing
   std::string exe;           // the scalebench binary for the children ("" = this one)
   std::string profile;       // slurm: the cluster profile ("" = the spec's [study] profile)
+  int array_throttle = 0;    // slurm (one job per point): at most this many repetitions of a point at once (0: no cap)
 };
 
 struct SweepOutcome {
@@ -40,6 +44,15 @@ class Launcher {
 
 std::unique_ptr<Launcher> make_local_launcher();
 std::unique_ptr<Launcher> make_slurm_launcher();
+std::unique_ptr<Launcher> make_slurm_alloc_launcher();
 std::unique_ptr<Launcher> make_launcher(LauncherKind kind);
+
+// The command that runs one point from here: the local launcher's launch_command (launch/command.h),
+// or, inside a Slurm allocation, its srun step (slurm/script.h step_command).
+using PointCommand = std::function<std::vector<std::string>(const record::RunConfig& c, const std::string& runs_dir)>;
+// The local launcher's loop (local.cpp; its promises in sweep.h) with the command of each point
+// given: what `scalebench slurm-sweep` runs inside the allocation of --launcher slurm-alloc.
+SweepOutcome run_points_here(const SweepSpec& spec, const SweepOptions& opt, const PointCommand& command,
+                             std::ostream& out);
 
 }  // namespace scalebench::study

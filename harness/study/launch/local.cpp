@@ -1,7 +1,8 @@
 // local.cpp — the local launcher: every point of the spec, one after another, each as its own
 // process on this host (launch/command.h), output prefixed "[3/12] unet ring N=4 " (see sweep.h
 // for what a sweep promises: skip ok points, leave live ones alone, record failures, stop on
-// preemption or a stop signal).
+// preemption or a stop signal). The loop, run_points_here, takes each point's command from its
+// caller: `scalebench slurm-sweep` runs it inside a Slurm allocation with srun steps (slurm/alloc.h).
 // What it deliberately does not do: run points concurrently (they would share this host's cores
 // and distort each other's throughput).
 #include "harness/study/launch/launcher.h"
@@ -47,17 +48,22 @@ std::string prefix(const SweepSpec& spec, const record::RunConfig& c, std::size_
 
 class LocalLauncher final : public Launcher {
  public:
-  SweepOutcome run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) override;
+  SweepOutcome run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) override {
+    const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
+    return run_points_here(
+        spec, opt, [&](const record::RunConfig& c, const std::string& runs) { return launch_command(c, exe, runs); },
+        out);
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<Launcher> make_local_launcher() { return std::make_unique<LocalLauncher>(); }
 
-SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, std::ostream& out) {
+SweepOutcome run_points_here(const SweepSpec& spec, const SweepOptions& opt, const PointCommand& command,
+                             std::ostream& out) {
   auto points = expand(spec);
   const std::string runs = (fs::path(spec.output) / "runs").string();
-  const std::string exe = opt.exe.empty() ? record::self_executable() : opt.exe;
   // Each point's run id holds what its dataset file holds, as its train will compute it (a dry run
   // before the file exists names the points without it).
   for (auto& p : points) record::identify_data(p);
@@ -104,7 +110,7 @@ SweepOutcome LocalLauncher::run(const SweepSpec& spec, const SweepOptions& opt, 
     const std::string id = record::run_id(c);
     const std::string path = (fs::path(runs) / (id + ".h5")).string();
     const PriorRun prior = prior_run(path);
-    const auto cmd = launch_command(c, exe, runs);
+    const auto cmd = command(c, runs);
     if (prior.kind == PriorRun::Kind::ok) {
       ++r.skipped;
       out << pre << " ok already (" << path << "), skipped\n" << std::flush;

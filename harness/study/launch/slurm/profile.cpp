@@ -105,7 +105,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   if (s.has("collect_time")) s.fail("collect_time", "moved: write `time = ...` in a [collect] table (docs/slurm.md)");
   if (s.has("cpus_per_task"))
     s.fail("cpus_per_task", "renamed max_cpus_per_task: a point asks for threads x devices cores, at most this many");
-  s.check_known({"name", "partition", "account", "qos", "time", "tasks_per_node", "gpus_per_node", "gpu_request",
+  s.check_known({"name", "partition", "account", "qos", "time", "allocation_time", "tasks_per_node", "gpus_per_node", "gpu_request",
                  "gpu_type", "gpus_per_task", "gpu_bind", "max_cpus_per_task", "exclusive", "launcher", "srun_mpi", "srun_args", "mpirun_args", "sbatch_args",
                  "modules", "env", "signal_seconds", "requeue", "scalebench", "plots", "python"});
   Profile p;
@@ -117,6 +117,8 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   where_keys(s, p.partition, p.account, p.qos);
   p.time = s.str("time").value_or(p.time);
   checked(s, "time", p.time, require_time);
+  p.allocation_time = s.str("allocation_time").value_or(p.time);
+  checked(s, "allocation_time", p.allocation_time, require_time);
   p.tasks_per_node = int(s.integer("tasks_per_node", 1, 4096).value_or(p.tasks_per_node));
   p.gpus_per_node = int(s.integer("gpus_per_node", 0, 1024).value_or(p.gpus_per_node));
   p.gpu_request = s.one_of("gpu_request", "gpus-per-node", {"gpus-per-node", "gres"}) == "gres" ? GpuRequest::gres

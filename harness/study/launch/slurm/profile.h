@@ -36,6 +36,7 @@ struct Profile {
   std::string name;                    // [cluster] name
   std::string partition, account, qos; // optional ("" = the cluster's default)
   std::string time = "01:00:00";       // per point job
+  std::string allocation_time;         // the whole sweep's job of --launcher slurm-alloc ("" = time)
   int tasks_per_node = 1;              // ranks per node (on GPU clusters: = GPUs per node)
   int gpus_per_node = 0;               // 0 on CPU clusters; GPUs are requested only for --backend cuda points
   int max_cpus_per_task = 1;           // a task asks for threads × its devices cores, at most this many

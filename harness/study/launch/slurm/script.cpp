@@ -81,6 +81,28 @@ std::string gpu_directive(const Profile& p, int gpus) {
                                            : fmt::format("--gpus-per-node={}{}", type, gpus);
 }
 
+// The end of a job script: `command` in the background with USR1 passed on to it, its exit status
+// the job's; 75 (preempted) requeues the job when the profile says so.
+void usr1_forwarding(std::string& s, const std::string& command, const std::string& what, bool requeue) {
+  s += "# Slurm signals only this shell (--signal=B:USR1@...); pass USR1 on, so the run finishes its\n";
+  s += "# step, marks its run file preempted and exits 75. The trap is set before the launch: a USR1\n";
+  s += "# that comes before the point has a pid is remembered and passed on once it has one.\n";
+  s += "point=\nstop=0\n";
+  s += "trap 'stop=1; [ -n \"$point\" ] && kill -USR1 \"$point\" 2>/dev/null' USR1\n";
+  s += command + " &\n";
+  s += "point=$!\n";
+  s += "[ \"$stop\" -eq 1 ] && kill -USR1 \"$point\" 2>/dev/null\n";
+  s += "while :; do\n  wait \"$point\"\n  rc=$?\n  kill -0 \"$point\" 2>/dev/null || break\ndone\n";
+  s += "# Killed by the USR1 before it could catch it (138 = 128 + SIGUSR1): nothing ran, requeue as preempted.\n";
+  s += "[ \"$stop\" -eq 1 ] && [ \"$rc\" -eq 138 ] && rc=75\n";
+  if (requeue) {
+    s += "if [ \"$rc\" -eq 75 ]; then\n";
+    s += fmt::format("  echo \"scalebench: {} preempted; requeueing job $SLURM_JOB_ID\"\n", what);
+    s += "  scontrol requeue \"$SLURM_JOB_ID\"\nfi\n";
+  }
+  s += "exit \"$rc\"\n";
+}
+
 }  // namespace
 
 std::vector<PointGroup> group_points(const std::vector<record::RunConfig>& points) {
@@ -130,7 +152,7 @@ Resources resources_for(const record::RunConfig& c, const Profile& p) {
 }
 
 std::vector<std::string> step_command(const record::RunConfig& c, const Profile& p, const std::string& exe,
-                                      const std::string& runs_dir) {
+                                      const std::string& runs_dir, StepIn in) {
   std::vector<std::string> cmd;
   const int ranks = ranks_of(c);
   if (uses_mpi(c) && p.launcher == "mpirun") {
@@ -140,10 +162,15 @@ std::vector<std::string> step_command(const record::RunConfig& c, const Profile&
     const Resources r = resources_for(c, p);
     cmd = {"srun"};
     if (uses_mpi(c) && !p.srun_mpi.empty()) cmd.push_back("--mpi=" + p.srun_mpi);
+    // In a shared allocation of more nodes than the point's, the step says where it goes (in its
+    // own job, the job's resources are exactly these).
+    if (in == StepIn::allocation) cmd.push_back(fmt::format("--nodes={}", r.nodes));
     cmd.push_back(fmt::format("--ntasks={}", ranks));
+    if (in == StepIn::allocation) cmd.push_back(fmt::format("--ntasks-per-node={}", r.tasks_per_node));
     // Slurm >= 22.05: a step no longer inherits the job's --cpus-per-task (one CPU per task otherwise).
     cmd.push_back(fmt::format("--cpus-per-task={}", r.cpus_per_task));
     if (r.gpus_per_task > 0 && p.gpus_per_task) cmd.push_back(fmt::format("--gpus-per-task={}", r.gpus_per_task));
+    else if (r.gpus_per_node > 0 && in == StepIn::allocation) cmd.push_back(gpu_directive(p, r.gpus_per_node));
     if (r.gpus_per_task > 0 && !p.gpu_bind.empty()) cmd.push_back("--gpu-bind=" + p.gpu_bind);
     cmd.push_back("--kill-on-bad-exit=1");
     // The profile's --export=ALL,... is merged into scalebench's, which comes last (srun takes the
@@ -167,7 +194,7 @@ std::string point_script_name(const PointGroup& g) {
 }
 
 std::string point_script(const std::string& study, const PointGroup& g, const std::vector<int>& reps,
-                         const Profile& p, const ScriptPaths& paths, bool after_datagen) {
+                         const Profile& p, const ScriptPaths& paths, bool after_datagen, int throttle) {
   SB_CHECK(!reps.empty(), "point_script: no repetitions to run for {}", g.label);
   check_paths(paths);
   require_word(study, "study.name");
@@ -203,7 +230,7 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
                    r.nodes, r.ntasks, r.tasks_per_node, r.cpus_per_task);
   if (r.gpus_per_node > 0) s += "#SBATCH " + gpu_directive(p, r.gpus_per_node) + "\n";
   s += "#SBATCH --time=" + require_time(p.time, "cluster.time") + "\n";
-  if (array) s += "#SBATCH --array=" + array_spec(reps) + "\n";
+  if (array) s += "#SBATCH --array=" + array_spec(reps) + (throttle > 0 ? fmt::format("%{}", throttle) : "") + "\n";
   if (p.signal_seconds > 0) s += fmt::format("#SBATCH --signal=B:USR1@{}\n", p.signal_seconds);
   if (p.requeue) s += "#SBATCH --requeue\n";
   if (r.exclusive) s += "#SBATCH --exclusive\n";
@@ -217,24 +244,73 @@ std::string point_script(const std::string& study, const PointGroup& g, const st
   s += "# slurm-point skips a repetition whose run file already says ok, runs the step, and records a\n";
   s += "# failure in the run file when the step dies without writing one.\n";
   s += array ? "rep=${SLURM_ARRAY_TASK_ID}\n" : fmt::format("rep={}\n", reps.front());
-  s += "# Slurm signals only this shell (--signal=B:USR1@...); pass USR1 on, so the run finishes its\n";
-  s += "# step, marks its run file preempted and exits 75. The trap is set before the launch: a USR1\n";
-  s += "# that comes before the point has a pid is remembered and passed on once it has one.\n";
-  s += "point=\nstop=0\n";
-  s += "trap 'stop=1; [ -n \"$point\" ] && kill -USR1 \"$point\" 2>/dev/null' USR1\n";
-  s += fmt::format("{} slurm-point {} --group {} --repetition \"$rep\" &\n", quote(paths.exe), quote(paths.study_dir),
-                   g.index);
-  s += "point=$!\n";
-  s += "[ \"$stop\" -eq 1 ] && kill -USR1 \"$point\" 2>/dev/null\n";
-  s += "while :; do\n  wait \"$point\"\n  rc=$?\n  kill -0 \"$point\" 2>/dev/null || break\ndone\n";
-  s += "# Killed by the USR1 before it could catch it (138 = 128 + SIGUSR1): nothing ran, requeue as preempted.\n";
-  s += "[ \"$stop\" -eq 1 ] && [ \"$rc\" -eq 138 ] && rc=75\n";
-  if (p.requeue) {
-    s += "if [ \"$rc\" -eq 75 ]; then\n";
-    s += fmt::format("  echo \"scalebench: point {} repetition $rep preempted; requeueing job $SLURM_JOB_ID\"\n", g.index);
-    s += "  scontrol requeue \"$SLURM_JOB_ID\"\nfi\n";
+  usr1_forwarding(s, fmt::format("{} slurm-point {} --group {} --repetition \"$rep\"", quote(paths.exe),
+                                  quote(paths.study_dir), g.index),
+                  fmt::format("point {} repetition $rep", g.index), p.requeue);
+  return s;
+}
+
+Resources allocation_resources(const std::vector<record::RunConfig>& points, const Profile& p) {
+  Resources a;
+  for (const auto& c : points) {
+    const Resources r = resources_for(c, p);
+    a.nodes = std::max(a.nodes, r.nodes);
+    a.tasks_per_node = std::max(a.tasks_per_node, r.tasks_per_node);
+    a.cpus_per_task = std::max(a.cpus_per_task, r.cpus_per_task);
+    a.gpus_per_node = std::max(a.gpus_per_node, r.gpus_per_node);
+    a.fills_nodes = a.fills_nodes || r.fills_nodes;
+    a.exclusive = a.exclusive || r.exclusive;
   }
-  s += "exit \"$rc\"\n";
+  a.ntasks = a.nodes * a.tasks_per_node;
+  return a;
+}
+
+std::string allocation_script(const std::string& study, const std::vector<record::RunConfig>& points, const Profile& p,
+                              const ScriptPaths& paths) {
+  SB_CHECK(!points.empty(), "allocation_script: no points");
+  check_paths(paths);
+  require_word(study, "study.name");
+  const Resources r = allocation_resources(points, p);
+  const auto groups = group_points(points);
+  const std::string runs = paths.study_dir + "/runs";
+
+  std::string s = "#!/bin/bash\n";
+  s += fmt::format("# scalebench study {}: the whole sweep ({} points in {} groups) in one allocation of {} node(s) "
+                   "— written by\n", study, points.size(), groups.size(), r.nodes);
+  s += fmt::format("# `scalebench sweep --launcher slurm-alloc` with the profile {} (copied to {}/slurm/profile.toml).\n",
+                   p.name, paths.study_dir);
+  s += "# Rewritten on every submission: change the spec or the profile, not this file.\n";
+  s += "# Per node: the most tasks, CPUs per task and GPUs any point asks for; every point is one srun step\n";
+  s += "# on its own nodes of the allocation, so N = 1 and the largest N run on the same nodes.\n";
+  if (r.exclusive)
+    s += fmt::format("# --exclusive: {}.\n", p.exclusive == Exclusive::always
+                                                 ? "the profile's exclusive = \"always\""
+                                                 : "a point fills its nodes (the profile's exclusive = \"full-nodes\")");
+  s += fmt::format("#SBATCH --job-name=sb-{}-sweep\n", study);
+  s += "#SBATCH --chdir=" + paths.workdir + "\n";
+  s += fmt::format("#SBATCH --output={}/slurm/logs/sweep-%j.out\n", paths.study_dir);
+  s += "#SBATCH --open-mode=append\n";
+  s += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks-per-node={}\n#SBATCH --cpus-per-task={}\n", r.nodes,
+                   r.tasks_per_node, r.cpus_per_task);
+  if (r.gpus_per_node > 0) s += "#SBATCH " + gpu_directive(p, r.gpus_per_node) + "\n";
+  s += "#SBATCH --time=" + require_time(p.allocation_time, "cluster.allocation_time") + "\n";
+  if (p.signal_seconds > 0) s += fmt::format("#SBATCH --signal=B:USR1@{}\n", p.signal_seconds);
+  if (p.requeue) s += "#SBATCH --requeue\n";
+  if (r.exclusive) s += "#SBATCH --exclusive\n";
+  where_directives(s, p.partition, p.account, p.qos, p.sbatch_args);
+  preamble(s, p, p.modules);
+  s += "\n# The points' training steps, in the order of their first repetition (repetition 1 shown; the\n";
+  s += "# repetitions run interleaved, repetition outermost). scalebench runs each as an argument vector:\n";
+  for (const auto& g : groups) {
+    const auto step = step_command(g.reps.front(), p, paths.exe, runs, StepIn::allocation);
+    for (const auto& w : step) require_arg(w, fmt::format("point {} ({}): the value", g.index, g.label));
+    s += fmt::format("#   [{}] {}\n", g.index, join_command(step));
+  }
+  s += "# slurm-sweep skips every point whose run file already says ok (a resubmitted or requeued\n";
+  s += "# allocation runs only what is left), runs the others, and records a failure in the run file\n";
+  s += "# when a step dies without writing one.\n";
+  usr1_forwarding(s, fmt::format("{} slurm-sweep {}", quote(paths.exe), quote(paths.study_dir)), "the sweep",
+                  p.requeue);
   return s;
 }
 

@@ -1,6 +1,6 @@
-// slurm/script.h — the Slurm launcher's pure part: points grouped into jobs (one job per point; the
-// repetitions of a point form a job array, since an array cannot vary its size), the resources each
-// job asks for, the command its step runs, and the text of the sbatch scripts. Pure functions of
+// slurm/script.h — the Slurm launchers' pure part: points grouped into jobs (one job per point; the
+// repetitions of a point form a job array, since an array cannot vary its size — or one allocation
+// for the whole sweep, each point a step in it), the resources each job asks for, the command its step runs, and the text of the sbatch scripts. Pure functions of
 // (points, profile, paths): no files, no processes — slurm/submit.h writes and submits them.
 // Every value that reaches a script passes slurm/safe.h first.
 //
@@ -56,8 +56,14 @@ Resources resources_for(const record::RunConfig& c, const Profile& p);
 // srun steps carry SCALEBENCH_LAUNCHER=srun so the ranks check SLURM_PROCID/SLURM_NTASKS against MPI:
 // scalebench's --export comes after the profile's srun_args and keeps the variables of an
 // --export=ALL,... there, so a profile cannot turn the rank checks off.
+// In a job of its own (StepIn::point_job) the step gets the job's nodes. In the one allocation of a
+// whole sweep (StepIn::allocation, K nodes) it names its own place: --nodes=<its nodes>
+// --ntasks-per-node=<its tasks per node>, and for cuda points without --gpus-per-task its GPUs per
+// node in the profile's form (--gpus-per-node=N or --gres=gpu:N), so a 1-GPU point gets one GPU.
+// mpirun (launcher = "mpirun") places its ranks by the allocation's slots, filling node 1 first.
+enum class StepIn { point_job, allocation };
 std::vector<std::string> step_command(const record::RunConfig& c, const Profile& p, const std::string& exe,
-                                      const std::string& runs_dir);
+                                      const std::string& runs_dir, StepIn in = StepIn::point_job);
 
 struct ScriptPaths {
   std::string study_dir;   // the study folder as the sweep names it (relative to workdir or absolute)
@@ -69,8 +75,20 @@ struct ScriptPaths {
 // some finished before): one repetition of a one-repetition study is a plain job, otherwise a job
 // array whose task ids are the repetition numbers. `after_datagen`: the points wait for the dataset
 // job (sbatch gets --dependency=afterok:<its id> on the command line; the script says so).
+// `throttle` > 0: at most that many of its repetitions run at once (#SBATCH --array=1-6%<throttle>).
 std::string point_script(const std::string& study, const PointGroup& g, const std::vector<int>& reps,
-                         const Profile& p, const ScriptPaths& paths, bool after_datagen = false);
+                         const Profile& p, const ScriptPaths& paths, bool after_datagen = false, int throttle = 0);
+
+// The one allocation of a whole sweep (--launcher slurm-alloc): K = the most nodes a point needs,
+// and per node the most tasks, CPUs per task and GPUs any point asks for; exclusive when a point's
+// is. Throws like resources_for when the profile cannot hold a point.
+Resources allocation_resources(const std::vector<record::RunConfig>& points, const Profile& p);
+
+// Its script: those resources for the profile's allocation_time, the profile's preamble and
+// preemption lines, every point group's step command as a comment (for review), then
+// `scalebench slurm-sweep <study>` (slurm/alloc.h) with USR1 passed on as in a point script.
+std::string allocation_script(const std::string& study, const std::vector<record::RunConfig>& points, const Profile& p,
+                              const ScriptPaths& paths);
 
 // The dataset job: `scalebench datagen` of the spec's [dataset] recipe into `data`, on the
 // [collect] resources, before any point (which wait for it with afterok).
@@ -82,7 +100,8 @@ std::string datagen_script(const std::string& study, const data::GenConfig& g, c
 std::string collect_script(const std::string& study, const std::vector<std::string>& after_jobs, const Profile& p,
                            const ScriptPaths& paths);
 
-// Script file names inside <study>/slurm/: "03-unet-ring-n2.sbatch", "collect.sbatch", "datagen.sbatch".
+// Script file names inside <study>/slurm/: "03-unet-ring-n2.sbatch", "collect.sbatch", "datagen.sbatch"
+// (and "sweep.sbatch": allocation_script's).
 std::string point_script_name(const PointGroup& g);
 
 }  // namespace scalebench::study::slurm

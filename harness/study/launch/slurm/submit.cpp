@@ -51,6 +51,25 @@ std::string submit(const std::string& sbatch, const fs::path& script, const std:
   return id;
 }
 
+ScriptPaths script_paths(const SweepSpec& spec, const Profile& p, const SubmitOptions& opt) {
+  ScriptPaths paths{.study_dir = spec.output,
+                    .workdir = fs::current_path().string(),
+                    .exe = !opt.exe.empty() ? opt.exe : p.scalebench};
+  while (paths.study_dir.size() > 1 && paths.study_dir.back() == '/') paths.study_dir.pop_back();
+  return paths;
+}
+
+// The study folder's copies of the spec and the profile (what the jobs read) and its slurm/logs.
+void write_study_folder(const SweepSpec& spec, const Profile& p) {
+  const fs::path study = spec.output;
+  std::error_code ec;
+  fs::create_directories(study / "runs", ec);
+  fs::create_directories(study / "slurm" / "logs", ec);
+  SB_REQUIRE(!ec, "{}: cannot create the folder: {}", (study / "slurm" / "logs").string(), ec.message());
+  write_text(study / "study.toml", spec.text);
+  write_text(study / "slurm" / "profile.toml", p.text);
+}
+
 }  // namespace
 
 SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const SubmitOptions& opt, std::ostream& out) {
@@ -58,10 +77,7 @@ SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const Submit
   const auto groups = group_points(points);
   const fs::path study = spec.output;
   const fs::path slurm_dir = study / "slurm";
-  ScriptPaths paths{.study_dir = spec.output,
-                    .workdir = fs::current_path().string(),
-                    .exe = !opt.exe.empty() ? opt.exe : p.scalebench};
-  while (paths.study_dir.size() > 1 && paths.study_dir.back() == '/') paths.study_dir.pop_back();
+  const ScriptPaths paths = script_paths(spec, p, opt);
 
   out << fmt::format("sweep: {}: {}, in {} jobs (a point's repetitions are one job array) -> Slurm via profile {} ({})\n",
                      spec.name, points_summary(spec, points.size()), groups.size(), p.name, p.source)
@@ -94,16 +110,12 @@ SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const Submit
       out << fmt::format("[{}/{}] {}: ok already, not submitted\n", g.index, groups.size(), g.label);
       continue;
     }
-    pl.text = point_script(spec.name, g, pl.reps, p, paths, datagen);
+    pl.text = point_script(spec.name, g, pl.reps, p, paths, datagen, opt.array_throttle);
     plan.push_back(std::move(pl));
   }
 
+  write_study_folder(spec, p);
   std::error_code ec;
-  fs::create_directories(study / "runs", ec);
-  fs::create_directories(slurm_dir / "logs", ec);
-  SB_REQUIRE(!ec, "{}: cannot create the folder: {}", (slurm_dir / "logs").string(), ec.message());
-  write_text(study / "study.toml", spec.text);
-  write_text(slurm_dir / "profile.toml", p.text);
 
   const fs::path jobs = slurm_dir / "jobs.tsv";
   std::vector<std::string> after_datagen;  // sbatch options of the point jobs
@@ -158,6 +170,67 @@ SubmitOutcome submit_study(const SweepSpec& spec, const Profile& p, const Submit
   out << fmt::format("sweep: submitted {} point jobs ({} repetitions ok before, not resubmitted) and the collect job "
                      "{} (after all of them); job ids in {}; follow with: scalebench status {}\n",
                      r.jobs, r.repetitions_ok, cid, jobs.string(), spec.output)
+      << std::flush;
+  return r;
+}
+
+SubmitOutcome submit_allocation(const SweepSpec& spec, const Profile& p, const SubmitOptions& opt, std::ostream& out) {
+  const auto points = expand(spec);
+  const fs::path study = spec.output;
+  const fs::path slurm_dir = study / "slurm";
+  const ScriptPaths paths = script_paths(spec, p, opt);
+  SubmitOutcome r;
+  r.groups = int(group_points(points).size());
+  for (const auto& c : points)  // named as the point's train will name it (no file yet: generated in the job)
+    r.repetitions_ok += run_file_ok((study / "runs" / (record::run_id_with_data(c) + ".h5")).string());
+  const int left = int(points.size()) - r.repetitions_ok;
+  // Rendered before anything is written or submitted: a bad value stops the sweep with nothing submitted.
+  const std::string text = left > 0 ? allocation_script(spec.name, points, p, paths) : "";
+  const Resources res = allocation_resources(points, p);
+  out << fmt::format("sweep: {}: {}, {} in one allocation of {} node(s) -> Slurm via profile {} ({})\n", spec.name,
+                     points_summary(spec, points.size()),
+                     left == int(points.size()) ? "all of them" : fmt::format("{} not ok yet", left), res.nodes, p.name,
+                     p.source)
+      << std::flush;
+  write_study_folder(spec, p);
+  const fs::path jobs = slurm_dir / "jobs.tsv";
+  const fs::path script = slurm_dir / "sweep.sbatch";
+  std::vector<std::string> after;
+  if (left == 0) {
+    out << fmt::format("sweep: every point is ok already ({} run files): no allocation submitted\n", r.repetitions_ok);
+  } else {
+    write_text(script, text);
+    std::error_code ec;
+    fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add, ec);
+    if (opt.dry_run) {
+      out << fmt::format("sweep: wrote {}: one job of {} node(s) runs the {} point(s) not ok yet, each an srun step\n",
+                         script.string(), res.nodes, left);
+    } else {
+      const std::string id = submit(opt.sbatch, script);
+      append_job(jobs, {record::utc_now(), "sweep", id, "", script.string(),
+                        fmt::format("the sweep in one allocation ({} points to run)", left)});
+      after.push_back(id);
+      r.job_ids.push_back(id);
+      ++r.jobs;
+      out << fmt::format("sweep: allocation job {} ({}, {} node(s)) runs the {} point(s) not ok yet ({} ok before); "
+                         "its log: {}/logs/sweep-{}.out\n",
+                         id, script.string(), res.nodes, left, r.repetitions_ok, slurm_dir.string(), id)
+          << std::flush;
+    }
+  }
+  const fs::path collect = slurm_dir / "collect.sbatch";
+  write_text(collect, collect_script(spec.name, after, p, paths));
+  if (opt.dry_run) {
+    out << fmt::format("sweep: dry run: {}collect.sbatch written to {}; nothing submitted. Review them, then run the "
+                       "same command without --dry-run\n", left > 0 ? "sweep.sbatch and " : "", slurm_dir.string());
+    return r;
+  }
+  const std::string cid = submit(opt.sbatch, collect);
+  append_job(jobs, {record::utc_now(), "collect", cid, "", collect.string(), "collect + report + plots"});
+  r.job_ids.push_back(cid);
+  out << fmt::format("sweep: submitted {} allocation job{} and the collect job {} (after it); job ids in {}; follow "
+                     "with: scalebench status {}\n",
+                     r.jobs, r.jobs == 1 ? "" : "s", cid, jobs.string(), spec.output)
       << std::flush;
   return r;
 }

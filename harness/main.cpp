@@ -448,6 +448,8 @@ int main(int argc, char** argv) {
     } else if (trace_merge->parsed()) {
       scalebench::trace::merge(trace_inputs, trace_out);
       std::cout << "trace merge: " << trace_inputs.size() << " rank file(s) -> " << trace_out << "\n";
+    } else {  // a subcommand added without its branch here would otherwise end silently with 0
+      throw std::logic_error("subcommand '" + app.get_subcommands().at(0)->get_name() + "' has no handler in main()");
     }
   } catch (const scalebench::ReportedError&) {  // rank 0 printed it for the whole job (fail_everywhere)
     return scalebench::exit_status(scalebench::ExitCode::failed);

@@ -78,21 +78,25 @@ MeasuredStep read_trace(const std::string& path) {
   return m;
 }
 
+double slowest_of(const std::vector<double>& steps, int n, double slow) {
+  return slow < 1 ? expected_max(steps, n, slow) : expected_max_tail(steps, n);
+}
+
 double straggler_factor(const MeasuredStep& m, int n, double slow) {
   if (n <= 1) return 1.0;
   if (m.step_compute_s.empty()) return 1.0 / slow;
   double mean = 0;
   for (double x : m.step_compute_s) mean += x;
   mean /= double(m.step_compute_s.size());
-  return mean > 0 ? expected_max(m.step_compute_s, n, slow) / mean : 1.0 / slow;
+  return mean > 0 ? slowest_of(m.step_compute_s, n, slow) / mean : 1.0 / slow;
 }
 
 std::pair<double, double> straggler_interval(const MeasuredStep& m, int n, double slow) {
   if (n <= 1 || m.step_compute_s.size() < 2) return {1.0, 1.0};
-  const double point = expected_max(m.step_compute_s, n, slow);
+  const double point = slowest_of(m.step_compute_s, n, slow);
   if (point <= 0) return {1.0, 1.0};
   const auto [lo, hi] =
-      bootstrap_interval(m.step_compute_s, [n, slow](const std::vector<double>& r) { return expected_max(r, n, slow); });
+      bootstrap_interval(m.step_compute_s, [n, slow](const std::vector<double>& r) { return slowest_of(r, n, slow); });
   return {lo / point, hi / point};
 }
 

@@ -40,12 +40,16 @@ struct MeasuredStep {
 // Throws naming the file when it is not a `train --trace` file or has fewer than two steps.
 MeasuredStep read_trace(const std::string& path);
 
-// The slowest of n ranks' step compute relative to one rank's mean, when each rank's compute is an
-// independent draw from the traced steps (one of them slowed by `slow`, as above):
-// expected_max(step_compute_s, n, slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).
+// E[the slowest of n ranks' step compute], each an independent draw from the traced steps: the
+// fitted tail's estimate (order_stats.h, expected_max_tail: it keeps growing past the steps' count);
+// with one rank slowed by `slow` < 1, the empirical expected_max(steps, n, slow) (the tail fit does
+// not take a slowed rank: past the steps' count that case stops growing).
+double slowest_of(const std::vector<double>& steps, int n, double slow = 1.0);
+// The slowest of n ranks' step compute relative to one rank's mean: slowest_of(step_compute_s, n,
+// slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).
 double straggler_factor(const MeasuredStep& m, int n, double slow = 1.0);
 // How far that estimate moves with the traced steps it is made of: the 95 % resampling interval
-// (order_stats.h, bootstrap_interval) of expected_max(step_compute_s, n, slow), as ratios to the
+// (order_stats.h, bootstrap_interval) of slowest_of(step_compute_s, n, slow), as ratios to the
 // estimate; {1, 1} for n <= 1 or fewer than two steps.
 std::pair<double, double> straggler_interval(const MeasuredStep& m, int n, double slow = 1.0);
 // A step of this strategy ends only when every worker's gradient is in: allreduce strategies and

@@ -372,11 +372,14 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
   }
   if (o.stragglers) out << "# ring steps: " << ring_steps_note(m, net, o) << "\n";
   out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean{}), communication x(1 -/+ {:.4f}) "
-                     "({}{}); efficiency pairs N = 1's opposite extreme\n",
+                     "({}{}){}{}; efficiency pairs N = 1's opposite extreme\n",
                      2 * se, o.stragglers ? "; at N >= 2 the slowest-of-N estimate's 95 % resampling interval where wider" : "",
                      r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"
                                                      : "the calibration curve's leave-one-out residual",
-                     o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "");
+                     o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "",
+                     net.inter.ranged() ? "; the link at both ends of its assumed range (the # inputs: line)" : "",
+                     o.stated_spread > 0 ? fmt::format("; the step's stated x(1 -/+ {:.2f}) at N = 1 and N alike", o.stated_spread)
+                                         : std::string());
   out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10} {:>16} {:>7}\n", "strategy", "scaling", "N",
                      "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency", "band", "slowest");
   for (const bool strong : {false, true})

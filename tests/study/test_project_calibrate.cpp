@@ -6,7 +6,9 @@
 
 #include <sstream>
 
+#include "harness/record/run_file.h"
 #include "harness/study/analysis/metric_table.h"
+#include "harness/study/analysis/study_file.h"
 #include "harness/study/project/calibrate.h"
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/projection.h"
@@ -105,6 +107,32 @@ TEST(ProjectCalibrate, BadSpecsAreRefusedNamingTheField) {
   measured.inter.measured_ranks = 2;
   std::string warning;
   EXPECT_THROW(calibrate(three_layers(), measured, {.batch = 8}, c, warning), Error);
+}
+
+TEST(ProjectCalibrate, AStudyFileGivesTheMeasuredEfficiency) {
+  // two ok repetitions of ring at N = 2 (0.80, 0.84), a failed one, and other points: the mean of the two
+  study::StudyFile sf;
+  const auto add = [&](const std::string& status, const std::string& strategy, std::int64_t n, double eff) {
+    record::Attrs row;
+    row.set("status", status), row.set("scaling", "weak"), row.set("strategy", strategy);
+    row.set("world_size", n), row.set("efficiency", eff);
+    sf.runs.append(row);
+  };
+  add("ok", "ring", 2, 0.80), add("ok", "ring", 2, 0.84), add("failed", "ring", 2, 0.10);
+  add("ok", "ring", 4, 0.60), add("ok", "hierarchical", 2, 0.95), add("ok", "ring", 1, 1.0);
+  sf.attrs.set("schema_version", record::kSchemaVersion);
+  sf.attrs.set("kind", "study");
+  const std::string path = ::testing::TempDir() + "calibrate_study.h5";
+  study::write_study_file(path, sf);
+  EXPECT_NEAR(parse_calibration("N=2:study=" + path).efficiency, 0.82, 1e-12);
+  EXPECT_NEAR(parse_calibration("N=2:study=" + path + ":strategy=hierarchical").efficiency, 0.95, 1e-12);
+  try {
+    parse_calibration("N=8:study=" + path);
+    ADD_FAILURE() << "N = 8 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no ok weak-scaling row of ring at world_size 8"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_calibration("N=2:eff=0.5:study=" + path), Error);
 }
 
 TEST(ProjectCalibrate, ADescribedStepsStatedSpreadWidensTheEfficiencyBand) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "harness/study/analysis/metric_table.h"
+#include "harness/study/analysis/study_file.h"
 #include "kernels/common/check.h"
 #include "kernels/common/enum_names.h"
 
@@ -42,6 +43,8 @@ CalibrationPoint parse_calibration(const std::string& spec) {
     } else if (key == "step_ms") {
       c.step_s = number(spec, key, v) * 1e-3;
       SB_REQUIRE(c.step_s > 0, "--calibrate {}: field step_ms: {} (a step time above 0)", spec, v);
+    } else if (key == "study") {
+      c.study = v;
     } else if (key == "spread") {
       c.spread = number(spec, key, v);
       SB_REQUIRE(c.spread >= 0 && c.spread <= 0.5, "--calibrate {}: field spread: {} (0 to 0.5)", spec, v);
@@ -51,11 +54,28 @@ CalibrationPoint parse_calibration(const std::string& spec) {
                  "--calibrate {}: field strategy: '{}' (an allreduce strategy: ring, hierarchical, native)", spec, v);
       c.strategy = *kind;
     } else {
-      SB_REQUIRE(false, "--calibrate {}: unknown field '{}' (N, eff, step_ms, spread, strategy)", spec, key);
+      SB_REQUIRE(false, "--calibrate {}: unknown field '{}' (N, eff, step_ms, study, spread, strategy)", spec, key);
     }
     at = colon + 1;
   }
   SB_REQUIRE(c.n >= 2, "--calibrate {}: no N=K (the measured run's devices)", spec);
+  if (!c.study.empty()) {  // the measured efficiency: the study's weak-scaling rows at N, their mean
+    SB_REQUIRE(c.efficiency == 0 && c.step_s == 0, "--calibrate {}: study= gives the efficiency; leave eff and step_ms out", spec);
+    const study::StudyFile f = study::read_study_file(c.study);
+    const std::string name(traits(c.strategy).name);
+    double sum = 0;
+    int rows = 0;
+    for (std::size_t r = 0; r < f.runs.rows(); ++r) {
+      const double e = f.runs.num("efficiency", r);
+      if (f.runs.str("status", r) != "ok" || f.runs.str("scaling", r) != "weak" || f.runs.str("strategy", r) != name ||
+          f.runs.num("world_size", r) != c.n || !(e > 0))
+        continue;
+      sum += e, ++rows;
+    }
+    SB_REQUIRE(rows > 0, "--calibrate {}: {} has no ok weak-scaling row of {} at world_size {} with an efficiency", spec,
+               c.study, name, c.n);
+    c.efficiency = std::min(1.0, sum / rows);
+  }
   SB_REQUIRE((c.efficiency > 0) != (c.step_s > 0), "--calibrate {}: give exactly one of eff=E and step_ms=S", spec);
   return c;
 }

@@ -15,15 +15,18 @@ namespace scalebench::project {
 // One measured point: `N=K:eff=E` (a weak-scaling efficiency at K devices) or `N=K:step_ms=S` (its
 // step time), optionally `:spread=D` (how far the measurement may be off: efficiency units for eff,
 // a fraction of the step for step_ms; default 0.02, a stated choice: two runs of one configuration
-// on a shared cluster differ by about that) and `:strategy=NAME` (default ring).
+// on a shared cluster differ by about that) and `:strategy=NAME` (default ring); or `N=K:study=FILE`:
+// the efficiency is the mean of FILE's ok weak-scaling rows of that strategy at world_size K (a study
+// file of the measured runs, `collect`'s; its efficiency is against its own N = 1 runs).
 struct CalibrationPoint {
   int n = 0;
   double efficiency = 0, step_s = 0, spread = 0.02;
   StrategyKind strategy = StrategyKind::ring;
-  std::string text;  // as given
+  std::string study;  // study=FILE, read by parse_calibration
+  std::string text;   // as given
 };
 // Throws one line naming the field for a malformed spec, K < 2, eff outside (0, 1], step_ms <= 0,
-// spread outside [0, 0.5].
+// spread outside [0, 0.5], or a study file without such rows (it reads the file).
 CalibrationPoint parse_calibration(const std::string& spec);
 
 // The link that reproduces the point: its bandwidth solved (bisection on a log scale between 1 kB/s

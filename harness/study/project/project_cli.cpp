@@ -83,7 +83,8 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
       ->capture_default_str()->check(CLI::Range(1, 64));
   c->add_option("--calibrate", o.calibrate,
                 "A measured point at a small N fits the link's delivered bandwidth: N=2:eff=0.81 (weak-scaling "
-                "efficiency) or N=2:step_ms=250, optionally :spread=0.02 and :strategy=ring (docs/projection.md)");
+                "efficiency), N=2:step_ms=250 or N=2:study=FILE (a study of the measured runs), optionally :spread=0.02 "
+                "and :strategy=ring (docs/projection.md)");
   c->add_option("--compute-spread", o.compute_spread,
                 "The step's stated relative uncertainty (default 0.10 for a described step, tools/synthetic_trace.py; "
                 "0 for a traced one, whose steps' spread is measured)")

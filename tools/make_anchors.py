@@ -54,6 +54,27 @@ UNET_ROWS = [
     ("NVIDIA DGX-1 (8x V100 16GB)", "amp", 8, 59.58, 368.88, 6.19),
 ]
 
+TF_URL = ("https://github.com/tensorflow/tensorflow/blob/5984ffefd320c5d71b801ee06079a51b91ea42c0/"
+          "tensorflow/docs_src/performance/benchmarks.md")
+TF_SOURCE = (f"TensorFlow tensorflow/docs_src/performance/benchmarks.md ({TF_URL}), section 'Details for Amazon EC2 "
+             "Distributed (NVIDIA Tesla K80)': \"Instance type: p2.8xlarge; GPU: 8x NVIDIA Tesla K80; ... Test Date: May "
+             "2017\"; variable_update distributed_replicated, cross_replica_sync True; \"EC2 instances (p2.8xlarge) running "
+             "worker servers also ran parameter servers\"; \"each test was run 5 times and then the times were averaged "
+             "together ... 10 warmup steps are done and then the next 100 steps are averaged\". Tables 'Training "
+             "synthetic data' (batch per GPU: InceptionV3 64, ResNet-50 64, ResNet-152 32) and, under 'Other Results', "
+             "the same at batch 32 (InceptionV3, ResNet-50); images/s")
+# The page states the instance type, not its network; AWS lists p2.8xlarge at "10 Gbps" (not in the source).
+TF_NETWORK = "p2.8xlarge (network not stated by the source)"
+# (model, batch per GPU, images/s at 1, 8, 16, 32, 64 GPUs), synthetic data, as published
+TF_EC2_ROWS = [
+    ("inception_v3", 64, (29.7, 229, 459, 902, 1783)),
+    ("resnet50", 64, (52.4, 378, 751, 1388, 2744)),
+    ("resnet152", 32, (19.4, 146, 291, 565, 981)),
+    ("inception_v3", 32, (29.2, 219, 427, 820, 1608)),
+    ("resnet50", 32, (48.4, 333, 667, 1180, 2315)),
+]
+TF_EC2_GPUS = (1, 8, 16, 32, 64)
+
 STR_COLS = ["run_id", "point_id", "group_id", "status", "error", "study", "model", "strategy", "scaling",
             "precision", "backend", "task", "device", "interconnect", "baseline", "derived", "source", "file"]
 INT_COLS = ["world_size", "batch", "global_batch"]
@@ -82,6 +103,18 @@ def unet_rows() -> list:
                         derived="speedup and efficiency at N = 1 are 1 by definition"))
         out.append(dict(common, world_size=8, images_per_s=ips8, speedup=weak, efficiency=weak / 8,
                         derived="efficiency = published weak scaling / 8"))
+    return out
+
+
+def tf_ec2_rows() -> list:
+    out = []
+    for model, batch, ips in TF_EC2_ROWS:
+        common = dict(model=model, strategy="ps-sync", scaling="weak", precision="fp32", batch=batch,
+                      device="p2.8xlarge: 8x NVIDIA Tesla K80 a node", interconnect=TF_NETWORK, baseline="N=1",
+                      baseline_images_per_s=ips[0], source=TF_SOURCE, task="classification")
+        for n, v in zip(TF_EC2_GPUS, ips):
+            out.append(dict(common, world_size=n, images_per_s=v, speedup=v / ips[0], efficiency=v / ips[0] / n,
+                            derived="speedup = images/s / images/s at 1 GPU; efficiency = speedup / N"))
     return out
 
 
@@ -120,6 +153,9 @@ def main(argv) -> int:
         "horovod-2018.h5": ("anchor horovod-2018", horovod_rows(), {
             "source": HOROVOD_SOURCE,
             "speedup_definition": "published: scaling efficiency at 512 GPUs (whole percent); speedup = efficiency x N"}),
+        "tf-ec2-k80-2017.h5": ("anchor tf-ec2-k80-2017", tf_ec2_rows(), {
+            "source": TF_SOURCE,
+            "speedup_definition": "derived: speedup = images/s(N) / images/s(1 GPU); efficiency = speedup / N"}),
         "unet-medical-tf2.h5": ("anchor unet-medical-tf2", unet_rows(), {
             "source": UNET_SOURCE,
             "speedup_definition": "published: weak scaling = throughput(8 GPUs) / throughput(1 GPU); efficiency = that / 8"}),

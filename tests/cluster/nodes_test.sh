@@ -15,7 +15,7 @@ sb=$1 subnet_base=10.233
 . "$(dirname "$0")/lib.sh"
 
 "$cl/up.sh" --nodes 2 --preset 1gbe --name "$name" --subnet "$subnet" || fail "up.sh failed"
-# networks.def: SB_NETWORK(1gbe, 1000, 50)
+# networks.def: SB_NETWORK(1gbe, 1000, 50, ...)
 grep -qx "rate_bits=1000000000" "/run/$name/cluster.env" || fail "preset 1gbe did not give 1 Gbit/s: $(cat "/run/$name/cluster.env")"
 ncpu=$(nproc)
 want0=$(cat "/run/$name/$name-n0.cpus") want1=$(cat "/run/$name/$name-n1.cpus")

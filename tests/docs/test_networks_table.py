@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/docs/test_networks_table.py SOURCE_DIR [SCALEBENCH] — ctest docs.networks (label unit): the
 named networks are written once, in harness/study/project/networks.def; this checks that the table
-of docs/projection.md shows exactly those lines (name, rate, latency, in order) and, given the
+of docs/projection.md shows exactly those lines (name, rate, latency, delivered ranges, in order) and, given the
 binary, that `scalebench project --help` names each of them. It does not check the emulated
 cluster's use of them (tools/cluster/common.sh reads networks.def itself; ctest cluster.* runs it).
 """
@@ -10,23 +10,25 @@ import subprocess
 import sys
 
 src = sys.argv[1]
-DEF = re.compile(r"^SB_NETWORK\(([a-z0-9]+), *([0-9]+), *([0-9]+)\)$")
-ROW = re.compile(r"^\| `([a-z0-9]+)` \| ([0-9]+) ([MG])bit/s \| ([0-9]+) µs \|$")
+NUM = r", *([0-9]+)"
+DEF = re.compile(r"^SB_NETWORK\(([a-z0-9]+)" + NUM * 6 + r"\)$")
+# | `name` | 100 Mbit/s | 100 µs | 50–94 Mbit/s | 50–500 µs | ... (the rest of the row: the sources)
+ROW = re.compile(r"^\| `([a-z0-9]+)` \| ([0-9]+) Mbit/s \| ([0-9]+) µs \| ([0-9]+)–([0-9]+) Mbit/s \| "
+                 r"([0-9]+)–([0-9]+) µs \|")
 
 def lines(path, pattern):
     return [m.groups() for m in map(pattern.match, open(path, encoding="utf-8").read().splitlines()) if m]
 
 
-# (name, Mbit/s, latency µs) from each side
-defined = [(n, int(mbit), int(lat)) for n, mbit, lat in lines(f"{src}/harness/study/project/networks.def", DEF)]
+# (name, Mbit/s, latency µs, delivered Mbit/s low, high, latency µs low, high) from each side
+defined = [(g[0], *map(int, g[1:])) for g in lines(f"{src}/harness/study/project/networks.def", DEF)]
 assert len(defined) >= 2, f"networks.def: {len(defined)} SB_NETWORK lines; the parser or the file is wrong"
-documented = [(n, int(rate) * (1000 if unit == "G" else 1), int(lat))
-              for n, rate, unit, lat in lines(f"{src}/docs/projection.md", ROW)]
+documented = [(g[0], *map(int, g[1:])) for g in lines(f"{src}/docs/projection.md", ROW)]
 if documented != defined:
     sys.exit(f"FAIL: docs/projection.md's network table {documented} != networks.def {defined}")
 if len(sys.argv) > 2:
     out = subprocess.run([sys.argv[2], "project", "--help"], capture_output=True, text=True, check=True).stdout
-    missing = [n for n, _, _ in defined if n not in out]
+    missing = [d[0] for d in defined if d[0] not in out]
     if missing:
         sys.exit(f"FAIL: `scalebench project --help` does not name {missing}")
 print(f"docs.networks: {len(defined)} networks, docs/projection.md and project --help agree with networks.def")

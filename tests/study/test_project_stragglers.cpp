@@ -54,10 +54,11 @@ TEST(ProjectStragglers, ExpectedMaxMatchesTheClosedForms) {
     EXPECT_NEAR(expected_max(exp, n) / (0.05 * h), 1.0, 1e-4) << n;
     EXPECT_NEAR(expected_max(uni, n), 0.04 + 0.02 * n / (n + 1.0), 1e-8) << n;
   }
-  // the straggler factor is that over the mean
+  // the straggler factor is that over the mean, its top 30 % from the fitted tail (a uniform's is a
+  // generalized Pareto of shape -1: the fit recovers it to within the quantile grid's 1e-6)
   MeasuredStep m;
   m.step_compute_s = uni;
-  EXPECT_NEAR(straggler_factor(m, 8), (0.04 + 0.02 * 8 / 9.0) / 0.05, 1e-7);
+  EXPECT_NEAR(straggler_factor(m, 8), (0.04 + 0.02 * 8 / 9.0) / 0.05, 1e-5);
   EXPECT_DOUBLE_EQ(straggler_factor(m, 1), 1.0);
   EXPECT_DOUBLE_EQ(straggler_factor(MeasuredStep{}, 8), 1.0);  // no samples: no spread known
 }

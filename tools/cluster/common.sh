@@ -22,10 +22,11 @@ state_dir() { echo "$SBEMU_RUN_ROOT/$1"; }
 # and the one-way node-to-node latency, added by tc netem split evenly over the sender's and the
 # receiver's link. The latencies are stated choices, not measurements; the host's TCP stack adds its own.
 SBEMU_NETWORKS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../harness/study/project" && pwd)/networks.def
-# network_rows -> "name mbit latency_us" per network of networks.def
+# network_rows -> "name mbit latency_us" per network of networks.def (the nameplate; the delivered
+# ranges after them are the projection's, not the emulation's)
 network_rows() {
   [ -r "$SBEMU_NETWORKS" ] || die "cannot read the named networks ($SBEMU_NETWORKS)"
-  sed -n 's/^SB_NETWORK(\([a-z0-9]*\), *\([0-9]*\), *\([0-9]*\))$/\1 \2 \3/p' "$SBEMU_NETWORKS"
+  sed -n 's/^SB_NETWORK(\([a-z0-9]*\), *\([0-9]*\), *\([0-9]*\),.*)$/\1 \2 \3/p' "$SBEMU_NETWORKS"
 }
 preset_values() {
   local n mbit lat known=()

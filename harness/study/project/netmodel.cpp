@@ -96,16 +96,35 @@ double AlphaBeta::message_time(double bytes) const {
   return on_curve(samples, bytes, &LinkSample::time_s, 1.0 / bytes_per_s);
 }
 
+AlphaBeta AlphaBeta::at_slow_end() const {
+  AlphaBeta ab = *this;
+  if (ranged()) ab.bytes_per_s = bw_lo, ab.alpha_s = alpha_hi;
+  return ab;
+}
+
+AlphaBeta AlphaBeta::at_fast_end() const {
+  AlphaBeta ab = *this;
+  if (ranged()) ab.bytes_per_s = bw_hi, ab.alpha_s = alpha_lo;
+  return ab;
+}
+
+AlphaBeta AlphaBeta::at_middle() const {
+  AlphaBeta ab = *this;
+  if (ranged()) ab.bytes_per_s = std::sqrt(bw_lo * bw_hi), ab.alpha_s = 0.5 * (alpha_lo + alpha_hi);
+  return ab;
+}
+
 double AlphaBeta::message_cpu(double bytes) const {
   if (samples.size() < 2) return cpu_per_msg_s + bytes * cpu_per_byte_s;
   return on_curve(samples, bytes, &LinkSample::cpu_s, cpu_per_byte_s);
 }
 
 namespace {
-struct Profile { const char* name; double mbit, alpha_us; };
+struct Profile { const char* name; double mbit, alpha_us, lo_mbit, hi_mbit, lo_us, hi_us; };
 // networks.def: the one list of named networks (tools/cluster/up.sh's presets read it too).
 constexpr Profile kProfiles[] = {
-#define SB_NETWORK(name, mbit, latency_us) {#name, mbit, latency_us},
+#define SB_NETWORK(name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us) \
+  {#name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us},
 #include "harness/study/project/networks.def"
 #undef SB_NETWORK
 };
@@ -124,6 +143,8 @@ AlphaBeta profile(const std::string& name) {
       AlphaBeta ab;
       ab.alpha_s = p.alpha_us * 1e-6, ab.bytes_per_s = p.mbit * 1e6 / 8, ab.source = "profile " + name;
       ab.nameplate = true;
+      ab.bw_lo = p.lo_mbit * 1e6 / 8, ab.bw_hi = p.hi_mbit * 1e6 / 8;
+      ab.alpha_lo = p.lo_us * 1e-6, ab.alpha_hi = p.hi_us * 1e-6;
       return ab;
     }
   SB_REQUIRE(false, "--network '{}': unknown profile (known: {})", name, fmt::join(profile_names(), ", "));

@@ -46,6 +46,17 @@ struct AlphaBeta {
   double fit_residual = 0;
   // A named profile: a nameplate rate and a stated latency, nothing measured (project says so).
   bool nameplate = false;
+  // What the link may deliver where it was not measured: a profile's delivered range (networks.def),
+  // or what a calibration point leaves open (calibrate.h). The band takes both ends (the slow end:
+  // bw_lo with alpha_hi; the fast end: bw_hi with alpha_lo). 0: no range (a commbench fit, given
+  // numbers: the band's communication side is then the fit's residual alone).
+  double bw_lo = 0, bw_hi = 0, alpha_lo = 0, alpha_hi = 0;
+  bool ranged() const { return bw_lo > 0 && bw_hi > 0; }
+  // This link at one end of its range (slow: bw_lo, alpha_hi; fast: bw_hi, alpha_lo), or at its
+  // middle (the geometric mean of the rates, the mean of the latencies); itself without a range.
+  AlphaBeta at_slow_end() const;
+  AlphaBeta at_fast_end() const;
+  AlphaBeta at_middle() const;
   int measured_ranks = 0;  // a commbench fit: the ranks of the ring it measured (0 otherwise)
   // A commbench fit: the busy compute before each of its calls (its gap_ms; 0: back to back, or a
   // file from before --gap-ms). Training's exchange follows a step of compute; on a node whose CPU
@@ -65,9 +76,10 @@ struct Network {
   int ranks_per_node = 1;
 };
 
-// Named profiles (`--network`): the rate of the link and a stated latency, from networks.def (the
-// emulated cluster's presets are the same list; docs/projection.md shows it). Throws naming the
-// known ones for an unknown name.
+// Named profiles (`--network`): the rate of the link and a stated latency, and the delivered range
+// of both, from networks.def (the emulated cluster's presets are the same list; docs/projection.md
+// shows it and the range's sources). The profile's alpha and rate are the nameplate's; project takes
+// the range's middle (at_middle). Throws naming the known ones for an unknown name.
 AlphaBeta profile(const std::string& name);
 std::vector<std::string> profile_names();  // in networks.def's order
 // The link from the rows of one algorithm in a commbench --json file (n = its ranks; a call of m

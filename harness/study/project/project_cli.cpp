@@ -15,6 +15,7 @@
 #include "harness/record/context.h"
 #include "harness/record/run_file.h"
 #include "harness/study/analysis/study_file.h"
+#include "harness/study/project/calibrate.h"
 #include "harness/study/project/projection.h"
 #include "harness/train/field_cli.h"
 #include "harness/train/train_fields.h"
@@ -24,6 +25,10 @@
 namespace scalebench::project {
 
 namespace {
+// A described step's stated spread when --compute-spread is not given: a step time read off another
+// source's table (tools/synthetic_trace.py) is taken as good to 10 %, this project's stated choice.
+constexpr double kDescribedStepSpread = 0.10;
+
 // A train option the projection prices, from its row of the train table: the same flag, help,
 // default, parse and check as `train`'s (one description per option).
 void add_train_option(CLI::App* c, ProjectCli& o, std::string_view key) {
@@ -72,6 +77,18 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_flag("--comm-cpu-shared", o.comm_cpu_shared,
               "The exchange's CPU (commbench's cpu_us, from --commbench) slows backward while they overlap: "
               "CPU training with a thread per core, or one-core emulated nodes");
+  c->add_option("--nics-per-node", o.nics_per_node,
+                 "Network links a node has (Perlmutter, JUWELS Booster: 4): the inter-node rate of --network or --gbps "
+                 "times this (the library stripes a node's traffic over them, as NCCL's channels do)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  c->add_option("--calibrate", o.calibrate,
+                "A measured point at a small N fits the link's delivered bandwidth: N=2:eff=0.81 (weak-scaling "
+                "efficiency), N=2:step_ms=250 or N=2:study=FILE (a study of the measured runs), optionally :spread=0.02 "
+                "and :strategy=ring (docs/projection.md)");
+  c->add_option("--compute-spread", o.compute_spread,
+                "The step's stated relative uncertainty (default 0.10 for a described step, tools/synthetic_trace.py; "
+                "0 for a traced one, whose steps' spread is measured)")
+      ->check(kFinite)->check(CLI::Range(0.0, 0.9));
   add_train_option(c, o, "compression");
   c->add_option("--model", o.model, "Model for the rows (the study file's model column; default: the trace's, else "
                                     "\"model\"; refused when it differs from the trace's)");
@@ -149,11 +166,20 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   const int sources = !o.network.empty() + !o.commbench.empty() + (o.alpha_us >= 0 || o.gbps > 0);
   SB_REQUIRE(sources == 1, "project: give exactly one network: --network NAME, --commbench FILE, or --alpha-us and --gbps");
   Network net;
-  if (!o.network.empty()) net.inter = profile(o.network);
+  // a profile's point is the middle of its delivered range; the nameplate bounds it (networks.def)
+  if (!o.network.empty()) net.inter = profile(o.network).at_middle();
   if (!o.commbench.empty()) net.inter = fit_commbench(o.commbench, o.commbench_algo);
   if (o.alpha_us >= 0 || o.gbps > 0) {
     SB_REQUIRE(o.alpha_us >= 0 && o.gbps > 0, "project: --alpha-us and --gbps go together");
     net.inter = {o.alpha_us * 1e-6, o.gbps * 1e9, "--alpha-us/--gbps"};
+  }
+  if (o.nics_per_node > 1) {
+    SB_REQUIRE(o.commbench.empty(), "project: --nics-per-node {} with --commbench: a commbench between two nodes "
+               "measured what the library made of their links already; leave --nics-per-node out", o.nics_per_node);
+    AlphaBeta& l = net.inter;
+    const double k = o.nics_per_node;
+    l.bytes_per_s *= k, l.bw_lo *= k, l.bw_hi *= k;
+    l.source += fmt::format(" x {} links a node", o.nics_per_node);
   }
   net.intra = {o.intra_alpha_us * 1e-6, o.intra_gbps * 1e9, "--intra-alpha-us/--intra-gbps"};
   net.ranks_per_node = o.ranks_per_node;
@@ -166,9 +192,17 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   std::vector<std::string> warnings;
   const auto [batch, model] = checked_inputs(o, m, warnings);
   for (const auto& w : warnings) out << "# warning: " << w << "\n";
+  const bool described = !m.provenance.empty() && m.provenance.context.empty();  // tools/synthetic_trace.py
+  const double spread = o.compute_spread >= 0 ? o.compute_spread : described ? kDescribedStepSpread : 0.0;
   const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.train.bucket_mb,
                           .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
-                          .stragglers = !o.no_stragglers, .slow_node = o.slow_node};
+                          .stragglers = !o.no_stragglers, .slow_node = o.slow_node, .stated_spread = spread};
+  if (!o.calibrate.empty()) {
+    const CalibrationPoint point = parse_calibration(o.calibrate);
+    std::string warning;
+    net.inter = calibrate(m, net, po, point, warning);
+    if (!warning.empty()) out << "# warning: " << warning << "\n", warnings.push_back(warning);
+  }
   study::StudyFile sf;
   sf.runs = project_all(m, net, po, model, !o.no_overlap, o.train.compression, out);
   if (!o.output.empty()) {
@@ -192,8 +226,12 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     sf.attrs.set("ring_steps", ring_steps_note(m, net, po));
     sf.attrs.set("band_definition", "each prediction recomputed with compute x (1 -/+ 2 relative standard errors of the "
                                     "traced mean step) and communication x (1 -/+ the commbench curve's leave-one-out "
-                                    "residual; 0 without a commbench fit of 3+ sizes); efficiency pairs the N = 1 "
-                                    "step's opposite extreme (docs/projection.md)");
+                                    "residual; 0 without a commbench fit of 3+ sizes), the link at the two ends of its "
+                                    "assumed range (a profile's delivered range, or what --calibrate leaves open), and a "
+                                    "described step's stated spread; efficiency pairs the N = 1 step's opposite extreme "
+                                    "(docs/projection.md)");
+    sf.attrs.set("inputs", inputs_note(m, net, po));
+    sf.attrs.set("calibration", o.calibrate);
     std::string w;
     for (const auto& x : warnings) w += (w.empty() ? "" : "; ") + x;
     sf.attrs.set("warnings", w);

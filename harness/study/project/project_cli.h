@@ -24,6 +24,9 @@ struct ProjectCli {
   bool comm_cpu_shared = false;
   bool no_stragglers = false;
   double slow_node = 1.0;  // --slow-node: one rank's speed as a fraction of the traced one
+  int nics_per_node = 1;   // --nics-per-node: the inter-node rate is this many links' (profiles, --gbps)
+  std::string calibrate;   // --calibrate N=K:eff=E (calibrate.h)
+  double compute_spread = -1;  // --compute-spread (default: 0.10 for a described step, 0 for a traced one)
 };
 
 CLI::App* add_project(CLI::App& app, ProjectCli& o);

@@ -78,21 +78,25 @@ MeasuredStep read_trace(const std::string& path) {
   return m;
 }
 
+double slowest_of(const std::vector<double>& steps, int n, double slow) {
+  return slow < 1 ? expected_max(steps, n, slow) : expected_max_tail(steps, n);
+}
+
 double straggler_factor(const MeasuredStep& m, int n, double slow) {
   if (n <= 1) return 1.0;
   if (m.step_compute_s.empty()) return 1.0 / slow;
   double mean = 0;
   for (double x : m.step_compute_s) mean += x;
   mean /= double(m.step_compute_s.size());
-  return mean > 0 ? expected_max(m.step_compute_s, n, slow) / mean : 1.0 / slow;
+  return mean > 0 ? slowest_of(m.step_compute_s, n, slow) / mean : 1.0 / slow;
 }
 
 std::pair<double, double> straggler_interval(const MeasuredStep& m, int n, double slow) {
   if (n <= 1 || m.step_compute_s.size() < 2) return {1.0, 1.0};
-  const double point = expected_max(m.step_compute_s, n, slow);
+  const double point = slowest_of(m.step_compute_s, n, slow);
   if (point <= 0) return {1.0, 1.0};
   const auto [lo, hi] =
-      bootstrap_interval(m.step_compute_s, [n, slow](const std::vector<double>& r) { return expected_max(r, n, slow); });
+      bootstrap_interval(m.step_compute_s, [n, slow](const std::vector<double>& r) { return slowest_of(r, n, slow); });
   return {lo / point, hi / point};
 }
 
@@ -224,7 +228,51 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
   ProjectOptions lo = o, hi = o;
   lo.compute_scale = o.compute_scale * c_lo, lo.comm_scale = o.comm_scale * std::max(0.0, 1.0 - r) * ring_lo;
   hi.compute_scale = o.compute_scale * c_hi, hi.comm_scale = o.comm_scale * (1.0 + r) * ring_hi;
-  return {predict(m, net, lo, s).step_s, predict(m, net, hi, s).step_s};
+  // the link's assumed range (a profile's delivered one, or what a calibration leaves open): its fast
+  // end with the fast extreme, its slow end with the slow one; the point stays inside
+  Network fast = net, slow = net;
+  fast.inter = net.inter.at_fast_end(), slow.inter = net.inter.at_slow_end();
+  const double point = predict(m, net, o, s).step_s;
+  return {std::min(point, predict(m, fast, lo, s).step_s), std::max(point, predict(m, slow, hi, s).step_s)};
+}
+
+std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const Network& net, const ProjectOptions& o,
+                                                  const Scenario& s) {
+  Network fast = net, slow = net;
+  fast.inter = net.inter.at_fast_end(), slow.inter = net.inter.at_slow_end();
+  const auto efficiency = [&](const Network& n, double compute) {
+    ProjectOptions x = o;
+    x.compute_scale = o.compute_scale * compute;
+    Scenario one = s;
+    one.n = 1;
+    const Prediction p1 = predict(m, n, x, one), pn = predict(m, n, x, s);
+    return study::efficiency(study::speedup(pn.images_per_s, p1.images_per_s), s.n);
+  };
+  const double sp = o.stated_spread;
+  // faster compute leaves more of the step to the exchange: the low end is the fast compute on the slow link
+  return {efficiency(slow, std::max(0.0, 1.0 - sp)), efficiency(fast, 1.0 + sp)};
+}
+
+std::string inputs_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
+  const bool described = !m.provenance.empty() && m.provenance.context.empty();
+  std::string step = described ? fmt::format("step: described (tools/synthetic_trace.py), assumed x(1 -/+ {:.2f}) "
+                                             "(--compute-spread)", o.stated_spread)
+                               : fmt::format("step: measured ({} traced steps){}", m.steps,
+                                             o.stated_spread > 0 ? fmt::format(", and a stated x(1 -/+ {:.2f})", o.stated_spread)
+                                                                 : std::string());
+  const AlphaBeta& l = net.inter;
+  std::string link;
+  if (l.measured_ranks >= 2)
+    link = fmt::format("network: measured (commbench over {} ranks)", l.measured_ranks);
+  else if (l.ranged())
+    link = fmt::format("network: {} {:.3g} to {:.3g} Gbit/s, alpha {:.3g} to {:.3g} us (point {:.3g} Gbit/s, {:.3g} us)",
+                       l.nameplate ? "assumed (the profile's delivered range)" : "calibrated (what the point leaves open)",
+                       l.bw_lo * 8e-9, l.bw_hi * 8e-9, l.alpha_lo * 1e6, l.alpha_hi * 1e6, l.bytes_per_s * 8e-9,
+                       l.alpha_s * 1e6);
+  else
+    link = "network: given (--alpha-us/--gbps), no range: the band has none of the link";
+  return step + "; " + link + fmt::format("; intra-node link: assumed ({:.3g} us, {:.3g} GB/s), no range",
+                                          net.intra.alpha_s * 1e6, net.intra.bytes_per_s * 1e-9);
 }
 
 std::string ring_steps_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
@@ -294,8 +342,10 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                                                            "(agree_us)"));
   if (net.inter.nameplate)
     out << fmt::format("# network: {} is a nameplate rate and a stated latency, all this projection has of the link: "
-                       "calibrate with --commbench FILE (commbench --json over the real link)\n",
+                       "calibrate with --commbench FILE (commbench --json over the real link) or --calibrate "
+                       "N=2:eff=E (a measured run)\n",
                        net.inter.source);
+  out << "# inputs: " << inputs_note(m, net, o) << "\n";
   if (net.inter.measured_ranks >= 2 && net.inter.gap_s == 0 && mean > 0)
     out << fmt::format("# network: the calibration's calls came back to back, where training's exchange follows {:.0f} ms "
                        "of compute: commbench --gap-ms {:.0f} calibrates the link as training uses it\n",
@@ -322,11 +372,14 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
   }
   if (o.stragglers) out << "# ring steps: " << ring_steps_note(m, net, o) << "\n";
   out << fmt::format("# band: compute x(1 -/+ {:.4f}) (2 standard errors of the traced mean{}), communication x(1 -/+ {:.4f}) "
-                     "({}{}); efficiency pairs N = 1's opposite extreme\n",
+                     "({}{}){}{}; efficiency pairs N = 1's opposite extreme\n",
                      2 * se, o.stragglers ? "; at N >= 2 the slowest-of-N estimate's 95 % resampling interval where wider" : "",
                      r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"
                                                      : "the calibration curve's leave-one-out residual",
-                     o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "");
+                     o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "",
+                     net.inter.ranged() ? "; the link at both ends of its assumed range (the # inputs: line)" : "",
+                     o.stated_spread > 0 ? fmt::format("; the step's stated x(1 -/+ {:.2f}) at N = 1 and N alike", o.stated_spread)
+                                         : std::string());
   out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10} {:>16} {:>7}\n", "strategy", "scaling", "N",
                      "step(ms)", "images/s", "comm(ms)", "exposed(ms)", "efficiency", "band", "slowest");
   for (const bool strong : {false, true})
@@ -348,8 +401,12 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
         // the band: this N's slow extreme against N = 1's fast one, and the reverse
         const double ips_lo = n * p.device_batch / b.step_hi, ips_hi = n * p.device_batch / b.step_lo;
         const double base_lo = base.device_batch / base_band.step_hi, base_hi = base.device_batch / base_band.step_lo;
-        const double eff_lo = study::efficiency(study::speedup(ips_lo, base_hi), n);
-        const double eff_hi = study::efficiency(study::speedup(ips_hi, base_lo), n);
+        double eff_lo = study::efficiency(study::speedup(ips_lo, base_hi), n);
+        double eff_hi = study::efficiency(study::speedup(ips_hi, base_lo), n);
+        if (o.stated_spread > 0 && n > 1) {  // a described step: its stated spread, the same at N = 1 and N
+          const auto [lo, hi] = stated_efficiency_range(m, net, o, sc);
+          eff_lo = std::min({eff_lo, lo, efficiency}), eff_hi = std::max({eff_hi, hi, efficiency});
+        }
         record::Attrs row;
         const std::string name(traits(kind).name);
         const std::string group = fmt::format("project-{}-{}{}{}", model, strong ? "strong" : "weak",

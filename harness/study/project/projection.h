@@ -40,12 +40,16 @@ struct MeasuredStep {
 // Throws naming the file when it is not a `train --trace` file or has fewer than two steps.
 MeasuredStep read_trace(const std::string& path);
 
-// The slowest of n ranks' step compute relative to one rank's mean, when each rank's compute is an
-// independent draw from the traced steps (one of them slowed by `slow`, as above):
-// expected_max(step_compute_s, n, slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).
+// E[the slowest of n ranks' step compute], each an independent draw from the traced steps: the
+// fitted tail's estimate (order_stats.h, expected_max_tail: it keeps growing past the steps' count);
+// with one rank slowed by `slow` < 1, the empirical expected_max(steps, n, slow) (the tail fit does
+// not take a slowed rank: past the steps' count that case stops growing).
+double slowest_of(const std::vector<double>& steps, int n, double slow = 1.0);
+// The slowest of n ranks' step compute relative to one rank's mean: slowest_of(step_compute_s, n,
+// slow) / mean; 1 for n <= 1, and without samples 1/slow (n >= 2).
 double straggler_factor(const MeasuredStep& m, int n, double slow = 1.0);
 // How far that estimate moves with the traced steps it is made of: the 95 % resampling interval
-// (order_stats.h, bootstrap_interval) of expected_max(step_compute_s, n, slow), as ratios to the
+// (order_stats.h, bootstrap_interval) of slowest_of(step_compute_s, n, slow), as ratios to the
 // estimate; {1, 1} for n <= 1 or fewer than two steps.
 std::pair<double, double> straggler_interval(const MeasuredStep& m, int n, double slow = 1.0);
 // A step of this strategy ends only when every worker's gradient is in: allreduce strategies and
@@ -88,6 +92,10 @@ struct ProjectOptions {
   // The band's what-ifs (band()): compute (every phase but the exchange) and every exchange's wire
   // time scaled by these.
   double compute_scale = 1.0, comm_scale = 1.0;
+  // The stated relative uncertainty of a step that was described, not measured (--compute-spread:
+  // tools/synthetic_trace.py's steps are identical, so the traced spread is 0): the efficiency band
+  // takes compute x(1 -/+ it), the same at N = 1 and N (stated_efficiency_range).
+  double stated_spread = 0.0;
 };
 
 // The buckets of the bucketer (harness/strategy/bucketer.cpp): layers in backward order fill a
@@ -110,8 +118,20 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
 // given numbers) times, with the term, the network ring's ring_step_interval for one bucket; the
 // two extremes together. Efficiency's band pairs the N = 1 step's opposite extreme (the N = 1
 // reference is a separate run): project_all.
+// Where the link has an assumed range (AlphaBeta::ranged: a profile's delivered range, or what a
+// calibration leaves open), the fast extreme takes its fast end and the slow extreme its slow end;
+// the band always holds the point.
 struct Band { double step_lo = 0, step_hi = 0; };
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
+// A described step's efficiency range at s.n (weak or strong as s): compute x(1 + stated_spread) on
+// the link's fast end and x(1 - stated_spread) on its slow end, each against N = 1 at the same
+// compute (a described step's error is the same at every N). project_all widens the band by it.
+std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const Network& net, const ProjectOptions& o,
+                                                  const Scenario& s);
+// The header's `# inputs:` line: which inputs were measured and which assumed (the step: traced or
+// described, with its stated spread; the inter-node link: measured, calibrated or assumed, with its
+// range; the intra-node link).
+std::string inputs_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o);
 
 // What the ring's straggler term (netmodel.h, ring_step_factor) does in this projection, one line for
 // the table's header and the study file's `ring_steps`: off, no measured steps, or on with its factor

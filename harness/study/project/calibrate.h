@@ -1,0 +1,43 @@
+// calibrate.h — `scalebench project --calibrate`: a measured efficiency or step time at a small N
+// (typically a 2-node run) fits the inter-node link's delivered bandwidth, within the latency range
+// the link was assumed to have, so the larger N are predicted from what was measured. What it
+// deliberately does not do: fit more than one number from one point (the latency stays assumed, its
+// range carried into the band), or read a link that was measured already (--commbench).
+#pragma once
+
+#include <string>
+
+#include "harness/study/project/netmodel.h"
+#include "harness/study/project/projection.h"
+
+namespace scalebench::project {
+
+// One measured point: `N=K:eff=E` (a weak-scaling efficiency at K devices) or `N=K:step_ms=S` (its
+// step time), optionally `:spread=D` (how far the measurement may be off: efficiency units for eff,
+// a fraction of the step for step_ms; default 0.02, a stated choice: two runs of one configuration
+// on a shared cluster differ by about that) and `:strategy=NAME` (default ring); or `N=K:study=FILE`:
+// the efficiency is the mean of FILE's ok weak-scaling rows of that strategy at world_size K (a study
+// file of the measured runs, `collect`'s; its efficiency is against its own N = 1 runs).
+struct CalibrationPoint {
+  int n = 0;
+  double efficiency = 0, step_s = 0, spread = 0.02;
+  StrategyKind strategy = StrategyKind::ring;
+  std::string study;  // study=FILE, read by parse_calibration
+  std::string text;   // as given
+};
+// Throws one line naming the field for a malformed spec, K < 2, eff outside (0, 1], step_ms <= 0,
+// spread outside [0, 0.5], or a study file without such rows (it reads the file).
+CalibrationPoint parse_calibration(const std::string& spec);
+
+// The link that reproduces the point: its bandwidth solved (bisection on a log scale between 1 kB/s
+// and 10 TB/s) so that the prediction at K matches the measured figure, at the middle of `net`'s
+// latency range (or its one latency); the range kept open: bw_lo solved for the figure's slow side
+// (efficiency - spread, or step x (1 + spread)) at the range's highest latency, bw_hi for the fast
+// side at its lowest. A figure no bandwidth reaches (faster than the model's compute at K allows, or
+// slower than 1 kB/s gives) takes the bound, and `warning` says so; so does a fit faster than the
+// link's assumed range allows (the point's cost lies elsewhere than the link). Throws for a link
+// measured by commbench.
+AlphaBeta calibrate(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const CalibrationPoint& c,
+                    std::string& warning);
+
+}  // namespace scalebench::project

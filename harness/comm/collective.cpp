@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -124,35 +123,6 @@ void check_args(const CollArgs& a, int rank, int n, std::string_view transport) 
   const std::size_t sb = send_elems(a.coll, a.count, n) * es, rb = recv_elems(a.coll, a.count, n) * es;
   SB_REQUIRE(s + sb <= r || r + rb <= s, "{} transport: {} buffers overlap but are not in place (see collective.h)",
              transport, ci.name);
-}
-
-namespace {
-
-float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
-
-std::uint16_t float_to_bf16(float f) {
-  const auto u = std::bit_cast<std::uint32_t>(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((u >> 16) | 0x40u);  // NaN stays NaN (quiet)
-  return std::uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);                  // round to nearest even
-}
-
-}  // namespace
-
-float load_elem(const void* p, std::size_t i, DType t) {
-  switch (t) {
-    case DType::f32: return static_cast<const float*>(p)[i];
-    case DType::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
-    case DType::f16: return float(static_cast<const _Float16*>(p)[i]);
-  }
-  return 0;
-}
-
-void store_elem(void* p, std::size_t i, DType t, float v) {
-  switch (t) {
-    case DType::f32: static_cast<float*>(p)[i] = v; return;
-    case DType::bf16: static_cast<std::uint16_t*>(p)[i] = float_to_bf16(v); return;
-    case DType::f16: static_cast<_Float16*>(p)[i] = static_cast<_Float16>(v); return;
-  }
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -101,9 +102,29 @@ bool is_in_place(const CollArgs& a, int rank, int n);
 // overlap without being in place.
 void check_args(const CollArgs& a, int rank, int n, std::string_view transport);
 
-// Element i of a typed buffer as float, and back (rounded to nearest even).
-float load_elem(const void* p, std::size_t i, DType t);
-void store_elem(void* p, std::size_t i, DType t, float v);
+// Element i of a typed buffer as float, and back (rounded to nearest even). Inline: the reduction
+// loops call them per element with a loop-invariant type, which the compiler then hoists.
+inline float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
+inline std::uint16_t float_to_bf16(float f) {
+  const auto u = std::bit_cast<std::uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((u >> 16) | 0x40u);  // NaN stays NaN (quiet)
+  return std::uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);                  // round to nearest even
+}
+inline float load_elem(const void* p, std::size_t i, DType t) {
+  switch (t) {
+    case DType::f32: return static_cast<const float*>(p)[i];
+    case DType::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
+    case DType::f16: return float(static_cast<const _Float16*>(p)[i]);
+  }
+  return 0;
+}
+inline void store_elem(void* p, std::size_t i, DType t, float v) {
+  switch (t) {
+    case DType::f32: static_cast<float*>(p)[i] = v; return;
+    case DType::bf16: static_cast<std::uint16_t*>(p)[i] = float_to_bf16(v); return;
+    case DType::f16: static_cast<_Float16*>(p)[i] = static_cast<_Float16>(v); return;
+  }
+}
 
 // Deterministic inputs whose sums are exact in every type up to 240 ranks (small integers, sum
 // <= 240): rank r's send buffer (send_elems of it), and the number of elements of rank r's result

@@ -284,13 +284,24 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   return 0;
 }
 
-void add_commbench(CLI::App& app, scalebench::comm::CommbenchOptions& o, std::string& algos) {
-  auto* cmd = app.add_subcommand("commbench", "Allreduce benchmark: time, algbw and busbw per message size (nccl-tests style)");
+void add_commbench(CLI::App& app, scalebench::comm::CommbenchOptions& o, std::string& algos, std::string& colls,
+                   std::string& types) {
+  namespace sc = scalebench::comm;
+  auto* cmd = app.add_subcommand("commbench", "Collective benchmark: time, algbw and busbw per message size (nccl-tests style)");
   cmd->add_option("--transport", o.transport,
                   "threads (ranks are threads of this process) | mpi (launch under mpirun/srun) | nccl (GPU builds: "
                   "device buffers, one GPU per rank)")
       ->check(CLI::IsMember({"threads", "mpi", "nccl"}))->capture_default_str();
-  cmd->add_option("--algo", algos, "Comma-separated allreduce algorithms: native, ring, hierarchical")->capture_default_str();
+  cmd->add_option("--coll", colls,
+                  "Comma-separated collectives, each a table in nccl-tests' layout: " +
+                      scalebench::enum_choices<sc::Coll>() + ", or all (allreduce also runs the --algo table)")
+      ->capture_default_str();
+  cmd->add_option("--dtype", types, "Comma-separated element types of the --coll tables: " + sc::comm_type_choices())
+      ->capture_default_str();
+  cmd->add_option("--algo", algos,
+                  "Comma-separated allreduce algorithms compared (float, in place) when --coll has allreduce: native, "
+                  "ring, hierarchical; none: no such table")
+      ->capture_default_str();
   cmd->add_option("--sizes", o.sizes, "LO:HI[:FACTOR] (factor 2 by default) or A,B,C; units K, M, G (binary)")
       ->capture_default_str();
   cmd->add_option("--ranks", o.ranks, "Rank count for --transport threads (mpi uses the job's size)")->capture_default_str();
@@ -385,8 +396,10 @@ int main(int argc, char** argv) {
   StudyOptions study_opts;
   add_study_commands(app, study_opts);
   scalebench::comm::CommbenchOptions bench;
-  std::string bench_algos = "native,ring";
-  add_commbench(app, bench, bench_algos);
+  std::string bench_algos, bench_colls = scalebench::comm::coll_list_text(bench.colls),
+                           bench_types = scalebench::comm::type_list_text(bench.types);
+  for (const auto& a : bench.algos) bench_algos += (bench_algos.empty() ? "" : ",") + a;
+  add_commbench(app, bench, bench_algos, bench_colls, bench_types);
   std::vector<std::string> trace_inputs;
   std::string trace_out;
   CLI::App* trace_merge = add_trace(app, trace_inputs, trace_out);
@@ -437,8 +450,10 @@ int main(int argc, char** argv) {
                app.got_subcommand("slurm-point") || app.got_subcommand("slurm-sweep") || app.got_subcommand("run-guard")) {
       return run_study_command(app, study_opts);
     } else if (app.got_subcommand("commbench")) {
+      bench.colls = scalebench::comm::parse_coll_list(bench_colls, "--coll");
+      bench.types = scalebench::comm::parse_type_list(bench_types, "--dtype");
       bench.algos.clear();
-      for (std::size_t b = 0, e; b <= bench_algos.size(); b = e + 1) {
+      for (std::size_t b = 0, e; bench_algos != "none" && b <= bench_algos.size(); b = e + 1) {
         e = std::min(bench_algos.find(',', b), bench_algos.size());
         bench.algos.push_back(bench_algos.substr(b, e - b));
       }

@@ -18,6 +18,7 @@
 #include <ostream>
 #include <utility>
 
+#include "harness/comm/commbench_detail.h"
 #include "harness/comm/commbench_nccl.h"
 #include "harness/comm/gpu_world.h"
 #include "harness/comm/mpi_comm.h"
@@ -26,31 +27,7 @@
 
 namespace scalebench::comm {
 
-namespace {
-
-// Small integers: every partial sum is an integer below 2^24, so the float sum is exact in any order.
-float input(std::size_t i, int r) { return static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 17 + 1); }
-
-void validate(const CommbenchOptions& o) {
-  SB_REQUIRE(o.transport == "threads" || o.transport == "mpi" || o.transport == "nccl",
-             "--transport '{}': expected threads, mpi or nccl", o.transport);
-  SB_REQUIRE(o.transport != "nccl" || nccl_built(),
-             "--transport nccl: the nccl transport is not in this build (built without CUDA)");
-  SB_REQUIRE(!o.algos.empty(), "--algo: give at least one of native, ring, hierarchical");
-  for (const auto& a : o.algos) parse_allreduce_algo(a);  // Error naming a bad one (on nccl: schedule.h)
-  SB_REQUIRE(o.transport == "mpi" || (o.ranks >= 1 && o.ranks <= 256), "--ranks {}: expected 1..256", o.ranks);
-  SB_REQUIRE(o.warmup >= 0, "--warmup {}: expected >= 0", o.warmup);
-  SB_REQUIRE(o.iters >= 1, "--iters {}: expected >= 1", o.iters);
-  SB_REQUIRE(o.timeout_s > 0, "--timeout {}: expected > 0 seconds", o.timeout_s);
-  SB_REQUIRE(o.spin_us >= 0, "--spin-us {}: expected >= 0", o.spin_us);
-  SB_REQUIRE(std::isfinite(o.gap_ms) && o.gap_ms >= 0 && o.gap_ms <= 600e3, "--gap-ms {}: expected 0 to 600000 ms",
-             o.gap_ms);
-  parse_sizes(o.sizes);
-  SB_REQUIRE(o.chunk_bytes >= sizeof(float) && o.chunk_bytes % sizeof(float) == 0,
-             "--chunk {}: expected a positive multiple of 4 bytes", o.chunk_bytes);
-  SB_REQUIRE(o.depth >= 1 && o.depth <= 64, "--depth {}: expected 1..64", o.depth);
-  SB_REQUIRE(o.ranks_per_node >= 0, "--ranks-per-node {}: expected >= 0 (0: by host name)", o.ranks_per_node);
-}
+namespace bench_detail {
 
 // CPU seconds (user + system, every thread) this process has used: what the timed calls cost the
 // cores beside their wall time (the kernel's TCP work included), for `scalebench project --comm-cpu-shared`.
@@ -80,6 +57,63 @@ double max_over_ranks(Communicator& comm, double v) {
   return out;
 }
 
+double sum_over_ranks(Communicator& comm, double v) {
+  double out = 0;
+  for (const auto& s : comm.allgather(std::string_view(reinterpret_cast<const char*>(&v), sizeof(v)))) {
+    double x = 0;
+    std::memcpy(&x, s.data(), sizeof(x));
+    out += x;
+  }
+  return out;
+}
+
+Spread spread_over_ranks(Communicator& comm, const std::vector<double>& call_s) {
+  double sum = 0, lo = call_s.empty() ? 0 : call_s[0], hi = lo;
+  for (double v : call_s) sum += v, lo = std::min(lo, v), hi = std::max(hi, v);
+  Spread sp;
+  sp.mean_us = max_over_ranks(comm, call_s.empty() ? 0 : sum / double(call_s.size())) * 1e6;
+  sp.min_us = max_over_ranks(comm, lo) * 1e6;
+  sp.max_us = max_over_ranks(comm, hi) * 1e6;
+  return sp;
+}
+
+std::unique_ptr<BenchBuffer> make_buffer(Communicator& comm, std::vector<float>& host) {
+  if (comm.caps().device_buffers) return make_device_bench_buffer(comm, host);
+  SB_CHECK(!comm.caps().device_buffers, "commbench: the {} transport needs device buffers", comm.transport());
+  return std::make_unique<BenchBuffer>(host);
+}
+
+}  // namespace bench_detail
+
+using namespace bench_detail;
+
+namespace {
+
+// Small integers: every partial sum is an integer below 2^24, so the float sum is exact in any order.
+float input(std::size_t i, int r) { return static_cast<float>((i * 7 + static_cast<std::size_t>(r) * 13) % 17 + 1); }
+
+void validate(const CommbenchOptions& o) {
+  SB_REQUIRE(o.transport == "threads" || o.transport == "mpi" || o.transport == "nccl",
+             "--transport '{}': expected threads, mpi or nccl", o.transport);
+  SB_REQUIRE(o.transport != "nccl" || nccl_built(),
+             "--transport nccl: the nccl transport is not in this build (built without CUDA)");
+  SB_REQUIRE(!o.colls.empty(), "--coll: give at least one of {} (or all)", enum_choices<Coll>());
+  SB_REQUIRE(!o.types.empty(), "--dtype: give at least one of {}", comm_type_choices());
+  for (const auto& a : o.algos) parse_allreduce_algo(a);  // Error naming a bad one (on nccl: schedule.h)
+  SB_REQUIRE(o.transport == "mpi" || (o.ranks >= 1 && o.ranks <= 256), "--ranks {}: expected 1..256", o.ranks);
+  SB_REQUIRE(o.warmup >= 0, "--warmup {}: expected >= 0", o.warmup);
+  SB_REQUIRE(o.iters >= 1, "--iters {}: expected >= 1", o.iters);
+  SB_REQUIRE(o.timeout_s > 0, "--timeout {}: expected > 0 seconds", o.timeout_s);
+  SB_REQUIRE(o.spin_us >= 0, "--spin-us {}: expected >= 0", o.spin_us);
+  SB_REQUIRE(std::isfinite(o.gap_ms) && o.gap_ms >= 0 && o.gap_ms <= 600e3, "--gap-ms {}: expected 0 to 600000 ms",
+             o.gap_ms);
+  parse_sizes(o.sizes);
+  SB_REQUIRE(o.chunk_bytes >= sizeof(float) && o.chunk_bytes % sizeof(float) == 0,
+             "--chunk {}: expected a positive multiple of 4 bytes", o.chunk_bytes);
+  SB_REQUIRE(o.depth >= 1 && o.depth <= 64, "--depth {}: expected 1..64", o.depth);
+  SB_REQUIRE(o.ranks_per_node >= 0, "--ranks-per-node {}: expected >= 0 (0: by host name)", o.ranks_per_node);
+}
+
 // The training step's agreement: `iters` timed allgather_fixed calls of Communicator::kAgreeBytes,
 // each after the gap, warm-up calls first; the mean per call, max over ranks, in microseconds.
 double time_agreement(Communicator& comm, const CommbenchOptions& o) {
@@ -95,12 +129,6 @@ double time_agreement(Communicator& comm, const CommbenchOptions& o) {
     wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   return max_over_ranks(comm, wall / o.iters) * 1e6;
-}
-
-std::unique_ptr<BenchBuffer> make_buffer(Communicator& comm, std::vector<float>& host) {
-  if (comm.caps().device_buffers) return make_device_bench_buffer(comm, host);
-  SB_CHECK(!comm.caps().device_buffers, "commbench: the {} transport needs device buffers", comm.transport());
-  return std::make_unique<BenchBuffer>(host);
 }
 
 // Runs the whole sweep on one rank; fills `rep` (on every rank) and prints on rank 0.
@@ -125,12 +153,13 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
   rep.hostnames = nodes.hostnames;
   rep.nodes = nodes.num_nodes();
   rep.opts = o;
-  if (me == 0) write_table_header(out, rep);
+  const bool algo_table = !algos.empty() && std::find(o.colls.begin(), o.colls.end(), Coll::allreduce) != o.colls.end();
+  if (me == 0 && algo_table) write_table_header(out, rep);
 
   const std::size_t max_count = *std::max_element(sizes.begin(), sizes.end()) / sizeof(float);
   std::vector<float> host(max_count);
   const auto buf = make_buffer(comm, host);
-  for (std::size_t bytes : sizes) {
+  for (std::size_t bytes : algo_table ? sizes : std::vector<std::size_t>{}) {
     const std::size_t count = bytes / sizeof(float);
     std::vector<CommbenchRow> same_size;
     for (std::size_t a = 0; a < algos.size(); ++a) {
@@ -152,7 +181,8 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
       buf->zero(count);
       for (int w = 0; w < o.warmup; ++w) busy_gap(o.gap_ms), ar(buf->data(), count);
       comm.barrier();
-      double wall = 0, cpu = 0;  // the timed calls' own, the gaps left out
+      double cpu = 0;  // the timed calls' own, the gaps left out
+      std::vector<double> calls;  // each timed call's wall seconds
       std::vector<double> step_us;  // rank 0's ring steps, each call's in order (the first from the call's start)
       for (int it = 0; it < o.iters; ++it) {
         busy_gap(o.gap_ms);
@@ -161,16 +191,19 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
         const auto t0 = std::chrono::steady_clock::now();
         auto prev = t0;
         ar(buf->data(), count);
-        wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        calls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         cpu += process_cpu_s() - cpu0;
         for (const auto end : step_ends)
           step_us.push_back(std::chrono::duration<double, std::micro>(end - std::exchange(prev, end)).count());
       }
-      const double mean = wall / o.iters, cpu_mean = cpu / o.iters;
+      const double cpu_mean = cpu / o.iters;
       CommbenchRow row;
       row.algo = o.algos[a];
       row.bytes = bytes;
-      row.time_us = max_over_ranks(comm, mean) * 1e6;
+      const Spread sp = spread_over_ranks(comm, calls);
+      row.time_us = sp.mean_us;  // max over ranks of the mean per call
+      row.time_min_us = sp.min_us;
+      row.time_max_us = sp.max_us;
       row.max_abs_err = max_over_ranks(comm, err);
       row.cpu_us = max_over_ranks(comm, cpu_mean) * 1e6;
       row.step_us = std::move(step_us);
@@ -181,6 +214,7 @@ void sweep(Communicator& comm, const CommbenchOptions& o, CommbenchReport& rep, 
     if (me == 0) write_table_row(out, rep, same_size);
     rep.rows.insert(rep.rows.end(), same_size.begin(), same_size.end());
   }
+  sweep_collectives(comm, o, rep, out);
   rep.agree_us = time_agreement(comm, o);
   if (me == 0) write_agreement(out, rep);
 }
@@ -193,6 +227,10 @@ void check_errors(const CommbenchReport& rep) {
   for (const auto& r : rep.rows)
     SB_CHECK(r.max_abs_err == 0, "commbench: {} allreduce of {} bytes over {} ranks is wrong: max error {} on inputs that reduce exactly",
              r.algo, r.bytes, rep.ranks, r.max_abs_err);
+  for (const auto& r : rep.coll_rows)
+    SB_CHECK(r.wrong == 0, "commbench: {} ({}, {}) of {} bytes over {} ranks is wrong: {} element(s) off their exact value",
+             coll_info(r.coll).name, comm_type_name(r.type), r.in_place ? "in place" : "out of place", r.bytes, rep.ranks,
+             r.wrong);
 }
 
 // Runs the sweep on one communicator of a multi-process job; false on ranks other than 0, which

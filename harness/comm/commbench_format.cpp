@@ -130,13 +130,33 @@ std::string to_json(const CommbenchReport& rep) {
     json::Json row = {{"algo", r.algo}, {"bytes", r.bytes}, {"count", r.bytes / sizeof(float)},
                       {"time_us", rounded(r.time_us, 3)}, {"algbw_GBps", rounded(r.algbw_gbps, 6)},
                       {"busbw_GBps", rounded(r.busbw_gbps, 6)}, {"max_abs_err", json::number_or_null(r.max_abs_err)},
-                      {"cpu_us", rounded(r.cpu_us, 3)}};
+                      {"cpu_us", rounded(r.cpu_us, 3)}, {"time_min_us", rounded(r.time_min_us, 3)},
+                      {"time_max_us", rounded(r.time_max_us, 3)}};
     if (!r.step_us.empty()) {
       json::Json& steps = row["step_us"] = json::Json::array();
       for (double v : r.step_us) steps.push_back(rounded(v, 2));
     }
     doc["results"].push_back(std::move(row));
   }
+  // The --coll tables: one object per line half; busbw_factor and the per-collective average as printed.
+  doc["collectives"] = json::Json::array();
+  json::Json avg = json::Json::object();
+  for (Coll c : o.colls) {
+    std::vector<CollRow> of_c;
+    for (const auto& r : rep.coll_rows)
+      if (r.coll == c) of_c.push_back(r);
+    if (!of_c.empty()) avg[std::string(coll_info(c).name)] = rounded(avg_busbw(of_c), 6);
+  }
+  for (const auto& r : rep.coll_rows) {
+    const CollInfo& ci = coll_info(r.coll);
+    doc["collectives"].push_back(json::Json{
+        {"collective", std::string(ci.name)}, {"type", std::string(comm_type_name(r.type))}, {"redop", ci.reduces ? "sum" : "none"},
+        {"root", r.root}, {"in_place", r.in_place}, {"bytes", r.bytes}, {"count", r.count},
+        {"time_us", rounded(r.time_us, 3)}, {"time_min_us", rounded(r.time_min_us, 3)},
+        {"time_max_us", rounded(r.time_max_us, 3)}, {"algbw_GBps", rounded(r.algbw_gbps, 6)},
+        {"busbw_GBps", rounded(r.busbw_gbps, 6)}, {"busbw_factor", std::string(ci.formula)}, {"wrong", r.wrong}});
+  }
+  doc["avg_busbw_GBps"] = std::move(avg);
   return json::layout(doc);
 }
 

@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 
+#include "harness/comm/collective.h"
 #include "kernels/common/check.h"
 
 namespace scalebench::comm {
@@ -21,6 +22,11 @@ void Communicator::allgather_fixed(const void* mine, std::size_t bytes, void* al
     std::memcpy(out, s.data(), bytes);
     out += bytes;
   }
+}
+
+void Communicator::collective(const CollArgs& a) {
+  fail_input(fmt::format("the {} transport does not offer the typed collectives ({} asked for); use threads, mpi or nccl",
+                         transport(), coll_info(a.coll).name));
 }
 
 Request& Request::operator=(Request&& o) noexcept {

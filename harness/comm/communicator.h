@@ -25,6 +25,8 @@
 
 namespace scalebench::comm {
 
+struct CollArgs;  // collective.h
+
 // Options shared by the transports.
 struct CommOptions {
   // A blocking wait (recv, Request::wait, barrier, threads-transport collectives) that lasts longer
@@ -103,6 +105,11 @@ class Communicator {
   // The agreement's block from each rank: two doubles (allreduce_scalar_max_sum's), as commbench
   // times it and `scalebench project` prices it.
   static constexpr std::size_t kAgreeBytes = 2 * sizeof(double);
+  // A typed collective (collective.h; the list in collectives.def): allreduce, allgather,
+  // reduce_scatter, broadcast, reduce, alltoall or sendrecv of float32/bfloat16/float16, in or out
+  // of place. threads, mpi and nccl implement it; the default (the staged transport) refuses with
+  // an Error naming the transport and the collective.
+  virtual void collective(const CollArgs& a);
   // A new communicator over the same ranks with its own message space (collective).
   virtual std::unique_ptr<Communicator> dup() = 0;
 

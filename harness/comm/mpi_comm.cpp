@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "harness/comm/mpi_check.h"
+#include "harness/comm/mpi_collective.h"
 #include "harness/comm/mpi_comm.h"
 #include "harness/comm/mpi_watchdog.h"
 
@@ -169,6 +170,12 @@ class MpiComm final : public Communicator {
     const int len = to_int(bytes, "allgather_fixed size");
     WatchedCall w(*wd_, opts_.timeout_s, "allgather", bytes, rank_);
     MPI_CHECK(MPI_Allgather(mine, len, MPI_BYTE, all, len, MPI_BYTE, comm_));
+  }
+
+  void collective(const CollArgs& a) override {
+    check_args(a, rank_, size_, "mpi");
+    WatchedCall w(*wd_, opts_.timeout_s, coll_info(a.coll).name.data(), a.count, rank_);
+    mpi_collective(comm_, rank_, size_, a);
   }
 
   std::unique_ptr<Communicator> dup() override { return std::make_unique<MpiComm>(comm_, opts_, wd_); }

@@ -36,7 +36,8 @@ struct CollEntry {
   std::string kind;  // "allreduce", "broadcast", "barrier", "allgather", "dup"
   std::size_t count = 0;
   int root = -1;
-  void* ptr = nullptr;
+  void* ptr = nullptr;                // allreduce/broadcast buffer; typed collectives: the receive buffer
+  const void* send = nullptr;         // typed collectives: the send buffer
   const std::string* text = nullptr;  // allgather payload
 };
 
@@ -92,6 +93,7 @@ class ThreadsComm final : public Communicator {
   void broadcast(float* buf, std::size_t count, int root) override;
   void barrier() override;
   std::vector<std::string> allgather(std::string_view mine) override;
+  void collective(const CollArgs& a) override;  // threads_typed.cpp
   std::unique_ptr<Communicator> dup() override;
 
   Request isend(const void* buf, std::size_t bytes, int peer, int tag) override;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "collective_check.h"
 #include "harness/comm/allreduce.h"
 #include "harness/comm/commbench.h"
 #include "harness/comm/consistency.h"
@@ -180,6 +181,13 @@ TEST(MpiConsistency, MismatchNamesRankEverywhere) {
   }
 }
 
+// The typed collectives (MPI_Allgather, MPI_Reduce_scatter_block, ..., MPI_IN_PLACE) against the
+// written-out reference, every collective, type and place, at this job's rank count.
+TEST(MpiCollectives, EveryCollectiveTypeAndPlace) {
+  auto c = world();
+  scalebench::comm::collcheck::check_every_collective(*c);
+}
+
 TEST(MpiCommbench, SmallSweepOverMpi) {
   CommbenchOptions o;
   o.transport = "mpi";
@@ -188,11 +196,16 @@ TEST(MpiCommbench, SmallSweepOverMpi) {
   o.sizes = "4K:256K:4";
   o.warmup = 1;
   o.iters = 3;
+  o.colls = {Coll::allreduce, Coll::reduce_scatter};
+  o.types = {DType::f32, DType::f16};
   std::ostringstream out;
   EXPECT_EQ(commbench_main(o, out), 0);
   int wrank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  if (wrank == 0) EXPECT_NE(out.str().find("262144"), std::string::npos) << out.str();
+  if (wrank == 0) {
+    EXPECT_NE(out.str().find("262144"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : "), std::string::npos) << out.str();
+  }
   else EXPECT_TRUE(out.str().empty());
 }
 

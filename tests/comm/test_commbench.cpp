@@ -60,7 +60,7 @@ TEST(Commbench, ThreadsSweepPrintsRowsAndJson) {
   std::istringstream lines(t);
   for (std::string l; std::getline(lines, l);)
     if (!l.empty() && l[0] != '#') ++rows;
-  EXPECT_EQ(rows, 5);  // 4K 8K 16K 32K 64K
+  EXPECT_EQ(rows, 10);  // 4K 8K 16K 32K 64K: the algorithm table, then the --coll allreduce table
   const json::Json j = json::read_file(o.json_path, "commbench --json");
   EXPECT_EQ(j["transport"], "threads") << j;
   EXPECT_EQ(j["ranks"], 3) << j;
@@ -101,15 +101,16 @@ TEST(Commbench, AGapOfComputeBeforeEachCallIsRecordedAndNotTimed) {
   o.sizes = "4K";
   o.warmup = 1;
   o.iters = 2;
-  o.gap_ms = 150;
+  o.gap_ms = 60;  // 12 gaps: 3 ring calls, 2 x 3 in the --coll allreduce table, 3 agreement calls
   o.json_path = ::testing::TempDir() + "commbench_gap.json";
   std::ostringstream out;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(commbench_main(o, out), 0);
-  // a lower bound, not a speed: every one of the 3 calls (1 warm-up, 2 timed) waited for its gap
-  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3 * 0.150);
-  EXPECT_NE(out.str().find("gap 150 ms of compute before each call (not timed)"), std::string::npos) << out.str();
-  EXPECT_EQ(json::read_file(o.json_path, "commbench --json")["gap_ms"], 150);
+  // a lower bound, not a speed: every one of the 3 ring calls (1 warm-up, 2 timed) and the --coll
+  // table's 6 waited for its gap
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 9 * 0.060);
+  EXPECT_NE(out.str().find("gap 60 ms of compute before each call (not timed)"), std::string::npos) << out.str();
+  EXPECT_EQ(json::read_file(o.json_path, "commbench --json")["gap_ms"], 60);
   // back to back (the default) says so with 0
   o.gap_ms = 0;
   EXPECT_EQ(commbench_main(o, out), 0);

@@ -114,6 +114,25 @@ class SamplePlots(unittest.TestCase):
         self.assertEqual([(s.transport, s.ranks, len(s.rows)) for s in sets], [("mpi", 2, 10)])
         check_outputs(self, commbench.make(d, self.out("cb")), ["commbench"])
 
+    def test_commbench_collectives_panels_and_spread(self):
+        # `--coll` tables (docs/comm.md): a panel per collective, spread shaded from time_min/max_us;
+        # a file without the algorithm table ("results" empty) still plots.
+        d = self.out("cbcoll")
+        os.makedirs(d)
+        rows = [{"collective": c, "type": t, "in_place": ip, "bytes": 1024 * 4 ** k, "time_us": 10.0 * 3 ** k,
+                 "time_min_us": 9.0 * 3 ** k, "time_max_us": 14.0 * 3 ** k, "busbw_GBps": 0.1 * 1.5 ** k,
+                 "busbw_factor": f, "wrong": 0}
+                for c, f in (("allgather", "(n-1)/n"), ("alltoall", "(n-1)/n")) for t in ("float", "half")
+                for ip in (False, True) for k in range(4)]
+        with open(os.path.join(d, "commbench-coll.json"), "w") as fh:
+            json.dump({"transport": "mpi", "ranks": 4, "nodes": 1, "results": [], "collectives": rows}, fh)
+        check_outputs(self, commbench.make(d, self.out("cbc")), ["commbench"])
+        rec = sbplot.LAYOUT[-1]
+        self.assertEqual([a["title"] for a in rec["axes"]],
+                         ["allgather (busbw = algbw × (n-1)/n)", "alltoall (busbw = algbw × (n-1)/n)"])
+        self.assertEqual(len(rec["axes"][0]["series"]), 4)  # 2 types x out of place / in place
+        self.assertIn("shaded: busbw at the slowest to the fastest timed call", rec["caption"])
+
     def test_caption_counts_not_ok_runs(self):
         # The samples (results/samples/README.md) hold failed `mirrored` runs and one killed run
         # left `running`; counted from the rows so a regeneration with other counts still passes.

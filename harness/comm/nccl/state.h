@@ -158,6 +158,7 @@ class NcclComm final : public Communicator {
   void broadcast(float* buf, std::size_t count, int root) override;
   void barrier() override;
   std::vector<std::string> allgather(std::string_view mine) override;
+  void collective(const CollArgs& a) override;  // collective.cpp
   std::unique_ptr<Communicator> dup() override;
 
   Request isend(const void* buf, std::size_t bytes, int peer, int tag) override;

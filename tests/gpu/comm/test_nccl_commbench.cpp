@@ -1,7 +1,8 @@
 // test_nccl_commbench.cpp — `commbench --transport nccl` outside a launcher: a group of the visible
 // GPUs driven by this process, native, ring and hierarchical allreduce on device buffers (the last
 // two as round schedules over ncclSend/ncclRecv), verified exactly, busbw by the nccl-tests factor;
-// and the option it refuses (more ranks than GPUs) with a line that says why.
+// every typed collective of the --coll tables in every type and place; and the option it refuses
+// (more ranks than GPUs) with a line that says why.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -50,6 +51,7 @@ TEST(NcclCommbench, EveryAlgorithmOnEveryVisibleGpu) {
   int rows = 0;
   std::istringstream lines(t);
   for (std::string l; std::getline(lines, l);) {
+    if (l == "#") break;  // the --coll allreduce table follows (EveryCollectiveTypeAndPlace checks those)
     if (l.empty() || l[0] == '#') continue;
     ++rows;
     std::istringstream f(l);
@@ -68,6 +70,29 @@ TEST(NcclCommbench, EveryAlgorithmOnEveryVisibleGpu) {
     }
   }
   EXPECT_EQ(rows, 5) << t;  // 4K, 16K, 64K, 256K, 1M
+}
+
+// The --coll tables on NCCL: every typed collective (ncclAllReduce, ncclAllGather, ncclReduceScatter,
+// ncclBroadcast, ncclReduce, grouped ncclSend/ncclRecv for alltoall and sendrecv) in float, bfloat16
+// and half, out of place and in place; commbench throws on any element off its exact value.
+TEST(NcclCommbench, EveryCollectiveTypeAndPlace) {
+  if (!outside_launcher()) GTEST_SKIP() << "runs as one process outside mpirun/srun";
+  CommbenchOptions o;
+  o.transport = "nccl";
+  o.colls = parse_coll_list("all", "--coll");
+  o.types = parse_type_list("float,bfloat16,half", "--dtype");
+  o.algos = {};
+  o.ranks = cuda_device_count();
+  o.sizes = "1K,1M";
+  o.warmup = 1;
+  o.iters = 2;
+  o.timeout_s = 120;
+  std::ostringstream out;
+  ASSERT_EQ(commbench_main(o, out), 0);
+  const std::string t = out.str();
+  std::size_t ok = 0;
+  for (std::size_t p = 0; (p = t.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : ", p)) != std::string::npos; ++p) ++ok;
+  EXPECT_EQ(ok, kCollectives.size()) << t;
 }
 
 TEST(NcclCommbench, RefusesMoreRanksThanGpus) {

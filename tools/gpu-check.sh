@@ -4,12 +4,17 @@
 #   tools/gpu-check.sh bundle [BUILD]   here (CUDA build, no GPU needed): packs the gpu test programs,
 #                                       scalebench and Open MPI's runtime into .gpu (gpu-bundle.sh --mpi)
 #   tools/gpu-check.sh run [STEPS]      there, from the repository root with .gpu carried: the steps
-#                                       below (a comma list of label,bench,gap,sweep; default all)
+#                                       below (a comma list of new,label,bench,gap,sweep; default all)
 #                                       within SB_CHECK_BUDGET_S seconds (default 540, one device call),
 #                                       logs and the study file under $OUT (or gpu-check-out/), a
 #                                       summary printed last
 # The run, in order (each step under its own time limit, and none past the budget, so a hang costs
 # that step only; a step the budget leaves no time for is reported as cut, never as passed):
+#   0. new (at most 90 s): the newest GPU code first, alone, so its verdict comes back even if a
+#      later step hangs: the captured step and the allocation-free step (sb_test_gpu_models
+#      --gtest_filter 'StepGraph*:StepNoAlloc*'), then tests/train/cuda_graph_test.sh (ctest's
+#      gpu.cuda_graph_train: train with the step captured equals eager training bit for bit, and
+#      says whether the capture held or why it fell back);
 #   1. label (at most 200 s): the whole gpu label (tools/gpu-label.sh): kernels, layers, steps (the
 #      allocation-free step's counters included), NCCL, and the shared-rank cases
 #      strategy.shared_gpu.np2-4 and resume.cuda_* (kill -9 and resume at N = 2);
@@ -31,11 +36,11 @@ case $mode in
     exec tools/gpu-bundle.sh --mpi "$build" .gpu tests/sb_test_gpu_comm tests/sb_test_gpu_kernels \
       tests/sb_test_gpu_models tests/sb_test_gpu_strategy sb_bench_gpu_model scalebench
     ;;
-  run) steps=${2:-label,bench,gap,sweep} ;;
-  *) echo "usage: $0 bundle [BUILD] | run [label,bench,gap,sweep]" >&2; exit 2 ;;
+  run) steps=${2:-new,label,bench,gap,sweep} ;;
+  *) echo "usage: $0 bundle [BUILD] | run [new,label,bench,gap,sweep]" >&2; exit 2 ;;
 esac
 for s in ${steps//,/ }; do
-  [[ $s =~ ^(label|bench|gap|sweep)$ ]] || { echo "gpu-check: step '$s' is unknown (label, bench, gap, sweep)" >&2; exit 2; }
+  [[ $s =~ ^(new|label|bench|gap|sweep)$ ]] || { echo "gpu-check: step '$s' is unknown (new, label, bench, gap, sweep)" >&2; exit 2; }
 done
 wants() { [[ ,$steps, == *,$1,* ]]; }
 budget=${SB_CHECK_BUDGET_S:-540}
@@ -50,6 +55,20 @@ source .gpu/env.sh >"$out/env.log" 2>&1 || { cat "$out/env.log"; exit 1; }
 cat "$out/env.log"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 sb=/tmp/sb/bin/scalebench
+
+# 0. The newest GPU code: its gtest cases, then train with the step captured against eager.
+new_line="not asked for"
+tn=$SECONDS
+if wants new; then
+  new_end=$((SECONDS + $(limit 90)))
+  timeout $((new_end - SECONDS)) /tmp/sb/bin/sb_test_gpu_models --gtest_filter='StepGraph*:StepNoAlloc*' \
+    >"$out/new.log" 2>&1
+  new_line="gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/new.log" | tr '\n' ' '))"
+  if ((new_end - SECONDS > 20)); then
+    timeout $((new_end - SECONDS)) tests/train/cuda_graph_test.sh $sb >"$out/new-train.log" 2>&1
+    new_line+="; gpu.cuda_graph_train rc $?: $(tail -1 "$out/new-train.log")"
+  fi
+fi
 t0=$SECONDS
 
 # 1. The gpu label: ctest's own lines, and its closing counts for the summary.
@@ -107,6 +126,7 @@ t3=$SECONDS
 
 echo
 echo "== gpu-check summary ($(cut -d, -f1,2 "$out/gpu.txt" | head -1); steps $steps; $SECONDS s of a $budget s budget)"
+echo "0. new ($((t0 - tn)) s): $new_line (new.log, new-train.log)"
 echo "1. gpu label (rc $label_rc, $((t1 - t0)) s): ${label_line:-not run, or no closing line (label.log)}"
 sed 's/^/   /' "$out/label-not-passed.txt"
 echo "2. bench ($((tb - t1)) s): ours / PyTorch eager / torch.compile, batch 32 (bench/table.md; logs in bench/)"

@@ -8,6 +8,7 @@
 #include "harness/record/h5io.h"
 #include "harness/record/summary.h"
 #include "harness/train/cpu_warnings.h"
+#include "harness/train/cuda_graph_note.h"
 #include "harness/train/thread_budget.h"
 #include "kernels/common/check.h"
 #include "kernels/cpu/blas_threads.h"
@@ -140,6 +141,8 @@ void Recorder::on_start(const TrainResult& meta) {
 void Recorder::on_epoch(const EpochResult& epoch, const std::vector<StepRow>& steps) {
   std::lock_guard lock(mu_);
   append_epoch(file_, epoch, steps, segmentation_);
+  // Whether the steps were replayed CUDA graphs, or why not (harness/train/cuda_graph_note.h).
+  if (cfg_.train.backend != Backend::cpu) file_.context.set("cuda_graph", cuda_graph_note());
   save();
 }
 

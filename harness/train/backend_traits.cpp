@@ -13,7 +13,7 @@ namespace {
 
 using C = const TrainConfig&;
 
-const std::array<BackendFeature, 13> kFeatures{{
+const std::array<BackendFeature, 14> kFeatures{{
     {"tf32 and bf16 math", "--precision tf32|bf16", [](C c) { return c.precision != Precision::fp32; }, false, true,
      "the CPU backend trains in fp32 only", ""},
     {"NHWC activations", "--layout NHWC", [](C c) { return c.layout != Layout::NCHW; }, false, true,
@@ -23,6 +23,8 @@ const std::array<BackendFeature, 13> kFeatures{{
     {"cuDNN workspace cap", "--cudnn-workspace-mib",
      [](C c) { return c.cudnn_workspace_mib != TrainConfig::kDefaultCudnnWorkspaceMib; }, false, true,
      "the CPU backend has no cuDNN workspace", ""},
+    {"CUDA graph of the step", "--cuda-graph on", [](C c) { return c.cuda_graph == CudaGraph::on; }, false, true,
+     "the CPU backend has no CUDA graphs", ""},
     {"reference kernels (double accumulation)", "--reference-kernels", [](C c) { return c.reference_kernels; },
      true, false, "",
      "the GPU layers have no reference kernels: the CPU reference is what they are tested against"},

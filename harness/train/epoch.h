@@ -8,6 +8,8 @@
 #pragma once
 
 #include <iosfwd>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <optional>
@@ -71,6 +73,14 @@ class EpochRunner {
   void add_loss(const Tensor& logits, const MicroBatch& mb, StepLoss& step);
   void backward(int m);
   StepExchange exchange_and_update(EpochProgress& o, StepHealth& health);
+  // --cuda-graph: the step's forward, loss and backward as one graph launch once warm (eager before,
+  // or for good once a capture failed), the loss read one step late. why_no_graph(): "" where the
+  // step can be captured, else why not.
+  std::string why_no_graph() const;
+  void decide_graph();
+  void graph_step(const MicroBatch& mb, StepTimes& t, DeviceClock& sw, StepLoss& loss);
+  void settle_late_loss(EpochProgress& o, double loss);
+  void reset_graph();
   static void time_update(double after_backward, const StepExchange& xch, StepTimes& t);
   void record_step(EpochProgress& o, std::int64_t s, double loss, const StepTimes& t, const StepExchange& xch,
                    trace::Clock::time_point step_t0);
@@ -113,6 +123,12 @@ class EpochRunner {
   void save_buffers();
   void restore_buffers();
   std::vector<Tensor> saved_buffers_;
+  std::unique_ptr<StepGraph> graph_;  // null: steps run eagerly (always on the CPU)
+  bool graph_decided_ = false;
+  int graph_warm_ = 0;                // eager steps since the graph was last reset
+  Shape logits_shape_;                // from the warm-up steps: the staged labels' shape
+  std::int64_t late_row_ = -1;        // the row in o.rows whose loss is still on its way (-1: none)
+  bool late_row_skipped_ = false;     // that step was skipped (non-finite gradient): no loss to add
   std::vector<std::vector<StepRow>> finished_rows_;  // reporting rank: each closed epoch's steps
   std::optional<EpochProgress> resumed_;  // the unfinished epoch of a checkpoint
   std::optional<EvalResult> eval_;  // the last evaluation (reporting rank) ...

@@ -22,7 +22,7 @@ StepIO::StepIO(const TrainConfig& cfg, int device)
 const Tensor& StepIO::input(const Tensor& host_x) {
   if (host_x.device() == dev_->where()) return x_ = host_x;  // the CPU: no copy
   if (!x_.defined() || x_.shape() != host_x.shape()) x_ = dev_->zeros(host_x.shape());
-  dev_->upload(host_x, x_);
+  dev_->upload_async(host_x, x_);  // cuda: queued from page-locked memory, no wait
   return x_;
 }
 

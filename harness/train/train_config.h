@@ -40,6 +40,16 @@ struct EnumNames<NonFinitePolicy> {
       {{NonFinitePolicy::fail, "fail"}, {NonFinitePolicy::skip, "skip"}}};
 };
 
+// --cuda-graph: the training step captured as a CUDA graph and replayed (harness/train/epoch.cpp).
+// auto: where the step can be captured (cuda; otherwise eager, saying why); on: the same, the reason
+// printed as a warning when it cannot; off: eager.
+enum class CudaGraph { automatic, on, off };
+template <>
+struct EnumNames<CudaGraph> {
+  static constexpr std::array<EnumEntry<CudaGraph>, 3> entries{
+      {{CudaGraph::automatic, "auto"}, {CudaGraph::on, "on"}, {CudaGraph::off, "off"}}};
+};
+
 // --transport: what moves device buffers between the ranks of a multi-device strategy. auto: NCCL
 // where every rank (or mirrored replica) has a GPU of its own, the staged transport where several
 // share one (NCCL refuses two ranks on a device), the host transport on the CPU; nccl: NCCL (cuda);
@@ -70,6 +80,7 @@ struct TrainConfig {
   static constexpr int kDefaultCudnnWorkspaceMib = kCudnnWorkspaceFromFree;
   static constexpr int kMaxCudnnWorkspaceMib = 1 << 20;  // 1 TiB: a typo guard, not a device limit
   int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;
+  CudaGraph cuda_graph = CudaGraph::automatic;  // cuda: capture the step as a graph (auto|on|off)
   int epochs = 3;
   int batch = 8;                     // per device (per micro-batch with accumulate > 1)
   // Gradient accumulation: an optimizer step sums the gradients of `accumulate` micro-batches of

@@ -59,6 +59,11 @@ std::vector<Field<T>> make_table() {
                          "cuda: cuDNN workspace cap in MiB (algorithms needing more are not chosen); -1 "
                          "(default): half of the GPU's free memory beyond 1 GiB", kLater,
                          in_range(T::kCudnnWorkspaceFromFree, T::kMaxCudnnWorkspaceMib)));
+  f.push_back(make_field("cuda_graph", &T::cuda_graph,
+                         "cuda: capture the training step as a CUDA graph after warm-up and replay it" +
+                             choices<CudaGraph>() + "; auto and on fall back to eager steps where the step "
+                             "cannot be captured, saying why (the run file's context: cuda_graph)",
+                         kLater));
   f.push_back(make_field("epochs", &T::epochs, "Passes over the training split", {}, in_range(1, 100000)));
   f.push_back(make_field("batch", &T::batch, "Batch size per device", kPerPoint, in_range(1, 1 << 20)));
   f.push_back(make_field("accumulate", &T::accumulate,

@@ -16,7 +16,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/common/tensor.h"
@@ -58,6 +60,8 @@ class DeviceStager {
   virtual void wait() = 0;  // every copy queued so far is complete (Error past timeout_s on a GPU)
 };
 
+class StepGraph;  // below
+
 class ComputeDevice {
  public:
   virtual ~ComputeDevice() = default;
@@ -73,6 +77,9 @@ class ComputeDevice {
   virtual Tensor zeros(Shape shape, DType dtype = DType::f32, Layout layout = Layout::NCHW) = 0;
   Tensor activation(const Shape& shape) { return zeros(shape, act_dtype(), shape.size() == 4 ? act_layout() : Layout::NCHW); }
   virtual void upload(const Tensor& host, Tensor& dst) = 0;
+  // The same without waiting where the device can (cuda: through two alternating page-locked
+  // buffers, the copy queued on the stream; host may be reused on return). The default is upload().
+  virtual void upload_async(const Tensor& host, Tensor& dst) { upload(host, dst); }
   virtual void download(const Tensor& src, Tensor& host) = 0;
   virtual void copy(const Tensor& src, Tensor& dst) = 0;
   virtual void convert(const Tensor& src, Tensor& dst) = 0;
@@ -99,6 +106,22 @@ class ComputeDevice {
   virtual double softmax_xent(const Tensor& logits, const std::int32_t* labels_host,
                               const std::vector<float>& class_weights, Tensor* dlogits) = 0;
   virtual std::vector<std::int32_t> argmax_classes(const Tensor& logits) = 0;  // on the host
+  // The same loss read one step late (cuda: labels up from page-locked memory, no wait): returns the
+  // previous call's loss, NaN for the first. loss_lag() is 1 where it lags; a device that does not
+  // queue (the CPU) computes it at once (lag 0). softmax_xent_last() reads the last queued one (NaN:
+  // none pending). Split for a captured step (StepGraph): stage the labels (outside the capture),
+  // compute (inside), publish (outside: the sums' copy back; returns the previous loss).
+  virtual int loss_lag() const { return 0; }
+  virtual double softmax_xent_late(const Tensor& logits, const std::int32_t* labels_host,
+                                   const std::vector<float>& class_weights, Tensor* dlogits) {
+    return softmax_xent(logits, labels_host, class_weights, dlogits);
+  }
+  virtual double softmax_xent_last();
+  virtual void softmax_xent_stage(const std::int32_t* labels_host, std::int64_t positions);
+  virtual void softmax_xent_compute(const Tensor& logits, const std::vector<float>& class_weights, Tensor* dlogits);
+  virtual double softmax_xent_publish();
+  // A captured step for this device (cuda: a CUDA graph), or null where there is none (the CPU).
+  virtual std::unique_ptr<StepGraph> step_graph() { return nullptr; }
 
   // Optimizer steps over arrays of this device, the semantics of kernels/cpu/{optimizers,lars,lamb}.h
   // (lars/lamb return the trust ratio used; their norms are taken on this device).
@@ -119,6 +142,21 @@ class ComputeDevice {
   virtual void synchronize() = 0;
   virtual std::unique_ptr<DeviceMark> mark() = 0;
   virtual double seconds_between(const DeviceMark& a, const DeviceMark& b) = 0;
+};
+
+// A step captured once and replayed (cuda: a CUDA graph on the device's stream; models/cuda/
+// step_graph.cpp). capture() runs `step` once under capture — its work is recorded, not run — and
+// returns "" or why it could not be captured (the device is usable after a failure, nothing of the
+// step ran). replay() runs the captured work; split() (called inside `step`) marks a point whose
+// time from the replay's start split_seconds() gives once the replay's end has been waited for.
+class StepGraph {
+ public:
+  virtual ~StepGraph() = default;
+  virtual std::string capture(const std::function<void()>& step) = 0;
+  virtual bool ready() const = 0;
+  virtual void replay() = 0;
+  virtual void split() = 0;
+  virtual double split_seconds() = 0;
 };
 
 // A phase clock on a device's timeline: lap() returns the seconds since the previous lap (or the

@@ -4,7 +4,8 @@
 // workspace.cpp, models/cuda/memory.cpp, kernels/cudnn/descriptors.cpp), so a test can take a
 // snapshot after warm-up, run steps and require the difference to be zero (tests/gpu/models/
 // test_step_no_alloc.cpp). A bounded wait for work queued a step earlier (the loss read one step
-// late) is counted apart (lagged_waits): the stream stays fed, nothing drains.
+// late) is counted apart (lagged_waits): the stream stays fed, nothing drains. CUDA graph launches
+// (models/cuda/step_graph.cpp) are counted so a test can see one replay per step.
 // Not here: timing, or calls made inside cuDNN, cuBLAS or NCCL (theirs, not ours). Relaxed atomics:
 // counts, not an order of events. Includable by plain C++.
 #pragma once
@@ -18,8 +19,10 @@ struct CallCounts {
   std::int64_t syncs = 0;        // stream or device synchronisations (synchronous copies included)
   std::int64_t descriptors = 0;  // cuDNN descriptors created
   std::int64_t lagged_waits = 0; // waits on an event recorded a step earlier
+  std::int64_t graph_launches = 0;  // cudaGraphLaunch of a captured step
   CallCounts operator-(const CallCounts& o) const {
-    return {allocations - o.allocations, syncs - o.syncs, descriptors - o.descriptors, lagged_waits - o.lagged_waits};
+    return {allocations - o.allocations, syncs - o.syncs, descriptors - o.descriptors, lagged_waits - o.lagged_waits,
+            graph_launches - o.graph_launches};
   }
 };
 
@@ -28,5 +31,6 @@ void count_allocation();
 void count_sync();
 void count_descriptor();
 void count_lagged_wait();
+void count_graph_launch();
 
 }  // namespace scalebench::cuda

@@ -164,6 +164,16 @@ double softmax_xent_finish(const SoftmaxXentParams& p, const XentSums& r, const 
   return r.loss_sum / r.weight_sum;
 }
 
+double softmax_xent_finish_host(const SoftmaxXentParams& p, const XentSums& r, const std::int32_t* labels_host) {
+  if (r.bad_index != kNoBadLabel) {
+    const std::int64_t q = static_cast<std::int64_t>(r.bad_index);
+    fail_at(__FILE__, __LINE__, fmt::format("softmax_xent: label {} at position {} (sample {}, pixel {}) outside "
+                                            "[0, {})", labels_host[q], q, q / p.hw, q % p.hw, p.classes));
+  }
+  if (r.weight_sum == 0.0) return 0.0;
+  return r.loss_sum / r.weight_sum;
+}
+
 double softmax_xent(const SoftmaxXentParams& p, DType dtype, const void* logits, const std::int32_t* labels,
                     const float* class_weights, void* dlogits, Workspace& ws, cudaStream_t stream) {
   softmax_xent_queue(p, dtype, logits, labels, class_weights, dlogits, ws, nullptr, stream);

@@ -37,6 +37,9 @@ void softmax_xent_queue(const SoftmaxXentParams& p, DType dtype, const void* log
                         cudaStream_t stream);
 double softmax_xent_finish(const SoftmaxXentParams& p, const XentSums& sums, const std::int32_t* labels,
                            cudaStream_t stream);
+// The same with the batch's labels on the host (a captured step's device labels are the next step's
+// by the time its sums are read).
+double softmax_xent_finish_host(const SoftmaxXentParams& p, const XentSums& sums, const std::int32_t* labels_host);
 
 // Returns the loss (the stream is synchronised: the loss and the label check come back to the host).
 // dlogits (same dtype and shape as logits, nullable) receives the gradient of the returned loss.

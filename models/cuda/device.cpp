@@ -8,11 +8,14 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "kernels/cuda/add.h"
 #include "kernels/cuda/check.h"
+#include "kernels/cuda/counters.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/cuda/layerwise.h"
+#include "kernels/cuda/pinned.h"
 #include "kernels/cuda/optimizers.h"
 #include "kernels/cuda/reduce.h"
 #include "kernels/cuda/workspace.h"
@@ -23,6 +26,8 @@
 #include "models/device.h"
 
 namespace scalebench {
+std::unique_ptr<StepGraph> make_cuda_step_graph(GpuContext& g);  // step_graph.cpp
+
 namespace {
 
 struct EventMark final : DeviceMark {
@@ -56,6 +61,23 @@ class CudaDevice final : public ComputeDevice {
 
   Tensor zeros(Shape shape, DType dtype, Layout layout) override { return gpu_zeros(*g_, std::move(shape), dtype, layout); }
   void upload(const Tensor& host, Tensor& dst) override { gpu_upload(*g_, host, dst); }
+  // A slot is rewritten two calls after its copy was queued: its event is normally long done (a wait
+  // for it is counted as a lagged wait, not a synchronisation).
+  void upload_async(const Tensor& host, Tensor& dst) override {
+    SB_CHECK(host.device().is_cpu() && !dst.device().is_cpu() && host.nbytes() == dst.nbytes(),
+             "upload_async: {} host bytes into {} device bytes", host.nbytes(), dst.nbytes());
+    InputSlot& sl = input_[next_input_];
+    next_input_ ^= 1;
+    if (sl.host.bytes() < host.nbytes()) {
+      g_->synchronize();  // growing (warm-up only): the old block's copy may still be queued
+      sl.host = cuda::PinnedBuffer(host.nbytes());
+    } else {
+      sl.copied.wait();
+    }
+    std::memcpy(sl.host.data(), host.raw(), host.nbytes());
+    CUDA_CHECK(cudaMemcpyAsync(dst.raw(), sl.host.data(), host.nbytes(), cudaMemcpyHostToDevice, s()));
+    sl.copied.record(s());
+  }
   void download(const Tensor& src, Tensor& host) override { gpu_download(*g_, src, host); }
   void copy(const Tensor& src, Tensor& dst) override { gpu_copy(*g_, src, dst); }
   void convert(const Tensor& src, Tensor& dst) override { gpu_convert(*g_, src, dst); }
@@ -132,6 +154,22 @@ class CudaDevice final : public ComputeDevice {
     return trust;
   }
 
+  // The loss read one step late (GpuLoss::queue) and its three parts for a captured step.
+  int loss_lag() const override { return 1; }
+  double softmax_xent_late(const Tensor& logits, const std::int32_t* labels_host, const std::vector<float>& class_weights,
+                           Tensor* dlogits) override {
+    return loss_.queue(logits, labels_host, class_weights, dlogits);
+  }
+  double softmax_xent_last() override { return loss_.last(); }
+  void softmax_xent_stage(const std::int32_t* labels_host, std::int64_t positions) override {
+    loss_.stage(labels_host, positions);
+  }
+  void softmax_xent_compute(const Tensor& logits, const std::vector<float>& class_weights, Tensor* dlogits) override {
+    loss_.compute(logits, class_weights, dlogits);
+  }
+  double softmax_xent_publish() override { return loss_.publish(); }
+  std::unique_ptr<StepGraph> step_graph() override { return make_cuda_step_graph(*g_); }
+
   std::unique_ptr<DeviceStager> stager(double timeout_s) override {
     return make_cuda_stager(g_->device(), s(), timeout_s);
   }
@@ -140,6 +178,7 @@ class CudaDevice final : public ComputeDevice {
   double seconds_between(const DeviceMark& a, const DeviceMark& b) override {
     const auto& ea = static_cast<const EventMark&>(a);
     const auto& eb = static_cast<const EventMark&>(b);
+    cuda::count_sync();  // a phase clock's lap drains the stream up to b
     CUDA_CHECK(cudaEventSynchronize(eb.e));
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, ea.e, eb.e));
@@ -157,7 +196,13 @@ class CudaDevice final : public ComputeDevice {
     return h;
   }
 
+  struct InputSlot {
+    cuda::PinnedBuffer host;
+    cuda::Event copied;
+  };
   GpuContextPtr g_;
+  InputSlot input_[2];  // upload_async's page-locked staging (destroyed before g_'s stream)
+  int next_input_ = 0;
   GpuLoss loss_;
   cuda::DeviceBuffer scratch_;
 };

@@ -18,19 +18,24 @@ struct GpuLoss::Buffers {
   cuda::DeviceBuffer labels, weights, pred;  // int32 [positions], f32 [classes], int32 [positions]
 };
 
-// queue()'s two alternating slots: a slot's page-locked labels, device labels and sums are in use
-// from its queue() until the next-but-one, whose caller has by then read the slot (the previous
-// queue() waited for its event), so reusing a slot never waits.
+// queue()'s two alternating slots: a slot's page-locked labels and sums are in use from its stage()
+// until the next-but-one, whose caller has by then read the slot (the previous publish() waited for
+// its event), so reusing a slot never waits. The device labels and sums are one pair at fixed
+// addresses, which a captured step (StepGraph) replays: a step's upload into them is queued after
+// the previous step's kernels and its sums' copy back after its own, so one pair is enough.
 struct GpuLoss::Queued {
   struct Slot {
     cuda::PinnedBuffer host_labels, host_sums;  // int32 [positions]; one XentSums
-    cuda::DeviceBuffer labels, sums;            // int32 [positions]; one XentSums
     cuda::Event copied;                         // the sums are in host_sums
     SoftmaxXentParams p;
+    std::int64_t positions = -1;                // staged labels (-1: none staged)
     bool pending = false;
   };
   Slot slot[2];
-  int next = 0;                 // the slot the next queue() fills
+  int next = 0;                 // the slot the next stage() fills
+  cuda::DeviceBuffer labels, sums;  // int32 [positions]; one XentSums
+  SoftmaxXentParams p;          // of the last compute() (a replayed graph computes with the captured one's)
+  bool computed = false;        // compute() has run at least once
   std::vector<float> weights;   // the class weights on the device (uploaded when they change)
   cuda::DeviceBuffer d_weights;
 };
@@ -84,20 +89,36 @@ double GpuLoss::operator()(const Tensor& logits, const std::int32_t* labels_host
 double GpuLoss::queue(const Tensor& logits, const std::int32_t* labels_host, const std::vector<float>& class_weights,
                       Tensor* dlogits) {
   const auto p = xent_params(logits);
-  const std::size_t positions = std::size_t(p.n) * std::size_t(p.hw);
-  const std::size_t label_bytes = positions * sizeof(std::int32_t);
+  stage(labels_host, std::int64_t(p.n) * p.hw);
+  compute(logits, class_weights, dlogits);
+  return publish();
+}
+
+void GpuLoss::stage(const std::int32_t* labels_host, std::int64_t positions) {
   Queued& q = *q_;
   Queued::Slot& sl = q.slot[q.next];
-  SB_CHECK(!sl.pending, "GpuLoss::queue: slot {} still unread (mixed with operator() without last())", q.next);
-  if (sl.labels.bytes() < label_bytes || sl.sums.bytes() < sizeof(cuda::XentSums)) {
-    g_.synchronize();  // growing (warm-up only): the old blocks' last users are queued on the stream
-    sl.host_labels = cuda::PinnedBuffer(label_bytes);
-    sl.labels = cuda::DeviceBuffer(label_bytes, g_.device());
-    if (!sl.sums.bytes()) {
-      sl.host_sums = cuda::PinnedBuffer(sizeof(cuda::XentSums));
-      sl.sums = cuda::DeviceBuffer(sizeof(cuda::XentSums), g_.device());
-    }
+  SB_CHECK(!sl.pending, "GpuLoss::stage: slot {} still unread (mixed with operator() without last())", q.next);
+  const std::size_t label_bytes = std::size_t(positions) * sizeof(std::int32_t);
+  // Growing (warm-up only): the old blocks' last users are queued on the stream.
+  if (sl.host_labels.bytes() < label_bytes || q.labels.bytes() < label_bytes || !q.sums.bytes() ||
+      !sl.host_sums.bytes()) {
+    g_.synchronize();
+    if (sl.host_labels.bytes() < label_bytes) sl.host_labels = cuda::PinnedBuffer(label_bytes);
+    if (q.labels.bytes() < label_bytes) q.labels = cuda::DeviceBuffer(label_bytes, g_.device());
+    if (!sl.host_sums.bytes()) sl.host_sums = cuda::PinnedBuffer(sizeof(cuda::XentSums));
+    if (!q.sums.bytes()) q.sums = cuda::DeviceBuffer(sizeof(cuda::XentSums), g_.device());
   }
+  std::memcpy(sl.host_labels.data(), labels_host, label_bytes);
+  CUDA_CHECK(cudaMemcpyAsync(q.labels.data(), sl.host_labels.data(), label_bytes, cudaMemcpyHostToDevice,
+                             g_.stream()));
+  sl.positions = positions;
+}
+
+void GpuLoss::compute(const Tensor& logits, const std::vector<float>& class_weights, Tensor* dlogits) {
+  Queued& q = *q_;
+  const auto p = xent_params(logits);
+  SB_CHECK(q.slot[q.next].positions == std::int64_t(p.n) * p.hw, "GpuLoss::compute: {} labels staged for {} positions",
+           q.slot[q.next].positions, std::int64_t(p.n) * p.hw);
   const float* w = nullptr;
   if (!class_weights.empty()) {
     SB_CHECK(int(class_weights.size()) == p.classes, "loss: {} class weights for {} classes", class_weights.size(),
@@ -118,15 +139,20 @@ double GpuLoss::queue(const Tensor& logits, const std::int32_t* labels_host, con
       *dlogits = gpu_zeros(g_, logits.shape(), logits.dtype(), Layout::NCHW);
     dl = dlogits->raw();
   }
-  std::memcpy(sl.host_labels.data(), labels_host, label_bytes);
-  CUDA_CHECK(cudaMemcpyAsync(sl.labels.data(), sl.host_labels.data(), label_bytes, cudaMemcpyHostToDevice,
-                             g_.stream()));
-  cuda::softmax_xent_queue(p, logits.dtype(), logits.raw(), sl.labels.as<std::int32_t>(), w, dl, g_.workspace(),
-                           sl.sums.as<cuda::XentSums>(), g_.stream());
-  CUDA_CHECK(cudaMemcpyAsync(sl.host_sums.data(), sl.sums.data(), sizeof(cuda::XentSums), cudaMemcpyDeviceToHost,
+  cuda::softmax_xent_queue(p, logits.dtype(), logits.raw(), q.labels.as<std::int32_t>(), w, dl, g_.workspace(),
+                           q.sums.as<cuda::XentSums>(), g_.stream());
+  q.p = p;
+  q.computed = true;
+}
+
+double GpuLoss::publish() {
+  Queued& q = *q_;
+  SB_CHECK(q.computed, "GpuLoss::publish: no loss computed yet");
+  Queued::Slot& sl = q.slot[q.next];
+  CUDA_CHECK(cudaMemcpyAsync(sl.host_sums.data(), q.sums.data(), sizeof(cuda::XentSums), cudaMemcpyDeviceToHost,
                              g_.stream()));
   sl.copied.record(g_.stream());
-  sl.p = p;
+  sl.p = q.p;
   sl.pending = true;
   const int previous = 1 - q.next;
   q.next = previous;
@@ -143,7 +169,7 @@ double GpuLoss::read_slot(int slot) {
   sl.copied.wait();  // that step's copy only: the stream keeps the later steps' work
   sl.pending = false;
   const cuda::XentSums sums = *sl.host_sums.as<cuda::XentSums>();
-  return cuda::softmax_xent_finish(sl.p, sums, sl.labels.as<std::int32_t>(), g_.stream());
+  return cuda::softmax_xent_finish_host(sl.p, sums, sl.host_labels.as<std::int32_t>());
 }
 
 std::vector<std::int32_t> GpuLoss::predict(const Tensor& logits) {

@@ -35,6 +35,14 @@ class GpuLoss {
   // label throws one call late, naming it. Do not mix with operator() without last() in between.
   double queue(const Tensor& logits, const std::int32_t* labels_host, const std::vector<float>& class_weights,
                Tensor* dlogits);
+  // queue() in three parts for a captured step (StepGraph): stage copies the labels into page-locked
+  // memory and queues their upload into device memory at a fixed address (outside the capture);
+  // compute queues the loss and dlogits from there into sums at a fixed address (capturable once
+  // warm: nothing allocated or waited for); publish queues the sums' copy back and returns the
+  // previous step's loss, as queue() does. queue() is stage, compute, publish.
+  void stage(const std::int32_t* labels_host, std::int64_t positions);
+  void compute(const Tensor& logits, const std::vector<float>& class_weights, Tensor* dlogits);
+  double publish();
   // The loss of the last queue() call (waits for it; NaN when none is pending); the next queue()
   // then returns NaN for it.
   double last();

@@ -6,8 +6,8 @@
 // mode), and the counters do see the synchronous path's waits, so a zero is not a counter that
 // never moves. U-Net and VGG (batch norm, dropout, linear), fp32 NCHW, tf32 NHWC and bf16 NHWC (the
 // input's cast and relayout).
-// Not here: the trainer's step (harness/train/epoch.cpp still reads its loss at once for the
-// non-finite check and times phases with events it waits for), CUDA graphs.
+// Not here: the trainer's step (harness/train/epoch.cpp reads its loss late only with --cuda-graph,
+// and its phase clock and gradient scan still wait each step), CUDA graphs (test_step_graph.cpp).
 #include <cmath>
 #include <memory>
 #include <string>

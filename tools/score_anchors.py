@@ -77,6 +77,7 @@ INPUTS = {
         network="100gib", nics_per_node=8,
         ranks_per_node=16,  # "16x V100 32GB" a DGX-2H; run.sub: --ntasks-per-node=16
         # inside a DGX-2: NVSwitch "offre une bande passante de 300 Go/s entre chaque GPU" (tomshardware.fr,
+        # www.tomshardware.fr/dgx-2-16-gpu-presentes-comme-la-plus-grosse-cartes-graphique-du-monde,
         # "DGX-2 : 16 GPU présentés comme la plus grosse carte graphique du monde"): the nameplate, not measured
         intra=["--intra-gbps", "300"],
         strategy="ring",  # PyTorch DistributedDataParallel over NCCL (train.py)

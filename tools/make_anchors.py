@@ -75,6 +75,44 @@ TF_EC2_ROWS = [
 ]
 TF_EC2_GPUS = (1, 8, 16, 32, 64)
 
+GOYAL_URL = "https://arxiv.org/abs/1706.02677v2"
+GOYAL_SOURCE = (f"Goyal et al., 'Accurate, Large Minibatch SGD: Training ImageNet in 1 Hour', arXiv:1706.02677v2 "
+                f"({GOYAL_URL}; its text as stored in a public repository, read through this project's code search). "
+                "Abstract: \"our Caffe2-based system trains ResNet-50 with a minibatch size of 8192 on 256 GPUs in one hour "
+                "... Using commodity hardware, our implementation achieves ~90% scaling efficiency when moving from 8 to "
+                "256 GPUs.\" Section 4.3: \"Each server contains 8 NVIDIA Tesla P100 GPUs that are interconnected with "
+                "NVIDIA NVLink ... the servers have a Mellanox ConnectX-4 50Gbit Ethernet network card\"; \"Backprop for "
+                "ResNet-50 on a single NVIDIA Tesla P100 GPU takes 120 ms.\" Section 5.1: \"we use n = 32 throughout\" "
+                "(images per worker). Section 5.5: \"the time per iteration increases only 12% while scaling the minibatch "
+                "size by 44x\" (256 to 11264 images: 8 to 352 GPUs, Figure 7: \"The baseline (kn = 256) uses 8 GPUs in a "
+                "single server\"); \"Relative to a perfectly efficient extrapolation of the 8 GPU baseline, our "
+                "implementation achieves ~90% scaling efficiency.\" Allreduce: Gloo, local reduction and broadcast "
+                "pipelined with the inter-server allreduce (Section 4.2)")
+# (GPUs, efficiency relative to the 8-GPU server, how it was read)
+GOYAL_ROWS = [
+    (8, 1.0, "the baseline: efficiency 1 by definition"),
+    (256, 0.90, "published '~90%' (abstract), relative to the 8-GPU server"),
+    (352, 1 / 1.12, "derived: weak scaling at 32 images a GPU, time per iteration +12% from 8 to 352 GPUs (Section 5.5), "
+                    "efficiency = 1 / 1.12"),
+]
+
+TXL_URL = ("https://github.com/NVIDIA/DeepLearningExamples/blob/729963dd47e7c8bd462ad10bfac7a7b0b604e6dd/"
+           "PyTorch/LanguageModeling/Transformer-XL/README.md")
+TXL_TGT_LEN = 384  # the README's hyperparameter table: Large model tgt_len, "number of tokens to predict during training"
+TXL_SOURCE = (f"NVIDIA DeepLearningExamples PyTorch/LanguageModeling/Transformer-XL/README.md ({TXL_URL}), section "
+              "'Training performance: 8x NVIDIA DGX-2H (16x V100 32GB)', 'Large model': \"Our results were obtained by "
+              "running the pytorch/run.sub training script in the pytorch-20.06-py3 NGC container. Performance numbers (in "
+              "tokens per second) were averaged over 500 training iterations.\" \"The numbers presented above were "
+              "obtained with LOCAL_BATCH_SIZE=4.\" Columns: Nodes, Batch Size / GPU, Throughput - FP32 (tok/s), Throughput - "
+              "Mixed precision (tok/s), Weak Scaling - FP32, Weak scaling - Mixed precision. Large model: n_layer 18, "
+              "d_model 1024, tgt_len 384 (the README's hyperparameter table); PyTorch DistributedDataParallel (train.py)")
+# (precision, tokens/s at 1, 2, 4, 8 nodes, published weak scaling at 1, 2, 4, 8 nodes), batch 4 a GPU, 16 GPUs a node
+TXL_ROWS = [
+    ("fp32", (69070, 136960, 270120, 514500), (1.00, 1.98, 3.91, 7.45)),
+    ("amp", (154950, 307520, 605530, 1189700), (1.00, 1.98, 3.91, 7.68)),
+]
+TXL_NODES = (1, 2, 4, 8)
+
 STR_COLS = ["run_id", "point_id", "group_id", "status", "error", "study", "model", "strategy", "scaling",
             "precision", "backend", "task", "device", "interconnect", "baseline", "derived", "source", "file"]
 INT_COLS = ["world_size", "batch", "global_batch"]
@@ -118,6 +156,32 @@ def tf_ec2_rows() -> list:
     return out
 
 
+def goyal_rows() -> list:
+    out = []
+    for n, eff, how in GOYAL_ROWS:
+        out.append(dict(model="resnet50", strategy="hierarchical", scaling="weak", precision="", world_size=n, batch=32,
+                        device="Big Basin: 8x NVIDIA Tesla P100 (NVLink) a server", task="classification",
+                        interconnect="Mellanox ConnectX-4 50Gbit Ethernet a server, Wedge100 switches",
+                        images_per_s=NAN, baseline_images_per_s=NAN, efficiency=eff, speedup=eff * n / 8,
+                        baseline="N=8 (one server)", source=GOYAL_SOURCE,
+                        derived=f"efficiency: {how}; speedup = efficiency x N / 8"))
+    return out
+
+
+def txl_rows() -> list:
+    out = []
+    for prec, toks, weak in TXL_ROWS:
+        for nodes, tok, w in zip(TXL_NODES, toks, weak):
+            out.append(dict(model="transformer_xl_large", strategy="ring", scaling="weak", precision=prec,
+                            world_size=16 * nodes, batch=4, device="NVIDIA DGX-2H (16x V100 32GB) a node",
+                            interconnect="not stated by the source", task="language_modeling",
+                            images_per_s=tok / TXL_TGT_LEN, baseline_images_per_s=toks[0] / TXL_TGT_LEN,
+                            speedup=w, efficiency=w / nodes, baseline="N=16 (one DGX-2H)", source=TXL_SOURCE,
+                            derived=("images_per_s = sequences/s = published tok/s / 384 (tgt_len); speedup = the "
+                                     "published weak scaling (relative to one node); efficiency = that / nodes")))
+    return out
+
+
 def write(path: str, study: str, rows: list, attrs: dict):
     for r in rows:
         key = f"{r['model']}-{r['device']}-{r['precision']}-b{r['batch']}".replace(" ", "_")
@@ -156,6 +220,12 @@ def main(argv) -> int:
         "tf-ec2-k80-2017.h5": ("anchor tf-ec2-k80-2017", tf_ec2_rows(), {
             "source": TF_SOURCE,
             "speedup_definition": "derived: speedup = images/s(N) / images/s(1 GPU); efficiency = speedup / N"}),
+        "goyal-2017.h5": ("anchor goyal-2017", goyal_rows(), {
+            "source": GOYAL_SOURCE,
+            "speedup_definition": "published: scaling efficiency relative to one 8-GPU server; speedup = efficiency x N / 8"}),
+        "transformer-xl-dgx2h.h5": ("anchor transformer-xl-dgx2h", txl_rows(), {
+            "source": TXL_SOURCE,
+            "speedup_definition": "published: weak scaling = throughput(nodes) / throughput(1 node); efficiency = that / nodes"}),
         "unet-medical-tf2.h5": ("anchor unet-medical-tf2", unet_rows(), {
             "source": UNET_SOURCE,
             "speedup_definition": "published: weak scaling = throughput(8 GPUs) / throughput(1 GPU); efficiency = that / 8"}),

@@ -123,7 +123,8 @@ namespace {
 struct Profile { const char* name; double mbit, alpha_us, lo_mbit, hi_mbit, lo_us, hi_us; };
 // networks.def: the one list of named networks (tools/cluster/up.sh's presets read it too).
 constexpr Profile kProfiles[] = {
-#define SB_NETWORK(name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us) \
+// (basis: whether the range rests on a published measurement -- docs/projection.md's table only)
+#define SB_NETWORK(name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us, basis) \
   {#name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us},
 #include "harness/study/project/networks.def"
 #undef SB_NETWORK

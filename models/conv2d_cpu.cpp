@@ -1,9 +1,13 @@
 // conv2d_cpu.cpp — Conv2d layer on the CPU: the reference (ctx.reference), im2col + OpenBLAS
 // (kernels/cpu/conv2d.h) or oneDNN (kernels/onednn/conv2d.h), chosen by ctx.cpu_kernels and, for
-// auto, by the per-layer rule below. Square kernel, symmetric stride and padding.
+// auto, by the per-layer rule below. Square kernel, symmetric stride and padding. Takes the ReLU
+// after it (Layer::fuse_relu) except with the reference kernels: oneDNN clamps in its forward
+// (a post-op), im2col clamps its output in place; the backward masks the output gradient in place
+// (relu.h) before the convolution's backward — the separate ReLU's passes, one forward pass fewer.
 #include <memory>
 
 #include "kernels/cpu/conv2d.h"
+#include "kernels/cpu/relu.h"
 #include "kernels/onednn/conv2d.h"
 #include "models/cpu_layers.h"
 
@@ -57,14 +61,21 @@ class Conv2dCpu final : public Layer {
     if (d_.bias) b_ = params[1], db_ = grads[1];
   }
 
+  bool fuse_relu() override { return fuse_relu_ = true; }
+  bool relu_fused(const Ctx& ctx) const override { return fuse_relu_ && !ctx.reference; }
+
   void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool) override {
     const float* bias = d_.bias ? b_.f32() : nullptr;
     if (uses_onednn(ctx, p_)) return dnnl().forward(p_, in[0]->f32(), w_.f32(), bias, out.f32());
     (ctx.reference ? cpu::conv2d_forward_ref : cpu::conv2d_forward_blas)(p_, in[0]->f32(), w_.f32(), bias, out.f32());
+    if (relu_fused(ctx)) cpu::relu_forward(out.numel(), out.f32(), out.f32());
   }
-  void backward(Ctx& ctx, const TensorRefs& in, const Tensor&, const Tensor& dout,
+  void backward(Ctx& ctx, const TensorRefs& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
     float* dbias = d_.bias ? db_.f32() : nullptr;
+    // The fused ReLU's backward, in place: dout is the Model's gradient of this node (shared with
+    // the ReLU node), read by nothing after this layer; masking twice gives the same values.
+    if (relu_fused(ctx)) cpu::relu_backward(dout.numel(), out.f32(), dout.f32(), dout.f32());
     if (uses_onednn(ctx, p_))
       return dnnl().backward(p_, in[0]->f32(), w_.f32(), dout.f32(), dw_.f32(), dbias, din[0] ? din[0]->f32() : nullptr);
     (ctx.reference ? cpu::conv2d_backward_filter_ref : cpu::conv2d_backward_filter_blas)(
@@ -80,12 +91,13 @@ class Conv2dCpu final : public Layer {
 
  private:
   onednn::Conv2d& dnnl() {
-    if (!onednn_) onednn_ = std::make_unique<onednn::Conv2d>(d_.bias);
+    if (!onednn_) onednn_ = std::make_unique<onednn::Conv2d>(d_.bias, fuse_relu_);
     return *onednn_;
   }
 
   LayerDesc d_;
   std::unique_ptr<onednn::Conv2d> onednn_;  // made on first use: its primitives and blocked buffers
+  bool fuse_relu_ = false;                  // the Model gave it the ReLU after it (oneDNN: a post-op)
   int c_in_ = 0;
   Conv2dParams p_;
   Tensor w_, b_, dw_, db_;

@@ -71,6 +71,7 @@ struct Conv2d::Impl {
     const float* blocked_x = nullptr;  // the input whose blocked copy f_src holds (after forward)
   };
   bool bias = false;
+  bool relu = false;
   dnnl::stream stream{cpu_engine()};
   std::map<std::tuple<int, int, int, int, int, int, int, int>, std::unique_ptr<Prims>> by_params;
 
@@ -92,7 +93,13 @@ struct Conv2d::Impl {
                                                            a_dst, strides, pad, pad)
                          : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, a_src, a_wei, a_dst,
                                                            strides, pad, pad);
-    const dnnl::convolution_forward::primitive_desc fpd(fd, e);
+    dnnl::primitive_attr attr;
+    if (relu) {  // the clamp applied to each output as the convolution writes it
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::convolution_forward::primitive_desc fpd(fd, attr, e);
     const dnnl::convolution_backward_data::primitive_desc dpd(
         dnnl::convolution_backward_data::desc(alg, a_src, a_wei, a_dst, strides, pad, pad), e, fpd);
     const auto wd = bias ? dnnl::convolution_backward_weights::desc(alg, a_src, a_wei, u_bia, a_dst, strides, pad, pad)
@@ -132,7 +139,10 @@ std::string version() {
   return v ? fmt::format("{}.{}.{}", v->major, v->minor, v->patch) : std::string("unknown");
 }
 
-Conv2d::Conv2d(bool bias) : impl_(std::make_unique<Impl>()) { impl_->bias = bias; }
+Conv2d::Conv2d(bool bias, bool relu) : impl_(std::make_unique<Impl>()) {
+  impl_->bias = bias;
+  impl_->relu = relu;
+}
 Conv2d::~Conv2d() = default;
 
 void Conv2d::forward(const Conv2dParams& p, const float* x, const float* w, const float* bias, float* y) {

@@ -1,10 +1,12 @@
-// test_relu_fusion.cpp — the Model's ReLU fusion (Layer::fuse_relu): a ReLU that alone reads a
+// test_model_activations.cpp — how the Model holds activations. Its ReLU fusion (Layer::fuse_relu): a ReLU that alone reads a
 // batch norm's or a convolution's output is applied by that layer, sharing its tensors; the
 // reference kernels run the ReLU node itself (in place). Whole models (U-Net with and without batch
 // norm, its skip fan-out included; VGG with batch norm) with the fast kernels (im2col and oneDNN)
 // against the reference composition: training logits, every parameter gradient, evaluation logits.
 // That the fusion happened is read from time_layers(), which leaves a fused ReLU's time at zero.
 // The per-kernel bit-for-bit checks are tests/kernels (test_batchnorm.cpp, test_onednn_conv2d.cpp).
+// And its storage across batch sizes: training, a smaller evaluation batch, training again keeps
+// every activation where it was, with the results of a model that never saw the smaller batch.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -74,6 +76,24 @@ TEST(ReluFusion, FusedModelsMatchTheReferenceComposition) {
       EXPECT_GT(fused, 0) << what;
     }
   }
+}
+
+TEST(ModelActivations, ASmallerBatchAndBackKeepTheStorageAndTheResults) {
+  const DataShape data{1, 8, 8, 3};
+  const Shape big{4, 1, 8, 8}, small{2, 1, 8, 8};
+  const auto x = test::uniform(std::size_t(numel(big)), 5);
+  const auto labels = test::random_labels(std::size_t(4 * 8 * 8), 3, 6);
+  auto fresh = test::make_model("unet:depth=2,base=4,bn=1", data, 9), cycled = test::make_model("unet:depth=2,base=4,bn=1", data, 9);
+  Ctx ctx;
+  fresh->setup(big);
+  cycled->setup(big);
+  const Tensor xt = Tensor::view(const_cast<float*>(x.data()), big);
+  const void* logits_before = cycled->forward(ctx, xt, false).raw();
+  cycled->forward(ctx, Tensor::view(const_cast<float*>(x.data()), small), false);  // evaluation's last batch
+  const Outcome want = run(*fresh, ctx, x, big, labels), got = run(*cycled, ctx, x, big, labels);
+  EXPECT_EQ(cycled->forward(ctx, xt, false).raw(), logits_before) << "the batch-4 storage was given up";
+  EXPECT_EQ(got.logits, want.logits);
+  EXPECT_EQ(got.grads, want.grads);
 }
 
 }  // namespace

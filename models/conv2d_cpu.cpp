@@ -22,6 +22,15 @@ namespace {
 // head (a plain GEMM on the image itself, oneDNN 0.22x).
 bool auto_uses_onednn(const Conv2dParams& p) { return p.c_in >= 8 && p.k_h >= 3; }
 
+// --cpu-kernels auto, on a oneDNN layer: its Winograd kernels where both channel counts are at least
+// 32 and the output plane at least 16x16 (3x3, stride 1). Measured per pass of the U-Net's layers
+// at batch 8, 1 thread (thread CPU time, min of 5; docs/cpu.md): Winograd took 0.5-0.8x the direct
+// convolution's time on every such layer (32x32 at 64², 64x32 at 64², 128x64 at 32², 256x128 at
+// 16²) and lost on 16-channel layers at 128² (backward data up to 1.7x) and on the 8x8 bottleneck.
+bool auto_uses_winograd(const Conv2dParams& p) {
+  return p.c_in >= 32 && p.c_out >= 32 && p.h_out() >= 16 && p.w_out() >= 16 && p.k_h == 3 && p.stride == 1;
+}
+
 bool uses_onednn(const Ctx& ctx, const Conv2dParams& p) {
   if (ctx.reference) return false;
   switch (ctx.cpu_kernels) {
@@ -66,6 +75,7 @@ class Conv2dCpu final : public Layer {
 
   void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool) override {
     const float* bias = d_.bias ? b_.f32() : nullptr;
+    winograd_ctx_ = ctx.cpu_kernels == CpuKernels::automatic;
     if (uses_onednn(ctx, p_)) return dnnl().forward(p_, in[0]->f32(), w_.f32(), bias, out.f32());
     (ctx.reference ? cpu::conv2d_forward_ref : cpu::conv2d_forward_blas)(p_, in[0]->f32(), w_.f32(), bias, out.f32());
     if (relu_fused(ctx)) cpu::relu_forward(out.numel(), out.f32(), out.f32());
@@ -91,13 +101,17 @@ class Conv2dCpu final : public Layer {
 
  private:
   onednn::Conv2d& dnnl() {
-    if (!onednn_) onednn_ = std::make_unique<onednn::Conv2d>(d_.bias, fuse_relu_);
+    // Winograd is auto's choice (the layer's shape is fixed once set up: p_'s channels and plane).
+    if (!onednn_)
+      onednn_ = std::make_unique<onednn::Conv2d>(d_.bias, fuse_relu_,
+                                                 winograd_ctx_ && auto_uses_winograd(p_));
     return *onednn_;
   }
 
   LayerDesc d_;
   std::unique_ptr<onednn::Conv2d> onednn_;  // made on first use: its primitives and blocked buffers
   bool fuse_relu_ = false;                  // the Model gave it the ReLU after it (oneDNN: a post-op)
+  bool winograd_ctx_ = false;               // --cpu-kernels auto (oneDNN made on first use takes it)
   int c_in_ = 0;
   Conv2dParams p_;
   Tensor w_, b_, dw_, db_;

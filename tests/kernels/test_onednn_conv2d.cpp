@@ -1,5 +1,5 @@
 // test_onednn_conv2d.cpp — the oneDNN convolution (kernels/onednn/conv2d.h) against the direct
-// reference: forward with and without bias, the weight and bias gradients and the data gradient,
+// reference: forward with and without bias, direct and Winograd, the weight and bias gradients and the data gradient,
 // on the shapes the models use and on odd ones (stride 2, pad 0, 1×1, few channels); the state it
 // keeps between calls (the blocked input reused by backward, one object for several batch sizes,
 // a backward on another input than the last forward's); the fused ReLU's forward. Skipped in builds without oneDNN, where a
@@ -68,18 +68,20 @@ TEST_P(OnednnConv2dVsRef, ForwardAndEveryGradient) {
   const auto p = params(GetParam());
   const auto x = random_vec(x_size(p), 1), w = random_vec(w_size(p), 2), b = random_vec(p.c_out, 3),
              dy = random_vec(y_size(p), 4);
-  for (bool bias : {false, true}) {
-    const float* bp = bias ? b.data() : nullptr;
-    const Results want = reference(p, x, w, bp, dy);
-    Conv2d conv(bias);
-    // Twice: the second step runs on the primitives and buffers the first one made.
-    for (int step = 0; step < 2; ++step) {
-      Results got{poisoned(y_size(p)), poisoned(x_size(p)), poisoned(w_size(p)), poisoned(p.c_out)};
-      conv.forward(p, x.data(), w.data(), bp, got.y.data());
-      conv.backward(p, x.data(), w.data(), dy.data(), got.dw.data(), bias ? got.db.data() : nullptr, got.dx.data());
-      expect_close(got, want, bias, fmt::format("{} bias, step {}", bias ? "with" : "no", step));
+  for (bool winograd : {false, true})  // Winograd where oneDNN has it (3x3 stride 1), else direct
+    for (bool bias : {false, true}) {
+      const float* bp = bias ? b.data() : nullptr;
+      const Results want = reference(p, x, w, bp, dy);
+      Conv2d conv(bias, false, winograd);
+      // Twice: the second step runs on the primitives and buffers the first one made.
+      for (int step = 0; step < 2; ++step) {
+        Results got{poisoned(y_size(p)), poisoned(x_size(p)), poisoned(w_size(p)), poisoned(p.c_out)};
+        conv.forward(p, x.data(), w.data(), bp, got.y.data());
+        conv.backward(p, x.data(), w.data(), dy.data(), got.dw.data(), bias ? got.db.data() : nullptr, got.dx.data());
+        expect_close(got, want, bias,
+                     fmt::format("{}, {} bias, step {}", winograd ? "winograd" : "direct", bias ? "with" : "no", step));
+      }
     }
-  }
 }
 
 // n, c_in, h, w, c_out, k, stride, pad
@@ -145,7 +147,7 @@ TEST(OnednnConv2d, FusedReluForwardClampsTheReference) {
       for (float& v : want.y) clamped += v <= 0.0f, v = v > 0.0f ? v : 0.0f;
       ASSERT_GT(clamped, 0u);
       ASSERT_LT(clamped, want.y.size());
-      Conv2d conv(bias, /*relu=*/true);
+      Conv2d conv(bias, /*relu=*/true, /*winograd=*/c.c_in == 16);
       Results got{poisoned(y_size(p)), poisoned(x_size(p)), poisoned(w_size(p)), poisoned(p.c_out)};
       conv.forward(p, x.data(), w.data(), bp, got.y.data());
       conv.backward(p, x.data(), w.data(), dy.data(), got.dw.data(), bias ? got.db.data() : nullptr, got.dx.data());

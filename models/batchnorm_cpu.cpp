@@ -1,6 +1,8 @@
 // batchnorm_cpu.cpp — batch normalisation on the CPU for [n,c,h,w] and [n,c] inputs.
 // Running statistics are buffers (not trained, not in the gradient arena). With Ctx::replica_sum
 // (--sync-bn) training statistics are the global batch's; the layer itself never communicates.
+// Takes the ReLU after it (Layer::fuse_relu) except with the reference kernels, which run the
+// separate ReLU: the composition the fused kernels are tested against.
 #include <vector>
 
 #include "kernels/cpu/batchnorm.h"
@@ -26,6 +28,8 @@ class BatchNormCpu final : public Layer {
       running_var_.fill(1.0f);
       save_mean_ = Tensor::zeros({c});
       save_invstd_ = Tensor::zeros({c});
+      save_scale_ = Tensor::zeros({c});
+      save_shift_ = Tensor::zeros({c});
     }
     c_ = c;
     p_ = {int(s[0]), c, s.size() == 4 ? int(s[2] * s[3]) : 1, d_.bn_eps, d_.bn_momentum};
@@ -41,19 +45,26 @@ class BatchNormCpu final : public Layer {
     return {{"running_mean", &running_mean_}, {"running_var", &running_var_}};
   }
 
+  bool fuse_relu() override { return fuse_relu_ = true; }
+  bool relu_fused(const Ctx& ctx) const override { return fuse_relu_ && !ctx.reference; }
+
   void forward(Ctx& ctx, const TensorRefs& in, Tensor& out, bool training) override {
+    const bool relu = relu_fused(ctx);
     if (training)
       cpu::batchnorm_forward_train(p_, in[0]->f32(), gamma_.f32(), beta_.f32(), out.f32(), save_mean_.f32(),
-                                   save_invstd_.f32(), running_mean_.f32(), running_var_.f32(), stat_sum(ctx));
+                                   save_invstd_.f32(), running_mean_.f32(), running_var_.f32(), stat_sum(ctx),
+                                   relu ? cpu::FusedRelu{save_scale_.f32(), save_shift_.f32()} : cpu::FusedRelu{});
     else
       cpu::batchnorm_forward_eval(p_, in[0]->f32(), gamma_.f32(), beta_.f32(), running_mean_.f32(),
-                                  running_var_.f32(), out.f32());
+                                  running_var_.f32(), out.f32(), relu);
   }
   void backward(Ctx& ctx, const TensorRefs& in, const Tensor&, const Tensor& dout,
                 const std::vector<Tensor*>& din) override {
     SB_CHECK(din[0], "batchnorm: the input gradient is required");
     cpu::batchnorm_backward(p_, in[0]->f32(), dout.f32(), gamma_.f32(), save_mean_.f32(), save_invstd_.f32(),
-                            din[0]->f32(), dgamma_.f32(), dbeta_.f32(), stat_sum(ctx));
+                            din[0]->f32(), dgamma_.f32(), dbeta_.f32(), stat_sum(ctx),
+                            relu_fused(ctx) ? cpu::FusedReluSaved{save_scale_.f32(), save_shift_.f32()}
+                                            : cpu::FusedReluSaved{});
   }
   double flops(const std::vector<Shape>& in) const override { return 5.0 * double(numel(in[0])); }
 
@@ -69,6 +80,8 @@ class BatchNormCpu final : public Layer {
   Tensor gamma_, beta_, dgamma_, dbeta_;
   Tensor running_mean_, running_var_;  // [c]
   Tensor save_mean_, save_invstd_;     // [c], from the last training forward
+  Tensor save_scale_, save_shift_;     // [c], the fused ReLU's affine from the last training forward
+  bool fuse_relu_ = false;             // the Model gave it the ReLU after it
 };
 
 }  // namespace

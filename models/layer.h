@@ -46,6 +46,15 @@ class Layer {
   virtual void backward(Ctx& ctx, const TensorRefs& in, const Tensor& out, const Tensor& dout,
                         const std::vector<Tensor*>& din) = 0;
 
+  // ReLU fusion: the Model offers a layer the ReLU node that alone reads its output (once, before
+  // setup). A layer that accepts (returns true) shares its output tensor and gradient with that
+  // ReLU node from then on; where relu_fused(ctx) is true its forward writes max(y, 0) and its
+  // backward takes that ReLU's output gradient, and the Model skips the ReLU node; where false the
+  // Model runs the ReLU node in place (kernels/cpu/relu.h allows x == y and dy == dx). A layer's
+  // backward must then not read its output as its own y (it holds max(y, 0)).
+  virtual bool fuse_relu() { return false; }
+  virtual bool relu_fused(const Ctx&) const { return false; }
+
   // Forward FLOPs for the given input shapes (batch included). Backward counts as 2× forward.
   virtual double flops(const std::vector<Shape>& in) const = 0;
 };

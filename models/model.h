@@ -108,6 +108,10 @@ class Model {
   std::vector<Shape> input_shapes(std::size_t node) const;
   void allocate_and_init(std::uint64_t seed);
   void make_layers();  // the constructors' shared part
+  // Whether node i is a ReLU its input's layer applies itself in this ctx (so node i does not run).
+  bool skipped(std::size_t i, const Ctx& ctx) const {
+    return relu_into_[i] >= 0 && layers_[std::size_t(relu_into_[i])]->relu_fused(ctx);
+  }
 
   std::unique_ptr<ComputeDevice> own_device_;  // the Backend constructor's (first: built before dev_ binds)
   Graph graph_;
@@ -115,6 +119,7 @@ class Model {
   std::uint64_t seed_;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<int> consumers_;            // how many nodes read each node's output
+  std::vector<int> relu_into_;            // per ReLU node fused into its input's layer: that node; else -1
   std::vector<Shape> out_shapes_;
   std::vector<Tensor> outputs_, dgrads_;  // per node: activation and its gradient
   std::vector<Tensor> scratch_;           // per fan-out node: a second reader's gradient before the sum

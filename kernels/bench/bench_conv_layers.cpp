@@ -1,6 +1,7 @@
 // bench_conv_layers.cpp — one training step's convolution work per layer (forward, weight gradient
 // and data gradient) of the two models tools/cpu_step_bench.py times, im2col + OpenBLAS against
-// oneDNN: the measurement behind --cpu-kernels auto's per-layer rule (models/conv2d_cpu.cpp,
+// oneDNN's direct and (3x3) Winograd kernels: the measurement behind --cpu-kernels auto's per-layer
+// rules (models/conv2d_cpu.cpp,
 // docs/cpu.md). U-Net depth 4 base 16 on 128x128, batch 8; VGG16 width 0.25 on 64x64, batch 16;
 // every distinct 3x3 layer shape once, named by its first layer. Wall time; run with
 // --benchmark_filter=layer/ --benchmark_repetitions=5 for medians. Without oneDNN only im2col runs.
@@ -31,7 +32,7 @@ std::vector<float> filled(std::size_t count, unsigned seed) {
   return v;
 }
 
-void run(benchmark::State& state, const LayerShape& s, bool onednn_impl) {
+void run(benchmark::State& state, const LayerShape& s, bool onednn_impl, bool winograd = false) {
   Conv2dParams p;
   p.n = s.n, p.c_in = s.c_in, p.h_in = p.w_in = s.hw, p.c_out = s.c_out, p.k_h = p.k_w = s.k, p.stride = 1,
   p.pad = s.pad;
@@ -40,7 +41,7 @@ void run(benchmark::State& state, const LayerShape& s, bool onednn_impl) {
   const std::size_t nw = std::size_t(p.c_out) * p.c_in * p.k_h * p.k_w;
   auto x = filled(nx, 1), y = filled(ny, 2), dy = filled(ny, 3), dx = filled(nx, 4), w = filled(nw, 5),
        dw = filled(nw, 6), b = filled(p.c_out, 7), db = filled(p.c_out, 8);
-  onednn::Conv2d conv(true);
+  onednn::Conv2d conv(true, false, winograd);
   for (auto _ : state) {
     if (onednn_impl) {
       conv.forward(p, x.data(), w.data(), b.data(), y.data());
@@ -80,6 +81,10 @@ const bool registered = [] {
         ->UseRealTime();
     if (onednn::available())
       benchmark::RegisterBenchmark((base + "/onednn").c_str(), [s](benchmark::State& st) { run(st, s, true); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    if (onednn::available() && s.k == 3)
+      benchmark::RegisterBenchmark((base + "/winograd").c_str(), [s](benchmark::State& st) { run(st, s, true, true); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
   }

@@ -6,8 +6,10 @@
 // double. Synchronised batch norm: a
 // caller-given StatSum adds the per-channel sums over the replicas; the kernel does no
 // communication itself and knows nothing of who the replicas are. Channels are split over the rank's
-// threads (parallel.h): a channel's sums stay in one thread, so the thread count changes no bit. No
-// fused activation.
+// threads (parallel.h): a channel's sums stay in one thread, so the thread count changes no bit.
+// A ReLU after the batch norm can be fused (batchnorm.h): the forward clamps as it writes, the
+// backward masks the gradient as it reads it, one pass over memory fewer each way; each element
+// gets the bits the separate ReLU (relu.cpp) would give it. No other activation.
 #include "kernels/cpu/batchnorm.h"
 
 #include <cmath>
@@ -83,6 +85,52 @@ SB_VECTOR_CLONES void row_dx(const float* x, const float* dy, float* dx, int n, 
   for (int k = 0; k < n; ++k) dx[k] = a * dy[k] + b * (x[k] - mean) + c;
 }
 
+// The fused ReLU's gradient mask: whether the forward wrote a positive value for x, recomputed from x
+// with the forward's centre, scale and shift (the same float operations as row_affine_relu, so the
+// same decision), instead of reading the output back: one stream of memory fewer.
+inline bool relu_passes(float x, float centre, float scale, float shift) {
+  return (x - centre) * scale + shift > 0.0f;
+}
+
+// row_grad_sums of g[k] = relu_passes(x[k]) ? dy[k] : 0 (the ReLU's backward, relu.cpp, then this).
+SB_VECTOR_CLONES void row_grad_sums_relu(const float* x, const float* dy, int n, float mean, float scale,
+                                         float shift, double& sum_dy, double& sum_dy_xc) {
+  float a[kLanes] = {}, b[kLanes] = {};
+  int k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const float v = dy[k + j];
+      const float g = relu_passes(x[k + j], mean, scale, shift) ? v : 0.0f;
+      a[j] += g;
+      b[j] += g * (x[k + j] - mean);
+    }
+  for (int j = 0; j < kLanes; ++j) sum_dy += a[j], sum_dy_xc += b[j];
+  for (; k < n; ++k) {
+    const float v = dy[k];
+    const float g = relu_passes(x[k], mean, scale, shift) ? v : 0.0f;
+    sum_dy += g;
+    sum_dy_xc += double(g) * (double(x[k]) - mean);
+  }
+}
+
+// row_dx of g[k] = relu_passes(x[k]) ? dy[k] : 0.
+SB_VECTOR_CLONES void row_dx_relu(const float* x, const float* dy, float* dx, int n, float a, float b, float c,
+                                  float mean, float scale, float shift) {
+  for (int k = 0; k < n; ++k) {
+    const float v = dy[k];
+    const float g = relu_passes(x[k], mean, scale, shift) ? v : 0.0f;
+    dx[k] = a * g + b * (x[k] - mean) + c;
+  }
+}
+
+// y[k] = max((x[k] − centre)·scale + shift, 0), written as relu.cpp's forward writes it.
+SB_VECTOR_CLONES void row_affine_relu(const float* x, float* y, int n, float centre, float scale, float shift) {
+  for (int k = 0; k < n; ++k) {
+    const float v = (x[k] - centre) * scale + shift;
+    y[k] = v > 0.0f ? v : 0.0f;
+  }
+}
+
 // y[k] = (x[k] − centre)·scale + shift
 SB_VECTOR_CLONES void row_affine(const float* x, float* y, int n, float centre, float scale, float shift) {
   for (int k = 0; k < n; ++k) y[k] = (x[k] - centre) * scale + shift;
@@ -96,8 +144,11 @@ T* row(const BatchNormParams& p, T* x, int i, int ch) {
 
 // y = (x − centre)·scale + shift over one channel; centring first keeps precision when the mean is
 // large compared with the spread.
-void affine(const BatchNormParams& p, const float* x, float* y, int ch, float centre, float scale, float shift) {
-  for (int i = 0; i < p.n; ++i) row_affine(row(p, x, i, ch), row(p, y, i, ch), p.hw, centre, scale, shift);
+// With relu, max(·, 0) of it.
+void affine(const BatchNormParams& p, const float* x, float* y, int ch, float centre, float scale, float shift,
+            bool relu) {
+  for (int i = 0; i < p.n; ++i)
+    (relu ? row_affine_relu : row_affine)(row(p, x, i, ch), row(p, y, i, ch), p.hw, centre, scale, shift);
 }
 
 }  // namespace
@@ -115,8 +166,9 @@ void for_channels(const BatchNormParams& p, Fn&& fn) {
 
 void batchnorm_forward_train(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
                              float* y, float* save_mean, float* save_invstd, float* running_mean,
-                             float* running_var, const StatSum& sum_over_replicas) {
+                             float* running_var, const StatSum& sum_over_replicas, const FusedRelu& relu) {
   validate(p);
+  SB_CHECK((relu.scale == nullptr) == (relu.shift == nullptr), "batchnorm: fused ReLU needs both scale and shift");
   // Per channel: the sum, then (with the mean known) the centred squares — each a vector over the
   // channels, so synchronised batch norm adds them over the replicas in one call each. The last
   // entry of the first vector is the value count.
@@ -143,30 +195,39 @@ void batchnorm_forward_train(const BatchNormParams& p, const float* x, const flo
     const double m = p.momentum;
     running_mean[ch] = static_cast<float>((1.0 - m) * running_mean[ch] + m * mean);
     running_var[ch] = static_cast<float>((1.0 - m) * running_var[ch] + m * var * count / (count - 1.0));
-    affine(p, x, y, ch, static_cast<float>(mean), static_cast<float>(gamma[ch] * invstd), beta[ch]);
+    const float scale = static_cast<float>(gamma[ch] * invstd);
+    if (relu.scale) relu.scale[ch] = scale, relu.shift[ch] = beta[ch];
+    affine(p, x, y, ch, static_cast<float>(mean), scale, beta[ch], relu.scale != nullptr);
   });
 }
 
 void batchnorm_forward_eval(const BatchNormParams& p, const float* x, const float* gamma, const float* beta,
-                            const float* running_mean, const float* running_var, float* y) {
+                            const float* running_mean, const float* running_var, float* y, bool relu) {
   validate(p);
   for_channels(p, [&](int ch) {
     const double scale = gamma[ch] / std::sqrt(double(running_var[ch]) + p.eps);
-    affine(p, x, y, ch, running_mean[ch], static_cast<float>(scale), beta[ch]);
+    affine(p, x, y, ch, running_mean[ch], static_cast<float>(scale), beta[ch], relu);
   });
 }
 
 void batchnorm_backward(const BatchNormParams& p, const float* x, const float* dy, const float* gamma,
                         const float* save_mean, const float* save_invstd, float* dx, float* dgamma,
-                        float* dbeta, const StatSum& sum_over_replicas) {
+                        float* dbeta, const StatSum& sum_over_replicas, const FusedReluSaved& relu) {
   validate(p);
+  SB_CHECK((relu.scale == nullptr) == (relu.shift == nullptr), "batchnorm: fused ReLU needs both scale and shift");
   // Per channel Σdy and Σdy·(x − mean), then the value count: this replica's sums give dgamma and
   // dbeta (the strategy averages those like every gradient); dx needs the global batch's sums.
   const std::size_t c = std::size_t(p.c);
   std::vector<double> sums(2 * c + 1, 0.0);
   for_channels(p, [&](int ch) {
     double sum_dy = 0.0, sum_dy_xc = 0.0;
-    for (int i = 0; i < p.n; ++i) row_grad_sums(row(p, x, i, ch), row(p, dy, i, ch), p.hw, save_mean[ch], sum_dy, sum_dy_xc);
+    for (int i = 0; i < p.n; ++i) {
+      if (relu.scale)
+        row_grad_sums_relu(row(p, x, i, ch), row(p, dy, i, ch), p.hw, save_mean[ch], relu.scale[ch], relu.shift[ch],
+                           sum_dy, sum_dy_xc);
+      else
+        row_grad_sums(row(p, x, i, ch), row(p, dy, i, ch), p.hw, save_mean[ch], sum_dy, sum_dy_xc);
+    }
     dbeta[ch] = static_cast<float>(sum_dy);
     dgamma[ch] = static_cast<float>(sum_dy_xc * save_invstd[ch]);
     sums[std::size_t(ch)] = sum_dy;
@@ -185,7 +246,13 @@ void batchnorm_backward(const BatchNormParams& p, const float* x, const float* d
     const double c0 = -a * sum_dy / count;
     const float af = static_cast<float>(a), bf = static_cast<float>(b), cf = static_cast<float>(c0);
     const float mf = static_cast<float>(mean);
-    for (int i = 0; i < p.n; ++i) row_dx(row(p, x, i, ch), row(p, dy, i, ch), row(p, dx, i, ch), p.hw, af, bf, cf, mf);
+    for (int i = 0; i < p.n; ++i) {
+      if (relu.scale)
+        row_dx_relu(row(p, x, i, ch), row(p, dy, i, ch), row(p, dx, i, ch), p.hw, af, bf, cf, mf, relu.scale[ch],
+                    relu.shift[ch]);
+      else
+        row_dx(row(p, x, i, ch), row(p, dy, i, ch), row(p, dx, i, ch), p.hw, af, bf, cf, mf);
+    }
   });
 }
 

@@ -12,7 +12,7 @@ struct Conv2d::Impl {};
 bool available() { return false; }
 std::string version() { return ""; }
 
-Conv2d::Conv2d(bool) {}
+Conv2d::Conv2d(bool, bool, bool) {}
 Conv2d::~Conv2d() = default;
 
 void Conv2d::forward(const Conv2dParams&, const float*, const float*, const float*, float*) {

@@ -71,6 +71,8 @@ struct Conv2d::Impl {
     const float* blocked_x = nullptr;  // the input whose blocked copy f_src holds (after forward)
   };
   bool bias = false;
+  bool relu = false;
+  bool winograd = false;
   dnnl::stream stream{cpu_engine()};
   std::map<std::tuple<int, int, int, int, int, int, int, int>, std::unique_ptr<Prims>> by_params;
 
@@ -87,17 +89,35 @@ struct Conv2d::Impl {
     // format any: oneDNN picks its fastest layout (blocked on AVX-512/AVX2); plain NCHW made it
     // choose its gemm path, slower than our im2col (docs/results-cpu.md).
     const memory::desc a_src(src, dt::f32, tag::any), a_dst(dst, dt::f32, tag::any), a_wei(wei, dt::f32, tag::any);
-    const auto alg = dnnl::algorithm::convolution_direct;
-    const auto fd = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, a_src, a_wei, u_bia,
-                                                           a_dst, strides, pad, pad)
-                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, a_src, a_wei, a_dst,
-                                                           strides, pad, pad);
-    const dnnl::convolution_forward::primitive_desc fpd(fd, e);
-    const dnnl::convolution_backward_data::primitive_desc dpd(
-        dnnl::convolution_backward_data::desc(alg, a_src, a_wei, a_dst, strides, pad, pad), e, fpd);
-    const auto wd = bias ? dnnl::convolution_backward_weights::desc(alg, a_src, a_wei, u_bia, a_dst, strides, pad, pad)
-                         : dnnl::convolution_backward_weights::desc(alg, a_src, a_wei, a_dst, strides, pad, pad);
-    const dnnl::convolution_backward_weights::primitive_desc wpd(wd, e, fpd);
+    dnnl::primitive_attr attr;
+    if (relu) {  // the clamp applied to each output as the convolution writes it
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    // The three primitive descriptions of one algorithm; throws dnnl::error where it has no kernel.
+    const auto describe_all = [&](dnnl::algorithm alg) {
+      const auto fd = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, a_src, a_wei,
+                                                             u_bia, a_dst, strides, pad, pad)
+                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, a_src, a_wei,
+                                                             a_dst, strides, pad, pad);
+      const dnnl::convolution_forward::primitive_desc fpd(fd, attr, e);
+      const dnnl::convolution_backward_data::primitive_desc dpd(
+          dnnl::convolution_backward_data::desc(alg, a_src, a_wei, a_dst, strides, pad, pad), e, fpd);
+      const auto wd = bias ? dnnl::convolution_backward_weights::desc(alg, a_src, a_wei, u_bia, a_dst, strides, pad, pad)
+                           : dnnl::convolution_backward_weights::desc(alg, a_src, a_wei, a_dst, strides, pad, pad);
+      const dnnl::convolution_backward_weights::primitive_desc wpd(wd, e, fpd);
+      return std::make_tuple(fpd, dpd, wpd);
+    };
+    std::optional<decltype(describe_all(dnnl::algorithm::convolution_direct))> pds;
+    if (winograd && p.k_h == 3 && p.stride == 1) {
+      try {
+        pds = describe_all(dnnl::algorithm::convolution_winograd);
+      } catch (const dnnl::error&) {  // no Winograd kernel for this shape or CPU: the direct one
+      }
+    }
+    if (!pds) pds = describe_all(dnnl::algorithm::convolution_direct);
+    const auto& [fpd, dpd, wpd] = *pds;
     auto s = std::unique_ptr<Prims>(new Prims{
         dnnl::convolution_forward(fpd), dnnl::convolution_backward_data(dpd),
         dnnl::convolution_backward_weights(wpd), Buffer(u_src, fpd.src_desc(), e), Buffer(u_wei, fpd.weights_desc(), e),
@@ -132,7 +152,11 @@ std::string version() {
   return v ? fmt::format("{}.{}.{}", v->major, v->minor, v->patch) : std::string("unknown");
 }
 
-Conv2d::Conv2d(bool bias) : impl_(std::make_unique<Impl>()) { impl_->bias = bias; }
+Conv2d::Conv2d(bool bias, bool relu, bool winograd) : impl_(std::make_unique<Impl>()) {
+  impl_->bias = bias;
+  impl_->relu = relu;
+  impl_->winograd = winograd;
+}
 Conv2d::~Conv2d() = default;
 
 void Conv2d::forward(const Conv2dParams& p, const float* x, const float* w, const float* bias, float* y) {

@@ -10,7 +10,10 @@
 // (when backward gets the same input pointer), and the output gradient is reordered once for both
 // backward passes. Threads: the calling thread's BLAS budget (cpu::blas_threads()) is handed to
 // oneDNN's OpenMP team before every call.
-// Not here: bias-free fused activations, dilation, groups, other data types; the choice of when to
+// A ReLU after the convolution can be fused into the forward (oneDNN's eltwise post-op: the
+// output is written once, already clamped); its backward mask stays the caller's (relu.h), since
+// oneDNN has no masked reorder of the output gradient.
+// Not here: other fused activations, dilation, groups, other data types; the choice of when to
 // use it (models/conv2d_cpu.cpp). kernels/onednn is the only place that creates oneDNN primitives;
 // builds without oneDNN link kernels/noonednn instead, whose entry points fail with one line.
 #pragma once
@@ -30,12 +33,16 @@ std::string version();
 // and evaluation batches differ). Not thread-safe: one object per layer per replica.
 class Conv2d {
  public:
-  explicit Conv2d(bool bias);
+  // relu: forward() writes max(conv + bias, 0). winograd: oneDNN's Winograd F(4x4, 3x3) kernels for
+  // all three passes (3x3, stride 1 only; fewer multiplications, float32 results within about 1e-5
+  // relative of the direct ones), falling back to the direct convolution where oneDNN has none.
+  explicit Conv2d(bool bias, bool relu = false, bool winograd = false);
   ~Conv2d();
   Conv2d(const Conv2d&) = delete;
   Conv2d& operator=(const Conv2d&) = delete;
 
-  // y [n, c_out, h_out, w_out] = conv(x [n, c_in, h_in, w_in], w) + bias (bias null iff built without).
+  // y [n, c_out, h_out, w_out] = conv(x [n, c_in, h_in, w_in], w) + bias (bias null iff built without),
+  // max(·, 0) of it when built with relu.
   void forward(const Conv2dParams& p, const float* x, const float* w, const float* bias, float* y);
   // dw [c_out, c_in, k_h, k_w], db [c_out] (null iff no bias) and, when dx is not null,
   // dx [n, c_in, h_in, w_in], from dy [n, c_out, h_out, w_out]; x and w as in forward().

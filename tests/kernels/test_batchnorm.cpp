@@ -1,12 +1,16 @@
 // test_batchnorm.cpp — batch normalisation: hand-computed batch statistics, PyTorch running-stat
 // update (unbiased variance) and eval mode; the train-mode backward against central differences
-// for x, γ and β, in the NCHW and the [n, c] (hw = 1) case.
+// for x, γ and β, in the NCHW and the [n, c] (hw = 1) case; the fused ReLU against batch norm and
+// relu.h composed, bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/common/check.h"
 #include "kernels/cpu/batchnorm.h"
+#include "kernels/cpu/relu.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace scalebench::cpu {
@@ -92,6 +96,55 @@ BatchNormParams bn(int n, int c, int hw) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, BatchNormGrad, ::testing::Values(bn(3, 2, 5), bn(2, 3, 7), bn(4, 3, 1)));
+
+// The fused ReLU (batchnorm.h FusedRelu) against the composition it replaces: batch norm, then
+// relu.h's forward; relu.h's backward, then the batch norm's backward. Bit for bit, in training and
+// eval, on planes with and without a remainder after the 16-lane blocks, with gamma/beta that make
+// both signs common and exact zeros in the input (the mask's edge).
+TEST(BatchNorm, FusedReluEqualsBatchNormThenReluBitForBit) {
+  for (const int hw : {1, 37, 64}) {
+    BatchNormParams p;
+    p.n = 3, p.c = 4, p.hw = hw;
+    const std::size_t count = std::size_t(p.n) * p.c * p.hw;
+    auto x = random_vec(count, 11 + unsigned(hw), -2.0f, 2.0f);
+    for (std::size_t i = 0; i < count; i += 7) x[i] = 0.0f;
+    const auto dz = random_vec(count, 12 + unsigned(hw));
+    const std::vector<float> gamma{1.5f, -0.7f, 0.3f, 1.0f}, beta{0.2f, -0.4f, 0.0f, 1.1f};
+    // The composition.
+    std::vector<float> y(count), z(count), dy(count), dx(count), mean(4), invstd(4), rm(4, 0.0f), rv(4, 1.0f);
+    std::vector<float> dgamma(4), dbeta(4);
+    batchnorm_forward_train(p, x.data(), gamma.data(), beta.data(), y.data(), mean.data(), invstd.data(), rm.data(),
+                            rv.data());
+    relu_forward(std::int64_t(count), y.data(), z.data());
+    relu_backward(std::int64_t(count), z.data(), dz.data(), dy.data());
+    batchnorm_backward(p, x.data(), dy.data(), gamma.data(), mean.data(), invstd.data(), dx.data(), dgamma.data(),
+                       dbeta.data());
+    // Fused.
+    std::vector<float> fz = poisoned(count), fdx = poisoned(count), fmean(4), finvstd(4), frm(4, 0.0f),
+                       frv(4, 1.0f), fdgamma(4), fdbeta(4), scale(4), shift(4);
+    batchnorm_forward_train(p, x.data(), gamma.data(), beta.data(), fz.data(), fmean.data(), finvstd.data(),
+                            frm.data(), frv.data(), {}, FusedRelu{scale.data(), shift.data()});
+    batchnorm_backward(p, x.data(), dz.data(), gamma.data(), fmean.data(), finvstd.data(), fdx.data(),
+                       fdgamma.data(), fdbeta.data(), {}, FusedReluSaved{scale.data(), shift.data()});
+    const auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
+      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    };
+    EXPECT_TRUE(same_bits(fz, z)) << "forward, hw " << hw;
+    EXPECT_TRUE(same_bits(fdx, dx)) << "dx, hw " << hw;
+    EXPECT_TRUE(same_bits(fdgamma, dgamma) && same_bits(fdbeta, dbeta)) << "dgamma/dbeta, hw " << hw;
+    EXPECT_TRUE(same_bits(frm, rm) && same_bits(frv, rv) && same_bits(fmean, mean)) << "statistics, hw " << hw;
+    // Some outputs were clamped and some passed, or the test shows nothing.
+    const auto zeros = std::count(z.begin(), z.end(), 0.0f);
+    EXPECT_GT(zeros, 0);
+    EXPECT_LT(std::size_t(zeros), count);
+    // Eval mode.
+    std::vector<float> ye(count), ze(count), fze = poisoned(count);
+    batchnorm_forward_eval(p, x.data(), gamma.data(), beta.data(), rm.data(), rv.data(), ye.data());
+    relu_forward(std::int64_t(count), ye.data(), ze.data());
+    batchnorm_forward_eval(p, x.data(), gamma.data(), beta.data(), rm.data(), rv.data(), fze.data(), true);
+    EXPECT_TRUE(same_bits(fze, ze)) << "eval, hw " << hw;
+  }
+}
 
 }  // namespace
 }  // namespace scalebench::cpu

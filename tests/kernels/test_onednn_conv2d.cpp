@@ -1,8 +1,8 @@
 // test_onednn_conv2d.cpp — the oneDNN convolution (kernels/onednn/conv2d.h) against the direct
-// reference: forward with and without bias, the weight and bias gradients and the data gradient,
+// reference: forward with and without bias, direct and Winograd, the weight and bias gradients and the data gradient,
 // on the shapes the models use and on odd ones (stride 2, pad 0, 1×1, few channels); the state it
 // keeps between calls (the blocked input reused by backward, one object for several batch sizes,
-// a backward on another input than the last forward's). Skipped in builds without oneDNN, where a
+// a backward on another input than the last forward's); the fused ReLU's forward. Skipped in builds without oneDNN, where a
 // call must fail with one line instead.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -68,18 +68,20 @@ TEST_P(OnednnConv2dVsRef, ForwardAndEveryGradient) {
   const auto p = params(GetParam());
   const auto x = random_vec(x_size(p), 1), w = random_vec(w_size(p), 2), b = random_vec(p.c_out, 3),
              dy = random_vec(y_size(p), 4);
-  for (bool bias : {false, true}) {
-    const float* bp = bias ? b.data() : nullptr;
-    const Results want = reference(p, x, w, bp, dy);
-    Conv2d conv(bias);
-    // Twice: the second step runs on the primitives and buffers the first one made.
-    for (int step = 0; step < 2; ++step) {
-      Results got{poisoned(y_size(p)), poisoned(x_size(p)), poisoned(w_size(p)), poisoned(p.c_out)};
-      conv.forward(p, x.data(), w.data(), bp, got.y.data());
-      conv.backward(p, x.data(), w.data(), dy.data(), got.dw.data(), bias ? got.db.data() : nullptr, got.dx.data());
-      expect_close(got, want, bias, fmt::format("{} bias, step {}", bias ? "with" : "no", step));
+  for (bool winograd : {false, true})  // Winograd where oneDNN has it (3x3 stride 1), else direct
+    for (bool bias : {false, true}) {
+      const float* bp = bias ? b.data() : nullptr;
+      const Results want = reference(p, x, w, bp, dy);
+      Conv2d conv(bias, false, winograd);
+      // Twice: the second step runs on the primitives and buffers the first one made.
+      for (int step = 0; step < 2; ++step) {
+        Results got{poisoned(y_size(p)), poisoned(x_size(p)), poisoned(w_size(p)), poisoned(p.c_out)};
+        conv.forward(p, x.data(), w.data(), bp, got.y.data());
+        conv.backward(p, x.data(), w.data(), dy.data(), got.dw.data(), bias ? got.db.data() : nullptr, got.dx.data());
+        expect_close(got, want, bias,
+                     fmt::format("{}, {} bias, step {}", winograd ? "winograd" : "direct", bias ? "with" : "no", step));
+      }
     }
-  }
 }
 
 // n, c_in, h, w, c_out, k, stride, pad
@@ -126,6 +128,31 @@ TEST(OnednnConv2d, OneObjectServesSeveralBatchSizesAndNoDataGradient) {
     EXPECT_LE(max_rel_err(got.y, want.y), 1e-4) << "n=" << n;
     EXPECT_LE(max_rel_err(got.dw, want.dw), 1e-4) << "n=" << n;
     EXPECT_LE(max_rel_err(got.db, want.db), 1e-4) << "n=" << n;
+  }
+}
+
+// The fused ReLU (Conv2d(bias, relu)): forward = max(reference + bias, 0) on the blocked U-Net
+// layer and an odd shape, with and without bias; the backward is the plain convolution's (the
+// caller masks dy), so its gradients are the reference's of the dy given.
+TEST(OnednnConv2d, FusedReluForwardClampsTheReference) {
+  if (!available()) GTEST_SKIP() << "this build has no oneDNN";
+  for (const Case c : {Case{2, 16, 16, 16, 32, 3, 1, 1}, Case{3, 8, 9, 7, 5, 3, 1, 1}}) {
+    const auto p = params(c);
+    const auto x = random_vec(x_size(p), 40), w = random_vec(w_size(p), 41), b = random_vec(p.c_out, 42),
+               dy = random_vec(y_size(p), 43);
+    for (bool bias : {false, true}) {
+      const float* bp = bias ? b.data() : nullptr;
+      Results want = reference(p, x, w, bp, dy);
+      std::size_t clamped = 0;
+      for (float& v : want.y) clamped += v <= 0.0f, v = v > 0.0f ? v : 0.0f;
+      ASSERT_GT(clamped, 0u);
+      ASSERT_LT(clamped, want.y.size());
+      Conv2d conv(bias, /*relu=*/true, /*winograd=*/c.c_in == 16);
+      Results got{poisoned(y_size(p)), poisoned(x_size(p)), poisoned(w_size(p)), poisoned(p.c_out)};
+      conv.forward(p, x.data(), w.data(), bp, got.y.data());
+      conv.backward(p, x.data(), w.data(), dy.data(), got.dw.data(), bias ? got.db.data() : nullptr, got.dx.data());
+      expect_close(got, want, bias, fmt::format("relu, {} bias, c_in {}", bias ? "with" : "no", c.c_in));
+    }
   }
 }
 

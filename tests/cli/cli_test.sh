@@ -335,8 +335,11 @@ PY
     for s in ring hierarchical multiworker ps-sync; do  # multiworker: the library's own allreduce ("native")
       grep -Eq "^ *$s +weak +4 " "$tmp/out" || { cat "$tmp/out"; fail "no $s weak N = 4 row"; }
     done
+    # Weak and strong rows make it a swept study: one compact table by default, the tables with --full.
     "$sb" report "$tmp/p.h5" >"$tmp/rep" 2>&1 || { cat "$tmp/rep"; fail "report of a projection"; }
-    grep -Eq "^== unet:depth=2,base=4 - ring - .*\(weak scaling\)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report lacks the ring weak table"; }
+    grep -Eq "^== points \(weak, strong scaling\)" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection is not compact"; }
+    "$sb" report --full "$tmp/p.h5" >"$tmp/repfull" 2>&1 || { cat "$tmp/repfull"; fail "report --full of a projection"; }
+    grep -Eq "^== unet:depth=2,base=4 - ring - .*\(weak scaling\)$" "$tmp/repfull" || { cat "$tmp/repfull"; fail "report --full lacks the ring weak table"; }
     grep -Eq "^  hosts +$(hostname)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection lacks the traced run's host"; }
     grep -Eq "^  commit +[0-9a-f]{40}|^  commit +unknown" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection lacks the commit"; }
     # The same predictions on both sides: every value equal, so "ok" (exit 0) though one row a point.

@@ -337,7 +337,7 @@ PY
     done
     # Weak and strong rows make it a swept study: one compact table by default, the tables with --full.
     "$sb" report "$tmp/p.h5" >"$tmp/rep" 2>&1 || { cat "$tmp/rep"; fail "report of a projection"; }
-    grep -Eq "^== points \(weak, strong scaling\)" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection is not compact"; }
+    grep -Eq "^== unet:depth=2,base=4: points \(weak, strong scaling\)" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection is not compact"; }
     "$sb" report --full "$tmp/p.h5" >"$tmp/repfull" 2>&1 || { cat "$tmp/repfull"; fail "report --full of a projection"; }
     grep -Eq "^== unet:depth=2,base=4 - ring - .*\(weak scaling\)$" "$tmp/repfull" || { cat "$tmp/repfull"; fail "report --full lacks the ring weak table"; }
     grep -Eq "^  hosts +$(hostname)$" "$tmp/rep" || { cat "$tmp/rep"; fail "report of a projection lacks the traced run's host"; }

@@ -300,7 +300,7 @@ TEST(Report, SweptStudyCompactByDefaultFullOnRequest) {
   const StudyFile f = swept();
   const std::string compact = report(f, Format::text), full = report(f, Format::text, true);
   EXPECT_EQ(count_of(compact, "\n== "), 1u) << compact;  // one table
-  EXPECT_NE(compact.find("== points (weak scaling): one row per point"), std::string::npos) << compact;
+  EXPECT_NE(compact.find("== unet: points (weak scaling): one row per point"), std::string::npos) << compact;
   const std::vector<std::string> header = words_of_line(compact, "strategy ");
   ASSERT_GE(header.size(), 7u) << compact;
   EXPECT_EQ(std::vector<std::string>(header.begin(), header.begin() + 7),

@@ -271,9 +271,14 @@ std::string report(const StudyFile& f, Format format, bool full) {
   // A swept study (a table per value of a swept field, report.h): one compact table by default.
   const bool swept = std::any_of(groups.begin(), groups.end(), [](const Group& g) { return !g.series.empty(); });
   if (swept && !full) {
-    out += fmt::format("\n{}points ({} scaling): one row per point, the swept fields as columns; report --full: every "
-                       "column, one table per model x strategy x swept values\n",
-                       format == Format::markdown ? "### " : "== ", distinct_values(t, "scaling"));
+    // The model is a column only when several are swept; one model is named in the heading.
+    std::vector<std::string> models;
+    for (const Group& g : groups)
+      if (std::find(models.begin(), models.end(), g.model) == models.end()) models.push_back(g.model);
+    out += fmt::format("\n{}{}points ({} scaling): one row per point, the swept fields as columns; report --full: "
+                       "every column, one table per model x strategy x swept values\n",
+                       format == Format::markdown ? "### " : "== ", models.size() == 1 ? models[0] + ": " : "",
+                       distinct_values(t, "scaling"));
     if (format == Format::markdown) out += "\n";
     return out + compact_table(t, groups, format) + report_tuning(f, format, false);
   }

@@ -2,7 +2,7 @@
 // the step runs eagerly (the option off, a step that cannot be captured, a capture that failed at
 // run time). Kept for the run file's context (`cuda_graph`, harness/record/recorder.cpp), so a run's
 // file says whether its steps were graphs. The last note stands (a later failure replaces a success).
-// Not here: deciding anything (harness/train/epoch.cpp), printing (the trainer's log does).
+// Not here: deciding anything (harness/train/epoch_graph.cpp), printing (the trainer's log does).
 #pragma once
 
 #include <string>

@@ -40,7 +40,7 @@ struct EnumNames<NonFinitePolicy> {
       {{NonFinitePolicy::fail, "fail"}, {NonFinitePolicy::skip, "skip"}}};
 };
 
-// --cuda-graph: the training step captured as a CUDA graph and replayed (harness/train/epoch.cpp).
+// --cuda-graph: the training step captured as a CUDA graph and replayed (harness/train/epoch_graph.cpp).
 // auto: where the step can be captured (cuda; otherwise eager, saying why); on: the same, the reason
 // printed as a warning when it cannot; off: eager.
 enum class CudaGraph { automatic, on, off };

@@ -19,41 +19,12 @@
 # Takes about 30-60 s (two tiny points, a dataset job, two probe jobs).
 set -euo pipefail
 SB=$1
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-LC="$ROOT/slurm/local-cluster/local_cluster.sh"
-T0=$SECONDS
-step() { printf '[%3ds] %s\n' $((SECONDS - T0)) "$*"; }
-fail() { echo "FAIL: $*"; exit 1; }
-[[ "$(id -u)" == 0 ]] || { echo "SKIP: needs root (the local cluster's slurmd runs jobs as their user)"; exit 77; }
-for tool in munged slurmctld slurmd sbatch srun squeue scontrol; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (tools/install-deps.sh installs slurm-wlm and munge)"; exit 77; }
-done
+# shellcheck source=tests/slurm/live_slurm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/live_slurm.sh"
+live_slurm_setup sb-slurm-aff sbatch srun squeue scontrol
+LIVE_SLURM_LOGS="$TMP/work/probe-*.out"
 CPUS=$(nproc)
 ((CPUS >= 2)) || { echo "SKIP: one CPU: no rank can be given more than one"; exit 77; }
-while read -r v; do unset "$v"; done < <(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p')
-
-TMP="$(mktemp -d /tmp/sb-slurm-aff.XXXXXX)"
-chmod 0755 "$TMP"
-STARTED=0
-cleanup() {
-  local rc=$?
-  ((STARTED)) && bash "$LC" stop "$TMP/cluster" >/dev/null 2>&1
-  if ((rc != 0)); then
-    for f in "$TMP"/work/results/*/slurm/logs/*.out "$TMP"/work/probe-*.out "$TMP"/cluster/log/slurmctld.log; do
-      [[ -s "$f" ]] && { echo "----- tail of $f"; tail -n 15 "$f"; }
-    done
-  fi
-  rm -rf "$TMP"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-poll() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@"; do ((SECONDS < deadline)) || return 1; sleep 1; done
-}
-no_jobs_left() { [[ -z "$(squeue --noheader --format=%i 2>/dev/null)" ]]; }
 # count_cpus "0-1,4" -> 3
 count_cpus() {
   local n=0 part

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -126,6 +127,18 @@ void add_ab(CLI::App& app, StudyOptions& o) {
   ab->add_option("--pairs", o.ab.pairs, "Runs a side per point, taken in pairs A,B then B,A (1-200)")
       ->check(CLI::Range(1, 200))
       ->capture_default_str();
+  ab->add_option("--interleave", o.ab.interleave, "run: the sides alternate run by run (any point); slice: the "
+                 "two runs of a pair start together on one CPU and take turns at step boundaries every --slice-ms, "
+                 "so both see the host within a slice of each other (single-device points only)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, scalebench::study::AbInterleave>{
+          {"run", scalebench::study::AbInterleave::run}, {"slice", scalebench::study::AbInterleave::slice}}))
+      ->default_str("run");
+  ab->add_option("--slice-ms", o.ab.slice_ms, "--interleave slice: how long a side computes before it hands the "
+                 "turn over (at its next step boundary)")
+      ->check(CLI::Range(10.0, 60000.0))
+      ->capture_default_str();
+  ab->add_option("--cpus", o.ab.cpus, "--interleave slice: the CPU list both sides run on (taskset -c; default: the "
+                 "last CPU this process may use)");
   ab->add_option("-o,--output", o.ab.output, "Folder for a/runs, b/runs, a.h5, b.h5, ab.toml, verdicts.json "
                  "(default: the spec's [study] output + '-ab')");
   ab->add_option("--alpha", o.ab.alpha, "Significance level of the signed-rank tests, after the Benjamini-Hochberg "

@@ -6,7 +6,8 @@ slowdown, measured on this machine (issue 25's noise laboratory). A benchmark: i
     /usr/bin/python3 tools/noise_lab.py BUILD_DIR [--pairs 8] [--k 5] [--power-k 3,5,10]
         [--trials 10] [--caps 0.9,0.8] [--work results/noise-lab] [-o lab.json]
     /usr/bin/python3 tools/noise_lab.py BUILD_DIR --ab [--ab-k 10] [--ab-aa-runs 12]
-        [--ab-caps 0.95,0.98] [--trials 10] [--work results/noise-lab] [-o ab.json]
+        [--ab-caps 0.95,0.98] [--trials 10] [--ab-interleave run|slice] [--slice-ms 250]
+        [--cap-period-us 10000] [--work results/noise-lab] [-o ab.json]
 
 (a) A/A false alarms: --pairs independent pairs of K-repetition sweeps of the same small study
     (one-thread U-Net points, long enough to time: ≥ 1 s and ≥ 30 measured steps a run), each pair
@@ -23,6 +24,9 @@ slowdown, measured on this machine (issue 25's noise laboratory). A benchmark: i
     Power: per cap c in --ab-caps, --trials runs of `ab` on one point with side B's runs in a cgroup
     capped to c of one core and side A's in an uncapped one (`--a-wrap`/`--b-wrap` through a
     two-line joiner script), K = --ab-k pairs; detection = images_per_s slower.
+    --ab-interleave slice: both runs of a pair together on one CPU, taking turns every --slice-ms
+    (`ab --interleave slice`); give the capped cgroup a CFS period under a slice (--cap-period-us
+    10000), or a side computing in slices rarely fills a 100 ms period and the cap seldom binds.
 Needs root for the cgroup (the A/A parts do not). It deliberately does not pick K for anyone or
 change any default: it measures the rule as shipped (docs/metrics.md).
 """
@@ -97,11 +101,14 @@ def write_spec(work, name, k, batch, data) -> str:
     return spec
 
 
+AB_EXTRA: list = []  # --ab-interleave / --slice-ms, passed to every `ab`
+
+
 def ab(sb, work, name, k, batch, data, a_wrap="", b_wrap="") -> dict:
     """One `scalebench ab` of the study against itself (each side under its wrap, when given); its verdicts."""
     out = os.path.join(work, name)
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [sb, "ab", write_spec(work, name, 1, batch, data), "--pairs", str(k), "-o", out]
+    cmd = [sb, "ab", write_spec(work, name, 1, batch, data), "--pairs", str(k), "-o", out] + AB_EXTRA
     if a_wrap:
         cmd += ["--a-wrap", a_wrap]
     if b_wrap:
@@ -152,7 +159,7 @@ def ab_lab(a, sb, work, data, result):
         # without it had the capped side run 5x faster), so only the cap tells the sides apart.
         free = make_cgroup(None, "-free")
         for cap in [float(c) for c in a.ab_caps.split(",")]:
-            cg = make_cgroup(cap)
+            cg = make_cgroup(cap, period_us=a.cap_period_us)
             try:
                 hits, verdicts = 0, Counter()
                 for t in range(a.trials):
@@ -163,7 +170,8 @@ def ab_lab(a, sb, work, data, result):
                     hits += v["verdict"] == "slower"
                     print(f"ab power cap {cap} K = {a.ab_k} trial {t + 1}: {v['verdict']} {100 * v['change']:+.1f}% "
                           f"({v['note']})", flush=True)
-                result["ab_power"].append({"cap": cap, "k": a.ab_k, "trials": a.trials, "detected": hits,
+                result["ab_power"].append({"cap": cap, "cap_period_us": a.cap_period_us, "k": a.ab_k,
+                                           "interleave": a.ab_interleave, "trials": a.trials, "detected": hits,
                                            "rate": hits / a.trials, "verdicts": dict(verdicts)})
                 print(f"ab power: cap {cap} of a core, K = {a.ab_k} pairs: {hits}/{a.trials} detected; {dict(verdicts)}")
             finally:
@@ -179,19 +187,25 @@ def read_timing(study_h5) -> set:
         return {n.decode() for n, k in zip(m["name"], m["kind"]) if k.decode() == "timing"}
 
 
-def make_cgroup(cap, name="") -> str:
-    """A CPU cgroup capped to `cap` of one core (None: uncapped, a scheduling group like the capped one)."""
+def make_cgroup(cap, name="", period_us=0) -> str:
+    """A CPU cgroup capped to `cap` of one core (None: uncapped, a scheduling group like the capped one),
+    over a period of period_us (0: the cgroup's default, 100 ms). A side that computes in slices
+    (ab --interleave slice) feels the cap only in the periods its slice covers whole, so the lab gives
+    slices a period well under a slice."""
     v1 = "/sys/fs/cgroup/cpu"
     if os.path.exists(os.path.join(v1, "cpu.cfs_quota_us")):
         path = os.path.join(v1, f"sb-noise-lab-{os.getpid()}{name}")
         os.makedirs(path, exist_ok=True)
+        if period_us:
+            open(os.path.join(path, "cpu.cfs_period_us"), "w").write(str(period_us))
         period = int(open(os.path.join(path, "cpu.cfs_period_us")).read())
         open(os.path.join(path, "cpu.cfs_quota_us"), "w").write(str(int(cap * period)) if cap else "-1")
         return path
     v2 = "/sys/fs/cgroup"
     path = os.path.join(v2, f"sb-noise-lab-{os.getpid()}{name}")
     os.makedirs(path, exist_ok=True)
-    open(os.path.join(path, "cpu.max"), "w").write(f"{int(cap * 100000)} 100000" if cap else "max 100000")
+    period = period_us or 100000
+    open(os.path.join(path, "cpu.max"), "w").write(f"{int(cap * period)} {period}" if cap else f"max {period}")
     return path
 
 
@@ -212,7 +226,13 @@ def main():
     ap.add_argument("--ab-k", type=int, default=10, help="pairs per ab run")
     ap.add_argument("--ab-aa-runs", type=int, default=12, help="A/A ab runs (each: every point of --batches; 5 tested metrics a point)")
     ap.add_argument("--ab-caps", default="0.95,0.98", help="side B's CPU caps, fractions of one core")
+    ap.add_argument("--ab-interleave", default="run", choices=["run", "slice"], help="ab's --interleave")
+    ap.add_argument("--slice-ms", type=float, default=250, help="ab's --slice-ms (with --ab-interleave slice)")
+    ap.add_argument("--cap-period-us", type=int, default=0,
+                    help="the capped cgroup's CFS period (0: its default, 100 ms); 10000 for slices")
     a = ap.parse_args()
+    AB_EXTRA.extend(["--interleave", a.ab_interleave] +
+                    (["--slice-ms", f"{a.slice_ms:g}"] if a.ab_interleave == "slice" else []))
     sb = os.path.abspath(os.path.join(a.build, "scalebench"))
     work = os.path.abspath(a.work)
     os.makedirs(work, exist_ok=True)
@@ -222,6 +242,7 @@ def main():
         if r.returncode != 0:
             sys.exit(f"noise_lab: datagen failed: {r.stderr}")
     result = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": os.uname().nodename,
+              "ab_args": AB_EXTRA,
               "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()}
     t0 = time.time()
     if a.ab:

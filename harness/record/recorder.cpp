@@ -169,6 +169,8 @@ void Recorder::finish(const TrainResult& result) {
   if (!result.strategy_summary.empty()) file_.summary.set("strategy_note", result.strategy_summary);
   // Why b_simple is NaN when the run could not measure it (a parameter server, one batch size).
   if (!result.noise_scale_note.empty()) file_.summary.set("b_simple_note", result.noise_scale_note);
+  // scalebench ab --interleave slice: the run computed in turns with another; its waits are not in its times.
+  if (!result.turn_note.empty()) file_.summary.set("turn_note", result.turn_note);
   heartbeat_.stop();
   note_noise();
   file_.status = "ok";

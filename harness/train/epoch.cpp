@@ -10,6 +10,7 @@
 #include "harness/train/evaluate.h"
 #include "harness/train/preemption.h"
 #include "harness/train/trace.h"
+#include "harness/train/turn_gate.h"
 #include "kernels/cpu/nonfinite.h"
 
 namespace scalebench {
@@ -144,12 +145,14 @@ void EpochRunner::on_nonfinite(const StepExchange& x, int epoch, std::int64_t st
 // checks of this launch, and a resumed epoch adds the time it had before its checkpoint.
 struct EpochRunner::EpochTime {
   EpochTime(double before, std::int64_t first_step) : before(before), first_step(first_step) {}
-  double training() const { return before + clock.elapsed() - checkpoint_s - eval_s; }
+  double training() const { return before + clock.elapsed() - checkpoint_s - eval_s - turn_s; }
+  double computing() const { return clock.elapsed() - turn_s; }  // this launch's, for the progress line
   const double before;              // a resumed epoch's time before its checkpoint
   const std::int64_t first_step;    // a resumed epoch's rate counts the steps run here
   Stopwatch clock, progress;
   double checkpoint_s = 0;          // this launch's checkpoint writes in the epoch: not training time
   double eval_s = 0;                // nor are its mid-epoch target checks (--eval-every-steps)
+  double turn_s = 0;                // nor its waits for the other side of an A/B pair (turn_gate.h)
 };
 
 EpochProgress EpochRunner::run_steps(int epoch) {
@@ -157,6 +160,7 @@ EpochProgress EpochRunner::run_steps(int epoch) {
   EpochProgress o = start_epoch(epoch, wall_before);
   EpochTime time(wall_before, o.steps_done);
   for (std::int64_t s = o.steps_done; s < st_.steps; ++s) {
+    if (TurnGate* gate = turn_gate()) time.turn_s += gate->wait();
     signal_in_step_for_tests(ctx_.step + 1);
     sleep_in_step_for_tests();
     const StepExchange xch = train_step(o, s);
@@ -321,11 +325,11 @@ void EpochRunner::record_step(EpochProgress& o, std::int64_t s, double loss, con
 void EpochRunner::log_progress(const EpochProgress& o, EpochTime& time) {
   const TrainConfig& cfg = st_.cfg;
   if (time.progress.elapsed() < cfg.progress_seconds || o.steps_done >= st_.steps) return;
-  const double per_step = time.clock.elapsed() / double(o.steps_done - time.first_step);
+  const double per_step = time.computing() / double(o.steps_done - time.first_step);
   const double left = double(st_.steps - o.steps_done + st_.steps * std::int64_t(cfg.epochs - o.epoch.epoch)) * per_step;
   log_ << fmt::format("  epoch {}/{} step {}/{}  loss {:.4f}  {:.1f} images/s  {}\n", o.epoch.epoch, cfg.epochs,
                       o.steps_done, st_.steps, o.loss_sum / double(o.steps_done),
-                      double(o.epoch.images * st_.workers) / time.clock.elapsed(), eta(left))
+                      double(o.epoch.images * st_.workers) / time.computing(), eta(left))
        << std::flush;
   time.progress.lap();
 }
@@ -385,6 +389,7 @@ double EpochRunner::closed_seconds() const {
 
 const EvalResult& EpochRunner::evaluate_now(int epoch) {
   if (eval_step_ != ctx_.step || !eval_) {
+    if (TurnGate* gate = turn_gate()) gate->wait();  // not beside the other side's steps (its time is not training's)
     const auto t0 = trace::Clock::now();
     eval_ = evaluate(st_.model, ctx_, st_.io, st_.ds, st_.n_train, st_.info.n, st_.cfg.batch, st_.class_weights);
     eval_step_ = ctx_.step;

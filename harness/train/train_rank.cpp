@@ -20,6 +20,7 @@
 #include "harness/train/epoch.h"
 #include "harness/train/preemption.h"
 #include "harness/train/rank_state.h"
+#include "harness/train/turn_gate.h"
 #include "kernels/cpu/blas_threads.h"
 
 namespace scalebench {
@@ -266,6 +267,11 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
     comm::check_same_everywhere(*comm, "configuration", cfg.canonical_text());
     comm::succeed_everywhere(*comm, [&] { check_rank_inputs(cfg, workers_of_rank(cfg, comm)); });
   }
+  if (turn_gate())  // registers this side before its start-up, so a peer sees it die
+    SB_REQUIRE((!comm || comm->size() == 1) && workers_of_rank(cfg, comm) == 1,
+               "SCALEBENCH_AB_TURN (scalebench ab --interleave slice): only runs of one device take turns on one "
+               "CPU ({} ranks, {} workers here); use --interleave run", comm ? comm->size() : 1,
+               workers_of_rank(cfg, comm));
   RankState st(cfg, comm, provenance);
   log_setup(st, log);
   if (observer) observer->on_start(st.result);
@@ -281,6 +287,11 @@ TrainResult train_rank(const TrainConfig& cfg, comm::Communicator* comm, std::os
   } catch (const std::exception& e) {
     end_job_on_error(st, comm, e, observer);
     throw;
+  }
+  if (TurnGate* gate = turn_gate()) {
+    gate->leave();
+    st.result.turn_note = gate->note();
+    log << st.result.turn_note << "\n";
   }
   st.result.strategy_summary = st.strategy->summary();
   st.result.noise_scale_note = noise_scale_unmeasurable(cfg.strategy_traits(), st.workers, cfg.accumulate);

@@ -76,6 +76,7 @@ struct TrainResult {
   bool gpu_shared = false;                  // ranks shared a GPU: a correctness run, not a scaling measurement
   std::string strategy_summary;             // e.g. the staleness ps-async saw
   std::string noise_scale_note;             // why b_simple is NaN ("" when it is measured)
+  std::string turn_note;                    // took turns with an A/B pair's other side (turn_gate.h); "" otherwise
   std::int64_t nonfinite_skipped = 0;       // steps this worker skipped (--on-nonfinite skip)
   std::vector<EpochResult> epochs;
   std::vector<RunSegment> segments;         // rank 0: this run's launches so far, this one last

@@ -251,3 +251,45 @@ TEST(AbRun, EndToEnd) {
                             out_dir, &out), 0) << out;
   EXPECT_NE(out.find("ab: 4 runs: 0 ran, 4 skipped (ok before), 0 failed"), std::string::npos) << out;
 }
+
+// --interleave slice: each pair's two runs start together on one CPU and take turns; their lines
+// say so, B's come from its log; a point of two devices is refused before anything runs.
+TEST(AbRun, SlicePairsTakeTurnsOnOneCpu) {
+  sbtest::TempDir dir;
+  const auto write_spec = [&](const std::string& path, const char* strategy, const char* devices) {
+    std::ofstream(path) << "[study]\nname = \"tiny\"\noutput = \"" << (dir / "res") << "\"\n"
+                        << "[dataset]\ntask = \"segmentation\"\nn = 48\nsize = 32\nseed = 3\n"
+                           "[sweep]\nmodels = [\"unet:depth=2,base=4\"]\nstrategies = [\"" << strategy << "\"]\n"
+                           "devices = " << devices << "\nbatch = 4\n[train]\nepochs = 2\nthreads = 1\n";
+  };
+  const std::string spec = dir / "tiny.toml", spec2 = dir / "two.toml", sb = SB_BINARY, out_dir = dir / "ab";
+  write_spec(spec, "single", "[1]");
+  write_spec(spec2, "ring", "[1, 2]");
+  std::string out;
+  EXPECT_EQ(sbtest::run(sb + " ab " + spec2 + " --interleave slice -o " + out_dir, &out), 1) << out;
+  EXPECT_NE(out.find("--interleave slice: point unet:depth=2,base=4 ring N=2 b=4 runs 2 devices"), std::string::npos)
+      << out;
+  EXPECT_FALSE(std::filesystem::exists(out_dir));
+
+  ASSERT_EQ(sbtest::run(sb + " ab " + spec + " --interleave slice --slice-ms 20 --cpus 0 --pairs 2 --b-env SB_AB_SIDE=b"
+                            " -o " + out_dir, &out), 0) << out;
+  const auto has = [&](const std::string& s) { return out.find(s) != std::string::npos; };
+  EXPECT_TRUE(has("each pair's runs together on CPU 0, taking turns every 20 ms")) << out;
+  EXPECT_TRUE(has("[1/4] A unet:depth=2,base=4 single N=1 b=4 pair 1/2 run: taskset -c 0 env SCALEBENCH_AB_TURN=")) << out;
+  EXPECT_TRUE(has("[2/4] B unet:depth=2,base=4 single N=1 b=4 pair 1/2 run: taskset -c 0 env SB_AB_SIDE=b env "
+                  "SCALEBENCH_AB_TURN=")) << out;
+  EXPECT_TRUE(has("(its lines: " + out_dir + "/b/runs/")) << out;
+  // Both sides of both pairs took turns (B's line comes from its log).
+  for (const char* who : {"[1/4] A ", "[2/4] B ", "[3/4] A ", "[4/4] B "}) {
+    const std::string pair = who[1] < '3' ? "1/2" : "2/2";
+    EXPECT_TRUE(has(std::string(who) + "unet:depth=2,base=4 single N=1 b=4 pair " + pair +
+                    " took turns with the other side of its A/B pair on one CPU")) << who << out;
+  }
+  EXPECT_TRUE(has("ab: 4 runs: 4 ran, 0 skipped (ok before), 0 failed")) << out;
+  const StudyFile a = read_study_file(out_dir + "/a.h5"), b = read_study_file(out_dir + "/b.h5");
+  EXPECT_EQ(a.runs.rows(), 2u);
+  EXPECT_EQ(b.runs.rows(), 2u);
+  std::ifstream toml(out_dir + "/ab.toml");
+  const std::string desc((std::istreambuf_iterator<char>(toml)), std::istreambuf_iterator<char>());
+  EXPECT_NE(desc.find("interleave = \"slice\"\nslice_ms = 20"), std::string::npos) << desc;
+}

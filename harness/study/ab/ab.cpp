@@ -2,6 +2,7 @@
 // (see ab.h).
 #include "harness/study/ab/ab.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -104,8 +105,12 @@ void side_points(Side& side, const SweepSpec& spec, const std::vector<record::Ru
 // <output>/ab.toml: what each side was, for whoever reads the folder later.
 void write_description(const std::string& output, const std::string& spec_path, const AbOptions& opt) {
   std::ofstream f(fs::path(output) / "ab.toml", std::ios::binary);
-  f << fmt::format("# scalebench ab {}: pair k runs A then B (k odd) or B then A (k even)\npairs = {}\n", spec_path,
-                   opt.pairs);
+  if (opt.interleave == AbInterleave::slice)
+    f << fmt::format("# scalebench ab {}: each pair's two runs together on one CPU, taking turns\npairs = {}\n"
+                     "interleave = \"slice\"\nslice_ms = {:g}\n", spec_path, opt.pairs, opt.slice_ms);
+  else
+    f << fmt::format("# scalebench ab {}: pair k runs A then B (k odd) or B then A (k even)\npairs = {}\n"
+                     "interleave = \"run\"\n", spec_path, opt.pairs);
   const auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
@@ -117,6 +122,107 @@ void write_description(const std::string& output, const std::string& spec_path, 
     f << fmt::format("\n[{}]\nset = {}\nbinary = {}\nenv = [{}]\nwrap = {}\n", name, quoted(s->set),
                      quoted(s->binary), env, quoted(s->wrap));
   }
+}
+
+// --interleave slice: the CPU both sides share; by default the last one this process may use
+// (the first is where a shell's other work tends to land).
+std::string default_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return "0";
+  for (int c = CPU_SETSIZE - 1; c >= 0; --c)
+    if (CPU_ISSET(c, &set)) return std::to_string(c);
+  return "0";
+}
+
+// A slice pair's turn file, zeroed before each pair (harness/train/turn_gate.cpp maps it).
+void reset_turn_file(const std::string& path) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  const std::string zeros(64, '\0');
+  f.write(zeros.data(), std::streamsize(zeros.size()));
+  SB_REQUIRE(f.good(), "{}: cannot write the turn file", path);
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+struct SliceOutcome {
+  int ran = 0, skipped = 0, failed = 0;
+  bool preempted = false;
+};
+
+// Point i's pair with --interleave slice: A streamed as a sweep's point, B beside it with its lines
+// in a log, both pinned to `cpus`, the turn shared through <output>/turn.bin.
+SliceOutcome run_slice_pair(const Side& a, const Side& b, std::size_t i, const SweepSpec& spec, const AbOptions& opt,
+                            const std::string& cpus, const std::string& self, const std::string& output,
+                            StudyProgress& progress, std::size_t& step, std::ostream& out) {
+  SliceOutcome r;
+  const std::string turn = (fs::path(output) / "turn.bin").string();
+  struct One {
+    const Side* side;
+    const record::RunConfig* c;
+    std::string runs, path, pre;
+    std::vector<std::string> cmd;
+    PriorRun prior;
+  };
+  std::vector<One> ones;
+  for (const Side* s : {&a, &b}) {
+    One o{s, &s->points[i], (fs::path(s->dir) / "runs").string(), "", "", {}, {}};
+    o.path = (fs::path(o.runs) / (record::run_id(*o.c) + ".h5")).string();
+    o.pre = fmt::format("[{}/{}] {} {}{} pair {}/{}", ++step, 2 * a.points.size(), s->name, record::point_label(*o.c),
+                        axes_label(spec, *o.c), o.c->repetition, opt.pairs);
+    o.cmd = {"taskset", "-c", cpus};
+    for (const auto& w : s->prefix) o.cmd.push_back(w);
+    o.cmd.push_back("env");
+    o.cmd.push_back(fmt::format("SCALEBENCH_AB_TURN={}:{}:{:g}", turn, char(s->name + 32), opt.slice_ms));
+    for (auto& w : launch_command(*o.c, s->exe.empty() ? self : s->exe, o.runs)) o.cmd.push_back(std::move(w));
+    o.prior = prior_run(o.path);
+    SB_REQUIRE(o.prior.kind != PriorRun::Kind::live, "{}: {} is still running ({}; {}): wait for it to end or stop it, "
+               "then run ab again", output, o.pre, o.prior.why, o.path);
+    ones.push_back(std::move(o));
+  }
+  const int ok_before = int(ones[0].prior.kind == PriorRun::Kind::ok) + int(ones[1].prior.kind == PriorRun::Kind::ok);
+  if (ok_before == 2) {
+    for (const One& o : ones) {
+      out << o.pre << " ok already (" << o.path << "), skipped\n";
+      progress.point_done(false, 0);
+    }
+    out << std::flush;
+    r.skipped = 2;
+    return r;
+  }
+  if (ok_before == 1)
+    out << ones[0].pre << ": one side of this pair is ok already, the other not: both run again (a slice pair's "
+        << "runs are timed together)\n";
+  const std::string log_b = (fs::path(ones[1].runs) / (record::run_id(*ones[1].c) + ".log")).string();
+  for (const One& o : ones)
+    out << o.pre << " run: " << join_command(o.cmd) << (&o == &ones[1] ? "  (its lines: " + log_b + ")" : "") << "\n";
+  out << std::flush;
+  if (opt.dry_run) return r;
+  reset_turn_file(turn);
+  const auto now_s = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  const double started = now_s();
+  const int pid_b = start_logged_child(ones[1].cmd, log_b);
+  const PointResult res_a = run_point(*ones[0].c, ones[0].cmd, ones[0].path, ones[0].pre, out);
+  const int stop = stop_signal();
+  const ChildExit ex_b = stop ? stop_logged_child(pid_b, stop == SIGHUP ? SIGTERM : stop, kStopGraceSeconds)
+                              : wait_child(pid_b, 0);
+  const PointResult res_b = settle_point(*ones[1].c, ex_b, read_lines(log_b), ones[1].cmd, ones[1].path, ones[1].pre,
+                                         out);
+  for (const PointResult res : {res_a, res_b}) {
+    progress.point_done(true, (now_s() - started) / 2);
+    ++r.ran;
+    r.failed += res == PointResult::failed;
+    r.preempted |= res == PointResult::preempted;
+  }
+  out << "ab: " << progress.line(now_s()) << "\n" << std::flush;
+  return r;
 }
 
 }  // namespace
@@ -137,9 +243,20 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
   Side a = make_side('A', opt.a, output), b = make_side('B', opt.b, output);
   side_points(a, spec, points);
   side_points(b, spec, points);
+  const bool slice = opt.interleave == AbInterleave::slice;
+  const std::string cpus = opt.cpus.empty() ? default_cpu() : opt.cpus;
+  if (slice)
+    for (const auto& c : points)
+      SB_REQUIRE(c.world_size == 1, "--interleave slice: point {}{} runs {} devices; only single-device points take "
+                 "turns on one CPU (use --interleave run, or a spec of N = 1 points)", record::point_label(c),
+                 axes_label(spec, c), c.world_size);
   const std::string self = record::self_executable();
-  out << fmt::format("ab: {}: {} point{} x {} pairs, alternating ABBA -> {}\n", spec.name, points.size() / opt.pairs,
-                     points.size() / opt.pairs == 1 ? "" : "s", opt.pairs, output)
+  out << fmt::format("ab: {}: {} point{} x {} pairs, {} -> {}\n", spec.name, points.size() / opt.pairs,
+                     points.size() / opt.pairs == 1 ? "" : "s", opt.pairs,
+                     slice ? fmt::format("each pair's runs together on CPU {}, taking turns every {:g} ms", cpus,
+                                         opt.slice_ms)
+                           : std::string("alternating ABBA"),
+                     output)
       << std::flush;
   prepare_dataset(spec, opt.dry_run, out);
   for (Side* s : {&a, &b})
@@ -165,6 +282,13 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
   bool preempted = false;
   std::size_t step = 0;
   for (std::size_t i = 0; i < points.size() && !stopped && !preempted; ++i) {
+    if (slice) {
+      const SliceOutcome r = run_slice_pair(a, b, i, spec, opt, cpus, self, output, progress, step, out);
+      ran += r.ran, skipped += r.skipped, failed += r.failed;
+      preempted |= r.preempted;
+      stopped = stop_signal();
+      continue;
+    }
     const bool a_first = points[i].repetition % 2 == 1;
     for (Side* s : a_first ? std::vector<Side*>{&a, &b} : std::vector<Side*>{&b, &a}) {
       if ((stopped = stop_signal())) break;

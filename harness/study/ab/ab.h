@@ -5,7 +5,10 @@
 // B then A when k is even (ABBA: a steady drift of the host costs both sides alike). Run files go to
 // <output>/a/runs/ and <output>/b/runs/, each side is collected into <output>/a.h5 and <output>/b.h5
 // (ordinary study files: report and compare read them), and the paired verdicts (paired.h) are
-// printed. A rerun into the same folder skips runs whose file says ok (as sweep does), so an
+// printed. With --interleave slice the two runs of a pair start together on one CPU and take turns
+// at step boundaries (harness/train/turn_gate.h): the pair's runs then see the host within a slice
+// of each other rather than a run apart; B's lines go to its log (<output>/b/runs/<id>.log) and are
+// printed when the pair ends. A rerun into the same folder skips runs whose file says ok (as sweep does), so an
 // interrupted A/B finishes where it stopped.
 // What it deliberately does not do: gate (its exit status says whether every run ran, not how the
 // sides compare; compare is the gate), decide quality metrics (compare a.h5 b.h5 does), or launch
@@ -19,6 +22,8 @@
 #include "harness/study/analysis/format.h"
 
 namespace scalebench::study {
+
+enum class AbInterleave { run, slice };
 
 struct AbSide {
   std::string set;                 // "key=value key=value": train options (harness/train/train_fields.cpp)
@@ -35,6 +40,11 @@ struct AbOptions {
   std::vector<std::string> thresholds;  // compare's --threshold syntax: the "no change" bands
   Format format = Format::text;    // the printed table: text or markdown (<output>/verdicts.json is always JSON)
   bool dry_run = false;            // print the runs in order with their commands; run nothing
+  // run: pair k runs its sides one after the other (ABBA). slice: both runs of a pair start
+  // together, pinned to `cpus`, and take turns every slice_ms (harness/train/turn_gate.h).
+  AbInterleave interleave = AbInterleave::run;
+  double slice_ms = 250;
+  std::string cpus;                // "" = the last CPU of this process's affinity mask
 };
 
 // Exit status: 0 when every run ended ok, 1 when one failed (its pair is left out of the verdicts),

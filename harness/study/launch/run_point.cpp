@@ -70,14 +70,13 @@ std::string signal_name(int sig) {
   }
 }
 
-PointResult run_point(const record::RunConfig& c, const std::vector<std::string>& cmd, const std::string& path,
-                      const std::string& prefix, std::ostream& out) {
-  std::string last_err, last_sb_err;
-  const ChildExit ex = run_child(cmd, [&](const std::string& line, bool from_stderr) {
-    if (from_stderr && is_text(line)) last_err = line;
-    if (is_error_line(line)) last_sb_err = line;
-    out << prefix << " " << line << "\n" << std::flush;
-  });
+namespace {
+
+// The outcome of a point's child that has ended: its run file read, a failure recorded there.
+// last_err: the child's last line with text on stderr; last_sb_err: its last scalebench error line.
+PointResult settle(const record::RunConfig& c, const ChildExit& ex, std::string last_err, const std::string& last_sb_err,
+                   const std::vector<std::string>& cmd, const std::string& path, const std::string& prefix,
+                   std::ostream& out) {
   if (ex.code == kExitPreempted) try {
       const auto f = record::read_run_file(path);
       if (f.status == "preempted") {
@@ -112,6 +111,32 @@ PointResult run_point(const record::RunConfig& c, const std::vector<std::string>
   }
   out << prefix << " failed: " << error << "\n" << std::flush;
   return PointResult::failed;
+}
+
+}  // namespace
+
+PointResult run_point(const record::RunConfig& c, const std::vector<std::string>& cmd, const std::string& path,
+                      const std::string& prefix, std::ostream& out) {
+  std::string last_err, last_sb_err;
+  const ChildExit ex = run_child(cmd, [&](const std::string& line, bool from_stderr) {
+    if (from_stderr && is_text(line)) last_err = line;
+    if (is_error_line(line)) last_sb_err = line;
+    out << prefix << " " << line << "\n" << std::flush;
+  });
+  return settle(c, ex, last_err, last_sb_err, cmd, path, prefix, out);
+}
+
+PointResult settle_point(const record::RunConfig& c, const ChildExit& ex, const std::vector<std::string>& lines,
+                         const std::vector<std::string>& cmd, const std::string& path, const std::string& prefix,
+                         std::ostream& out) {
+  std::string last_err, last_sb_err;
+  for (const std::string& line : lines) {
+    if (is_text(line)) last_err = line;  // stdout and stderr share the log: any line with text
+    if (is_error_line(line)) last_sb_err = line;
+    out << prefix << " " << line << "\n";
+  }
+  out << std::flush;
+  return settle(c, ex, last_err, last_sb_err, cmd, path, prefix, out);
 }
 
 }  // namespace scalebench::study

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/record/run_config.h"
+#include "harness/study/launch/subprocess.h"
 
 namespace scalebench::study {
 
@@ -38,5 +39,11 @@ std::string signal_name(int sig);
 
 PointResult run_point(const record::RunConfig& c, const std::vector<std::string>& cmd, const std::string& run_file,
                       const std::string& prefix, std::ostream& out);
+
+// A point whose child ran as a logged child (start_logged_child, subprocess.h: ab's second side of
+// a slice pair): prints its log's lines with the prefix and settles it as run_point does.
+PointResult settle_point(const record::RunConfig& c, const ChildExit& ex, const std::vector<std::string>& log_lines,
+                         const std::vector<std::string>& cmd, const std::string& run_file, const std::string& prefix,
+                         std::ostream& out);
 
 }  // namespace scalebench::study

@@ -229,4 +229,74 @@ ChildExit run_child(const std::vector<std::string>& argv,
   return e;
 }
 
+int start_logged_child(const std::vector<std::string>& argv, const std::string& log_path) {
+  SB_CHECK(!argv.empty(), "start_logged_child: empty command");
+  const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  SB_REQUIRE(log >= 0, "{}: cannot create the log: {}", log_path, std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const bool own_group = g_own_group;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(log);
+    SB_REQUIRE(false, "cannot fork: {}", std::strerror(err));
+  }
+  if (pid == 0) {  // as run_child's child: async-signal-safe calls only until exec
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(128 + SIGTERM);
+    if (own_group) {
+      ::setpgid(0, 0);
+      for (int sig : kStopSignals)
+        if (::signal(sig, SIG_DFL) == SIG_IGN) ::signal(sig, SIG_IGN);
+    }
+    const int in = ::open("/dev/null", O_RDONLY);
+    if (in >= 0) ::dup2(in, STDIN_FILENO), ::close(in);
+    ::dup2(log, STDOUT_FILENO);
+    ::dup2(log, STDERR_FILENO);
+    ::execvp(args[0], args.data());
+    const char* msg = "scalebench: error: cannot run the command (execvp failed; is it installed and on PATH?)\n";
+    [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, std::strlen(msg));
+    ::_exit(127);
+  }
+  if (own_group) ::setpgid(pid, pid);
+  ::close(log);
+  return int(pid);
+}
+
+ChildExit wait_child(int pid, int stopped_by) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ChildExit e;
+  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  e.stopped_by = stopped_by;
+  return e;
+}
+
+ChildExit stop_logged_child(int pid, int sig, double grace_s) {
+  pass_on_stop(pid, sig);
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return ChildExit{.code = -1, .signal = 0, .stopped_by = sig};
+    if (std::chrono::duration<double>(clock::now() - t0).count() >= grace_s) {
+      kill_all(pid, g_own_group);
+      return wait_child(pid, sig);
+    }
+    ::usleep(20000);
+  }
+  ChildExit e;
+  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  e.stopped_by = sig;
+  return e;
+}
+
 }  // namespace scalebench::study

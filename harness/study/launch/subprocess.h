@@ -31,6 +31,16 @@ struct ChildExit {
 ChildExit run_child(const std::vector<std::string>& argv,
                     const std::function<void(const std::string& line, bool from_stderr)>& on_line);
 
+// A second child beside run_child's (ab's other side of a slice pair): argv with stdout and stderr
+// written to `log_path`, stdin /dev/null, SIGTERM when this process dies, its own process group when
+// stop_children_on_signals() was called. Not streamed and not passed signals: the caller stops it
+// (stop_logged_child) and reaps it (wait_child).
+int start_logged_child(const std::vector<std::string>& argv, const std::string& log_path);
+// Waits for it to end; `stopped_by` is recorded as ChildExit::stopped_by.
+ChildExit wait_child(int pid, int stopped_by);
+// SIGTERM to it (and its group), SIGKILL to its group after grace_s if it has not ended; reaps it.
+ChildExit stop_logged_child(int pid, int sig, double grace_s);
+
 // From now on, `sig` sent to this process is passed on to the child run_child is running (and
 // ignored between children): a Slurm job script's USR1 reaches srun, and through it the ranks.
 void forward_signal_to_child(int sig);

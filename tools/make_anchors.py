@@ -113,6 +113,32 @@ TXL_ROWS = [
 ]
 TXL_NODES = (1, 2, 4, 8)
 
+DAINT_URL = ("https://github.com/e-bug/distributed-tensorflow-benchmarks/blob/a0d3d61f4f8994d96b40e1a65e78e5a92ef09741/"
+              "report/source/benchmarks.tex")
+DAINT_SOURCE = (f"E. Bugliarello, 'Distributed TensorFlow: A performance evaluation' (CSCS summer internship report, 2017), "
+                f"report/source/benchmarks.tex ({DAINT_URL}) and report/source/envis.tex at the same commit. Settings: "
+                "\"Model: InceptionV3; Batch size per GPU: 64; Data Format: NCHW; Local Parameter Device: CPU; Optimizer: sgd; "
+                "Piz Daint OS: Suse 12/CLE 6.0.UP02; CUDA/cuDNN: 8.0/5.1; TensorFlow: 1.1.0; ... Test Date: August 2017\"; "
+                "\"each test was run 5 times and then the times were averaged together\"; \"10 warmup steps are done and then "
+                "the next 100 steps are averaged\"; \"nodes running Workers also run Parameter Servers\"; Table 'Parameters "
+                "achieving peak performance on Piz Daint' (Num PSs, Num GPUs, Variable Update, Real Data, Img/s: \"Each of these "
+                "values represents the peak performance achieved with the corresponding number of GPUs\"). envis.tex: \"Piz Daint "
+                "is a hybrid Cray XC40/XC50 supercomputer at CSCS. The system has Aries routing and communications ASIC, with "
+                "Dragonfly network topology.\" \"Each node that we use in Piz Daint is equipped with an NVIDIA Tesla P100\". "
+                "tf_cnn_benchmarks.py at the same commit: server_protocol defaults to 'grpc' (the launch scripts do not set it)")
+# The table's synthetic-data rows (Real Data FALSE), as published: (Num PSs, Num GPUs = nodes, Variable Update, Img/s).
+# The real-data rows (Real Data TRUE) are not copied: the anchor is the compute-and-exchange case, as tf-ec2-k80-2017's.
+DAINT_ROWS = [
+    (1, 1, "parameter_server", 138.23),
+    (1, 2, "parameter_server", 264.57),
+    (3, 4, "distributed_replicated", 523.38),
+    (2, 8, "parameter_server", 1018.18),
+    (4, 16, "parameter_server", 2001.00),
+    (12, 32, "parameter_server", 3840.35),
+    (40, 64, "parameter_server", 7118.31),
+    (116, 128, "parameter_server", 9219.70),
+]
+
 STR_COLS = ["run_id", "point_id", "group_id", "status", "error", "study", "model", "strategy", "scaling",
             "precision", "backend", "task", "device", "interconnect", "baseline", "derived", "source", "file"]
 INT_COLS = ["world_size", "batch", "global_batch"]
@@ -182,6 +208,20 @@ def txl_rows() -> list:
     return out
 
 
+def daint_rows() -> list:
+    out = []
+    ips1 = DAINT_ROWS[0][3]
+    for ps, n, update, ips in DAINT_ROWS:
+        out.append(dict(model="inception_v3", strategy="ps-sync", scaling="weak", precision="fp32", batch=64, world_size=n,
+                        device="Piz Daint (Cray XC40/XC50): 1x NVIDIA Tesla P100 a node", task="classification",
+                        interconnect="Cray Aries, Dragonfly topology (rate not stated by the source); TensorFlow gRPC",
+                        images_per_s=ips, baseline_images_per_s=ips1, speedup=ips / ips1, efficiency=ips / ips1 / n,
+                        baseline="N=1", source=(f"{DAINT_SOURCE}. This row of the table: Num PSs {ps}, Num GPUs {n}, "
+                                f"Variable Update {update}, Real Data FALSE, Img/s {ips:.2f}"),
+                        derived="speedup = images/s / images/s at 1 GPU; efficiency = speedup / N"))
+    return out
+
+
 def write(path: str, study: str, rows: list, attrs: dict):
     for r in rows:
         key = f"{r['model']}-{r['device']}-{r['precision']}-b{r['batch']}".replace(" ", "_")
@@ -226,6 +266,9 @@ def main(argv) -> int:
         "transformer-xl-dgx2h.h5": ("anchor transformer-xl-dgx2h", txl_rows(), {
             "source": TXL_SOURCE,
             "speedup_definition": "published: weak scaling = throughput(nodes) / throughput(1 node); efficiency = that / nodes"}),
+        "tf-daint-p100-2017.h5": ("anchor tf-daint-p100-2017", daint_rows(), {
+            "source": DAINT_SOURCE,
+            "speedup_definition": "derived: speedup = images/s(N) / images/s(1 GPU); efficiency = speedup / N"}),
         "unet-medical-tf2.h5": ("anchor unet-medical-tf2", unet_rows(), {
             "source": UNET_SOURCE,
             "speedup_definition": "published: weak scaling = throughput(8 GPUs) / throughput(1 GPU); efficiency = that / 8"}),

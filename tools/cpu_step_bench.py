@@ -4,8 +4,9 @@
   compare: for each configuration (U-Net depth 4 base 16 on 128x128 batch 8, VGG16 width 0.25 on
     64x64 batch 16; batch norm off and on; 1 and 2 threads), runs `scalebench train` and
     tools/torch_reference.py --device cpu (the same architecture, written again there) in
-    alternating order, ROUNDS rounds, and prints each side's median images/s with its range and
-    the ratio ours / PyTorch (median of the per-round ratios, and its range).
+    alternating order, ROUNDS rounds after --warmup-rounds (1) not counted, and prints each side's
+    median images/s with its range, the ratio ours / PyTorch (median of the per-round ratios, and
+    its range), and each side's coefficient of variation over the rounds.
   steady: RUNS consecutive runs of ours per configuration, 1 and 2 threads alternating, and prints
     the median, range and coefficient of variation of each, and in how many of the 1/2-thread pairs
     2 threads were slower than 1; with --torch PyTorch's step is timed between ours the same way,
@@ -21,7 +22,7 @@ included, validation excluded); PyTorch's is STEPS steps after 3 warm-up steps o
 reused (no data loading). It prints figures and asserts nothing; PyTorch (Debian's python3-torch,
 run with /usr/bin/python3) is needed here only, never by the build or `make test`.
 
-  tools/cpu_step_bench.py compare [--rounds 5] [--steps 8] [--binary build/scalebench]
+  tools/cpu_step_bench.py compare [--rounds 5] [--warmup-rounds 1] [--steps 8] [--binary build/scalebench]
   tools/cpu_step_bench.py steady [--runs 20] [--only unet] [--torch]
   tools/cpu_step_bench.py floor [--runs 20] [--steps 3]
 """
@@ -123,26 +124,34 @@ def compare(a, binary, tmp):
     ours_v = {label(c): [] for c in cs}
     torch_v = {label(c): [] for c in cs}
     torch_version = "?"
-    for r in range(a.rounds):
+    # Warm-up rounds first, both sides, not counted: a host that sat idle runs its first minute
+    # faster (each of the three configurations whose CV exceeded PyTorch's on 2026-11-28 had one
+    # fast first round), and the page cache and the library loads settle.
+    for r in range(-a.warmup_rounds, a.rounds):
         for c in cs:
             first_ours = r % 2 == 0  # alternate which side runs first
+            got = {}
             for side in ("ours", "torch") if first_ours else ("torch", "ours"):
                 if side == "ours":
-                    ours_v[label(c)].append(ours(binary, data[c["name"]], c, a.steps, a.extra))
+                    got[side] = ours(binary, data[c["name"]], c, a.steps, a.extra)
                 else:
-                    v, torch_version = torch_side(c, a.steps, tmp)
-                    torch_v[label(c)].append(v)
-            print(f"round {r + 1}/{a.rounds} {label(c)}: ours {ours_v[label(c)][-1]:.1f}, "
-                  f"torch {torch_v[label(c)][-1]:.1f} images/s", flush=True)
-    print(f"\n{machine(binary)}; torch {torch_version}; {time.strftime('%Y-%m-%d')}; {a.rounds} alternating rounds, "
-          f"{a.steps} steps each")
+                    got[side], torch_version = torch_side(c, a.steps, tmp)
+            if r >= 0:
+                ours_v[label(c)].append(got["ours"])
+                torch_v[label(c)].append(got["torch"])
+            which = f"round {r + 1}/{a.rounds}" if r >= 0 else f"warm-up round {r + a.warmup_rounds + 1}/{a.warmup_rounds}"
+            print(f"{which} {label(c)}: ours {got['ours']:.1f}, torch {got['torch']:.1f} images/s", flush=True)
+    print(f"\n{machine(binary)}; torch {torch_version}; {time.strftime('%Y-%m-%d')}; {a.rounds} alternating rounds "
+          f"after {a.warmup_rounds} warm-up round(s), {a.steps} steps each")
     print(f"{'configuration':<44} {'ours images/s [range]':>24} {'torch images/s [range]':>24} "
-          f"{'ours/torch [range]':>22}")
+          f"{'ours/torch [range]':>22} {'CV ours / torch':>16}")
+    cv = lambda v: statistics.stdev(v) / statistics.mean(v) * 100 if len(v) > 1 else float("nan")
     for c in cs:
         k = label(c)
         ratios = [o / t for o, t in zip(ours_v[k], torch_v[k])]
         print(f"{k:<44} {spread(ours_v[k]):>24} {spread(torch_v[k]):>24} "
-              f"{statistics.median(ratios):6.2f} [{min(ratios):.2f}, {max(ratios):.2f}]")
+              f"{statistics.median(ratios):6.2f} [{min(ratios):.2f}, {max(ratios):.2f}] "
+              f"{cv(ours_v[k]):6.1f} / {cv(torch_v[k]):4.1f} %")
 
 
 def steady(a, binary, tmp):
@@ -217,6 +226,7 @@ def main():
     p.add_argument("mode", choices=["compare", "steady", "floor"])
     p.add_argument("--binary", default=os.path.join(ROOT, "build", "scalebench"))
     p.add_argument("--rounds", type=int, default=5, help="compare: alternating rounds (at least 5)")
+    p.add_argument("--warmup-rounds", type=int, default=1, help="compare: rounds run first and not counted")
     p.add_argument("--runs", type=int, default=20, help="steady: consecutive runs per configuration")
     p.add_argument("--steps", type=int, default=8, help="timed steps per run (floor: seconds of work per run)")
     p.add_argument("--only", choices=[m[0] for m in MODELS], help="one model only")

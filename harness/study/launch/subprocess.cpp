@@ -98,6 +98,32 @@ void kill_all(pid_t child, bool own_group) {
   for (pid_t p : below) ::kill(p, SIGKILL);
 }
 
+// The forked child's side, up to exec: only async-signal-safe calls. A stop signal before exec ends
+// it at once. When this process dies, however it dies (kill -9 included), the child gets SIGTERM —
+// the stop every point handles (mpirun passes it to its ranks, which record the preemption) — so no
+// point outlives its sweep and runs beside the next one. The flag survives exec; a parent already
+// gone before it was set is caught by the getppid check. stdin is /dev/null; out_fd and err_fd
+// become stdout and stderr (and are closed).
+[[noreturn]] void exec_child(const std::vector<char*>& args, pid_t parent, bool own_group, int out_fd, int err_fd) {
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) ::_exit(128 + SIGTERM);
+  if (own_group) {
+    ::setpgid(0, 0);
+    for (int sig : kStopSignals)
+      if (::signal(sig, SIG_DFL) == SIG_IGN) ::signal(sig, SIG_IGN);
+  }
+  const int in = ::open("/dev/null", O_RDONLY);
+  if (in >= 0) ::dup2(in, STDIN_FILENO), ::close(in);
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  if (out_fd > STDERR_FILENO) ::close(out_fd);
+  if (err_fd > STDERR_FILENO && err_fd != out_fd) ::close(err_fd);
+  ::execvp(args[0], args.data());
+  const char* msg = "scalebench: error: cannot run the command (execvp failed; is it installed and on PATH?)\n";
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, std::strlen(msg));
+  ::_exit(127);
+}
+
 }  // namespace
 
 void forward_signal_to_child(int sig) { install(sig, forward); }
@@ -133,27 +159,8 @@ ChildExit run_child(const std::vector<std::string>& argv,
   const pid_t pid = ::fork();
   SB_REQUIRE(pid >= 0, "cannot fork: {}", std::strerror(errno));
   if (pid == 0) {
-    // Child: only async-signal-safe calls until exec. A stop signal before exec ends it at once.
-    // When this process dies, however it dies (kill -9 included), the child gets SIGTERM — the
-    // stop every point handles (mpirun passes it to its ranks, which record the preemption) — so
-    // no point outlives its sweep and runs beside the next one. The flag survives exec; a parent
-    // already gone before it was set is caught by the getppid check.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(128 + SIGTERM);
-    if (own_group) {
-      ::setpgid(0, 0);
-      for (int sig : kStopSignals)
-        if (::signal(sig, SIG_DFL) == SIG_IGN) ::signal(sig, SIG_IGN);
-    }
-    const int in = ::open("/dev/null", O_RDONLY);
-    if (in >= 0) ::dup2(in, STDIN_FILENO), ::close(in);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(err[1], STDERR_FILENO);
-    ::close(out[0]), ::close(out[1]), ::close(err[0]), ::close(err[1]);
-    ::execvp(args[0], args.data());
-    const char* msg = "scalebench: error: cannot run the command (execvp failed; is it installed and on PATH?)\n";
-    [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, std::strlen(msg));
-    ::_exit(127);
+    ::close(out[0]), ::close(err[0]);
+    exec_child(args, parent, own_group, out[1], err[1]);
   }
   if (own_group) ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists
   g_child = pid;
@@ -244,23 +251,7 @@ int start_logged_child(const std::vector<std::string>& argv, const std::string& 
     ::close(log);
     SB_REQUIRE(false, "cannot fork: {}", std::strerror(err));
   }
-  if (pid == 0) {  // as run_child's child: async-signal-safe calls only until exec
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(128 + SIGTERM);
-    if (own_group) {
-      ::setpgid(0, 0);
-      for (int sig : kStopSignals)
-        if (::signal(sig, SIG_DFL) == SIG_IGN) ::signal(sig, SIG_IGN);
-    }
-    const int in = ::open("/dev/null", O_RDONLY);
-    if (in >= 0) ::dup2(in, STDIN_FILENO), ::close(in);
-    ::dup2(log, STDOUT_FILENO);
-    ::dup2(log, STDERR_FILENO);
-    ::execvp(args[0], args.data());
-    const char* msg = "scalebench: error: cannot run the command (execvp failed; is it installed and on PATH?)\n";
-    [[maybe_unused]] auto n = ::write(STDERR_FILENO, msg, std::strlen(msg));
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(args, parent, own_group, log, log);
   if (own_group) ::setpgid(pid, pid);
   ::close(log);
   return int(pid);

@@ -124,6 +124,24 @@ void kill_all(pid_t child, bool own_group) {
   ::_exit(127);
 }
 
+// Forks argv with out_fd/err_fd as its stdout/stderr (exec_child), closing close_a/close_b (the
+// parent's ends of pipes; -1: none) in the child; in its own group when own_group. The child's pid,
+// or -1 with errno set when fork failed.
+pid_t spawn(const std::vector<std::string>& argv, bool own_group, int out_fd, int err_fd, int close_a, int close_b) {
+  std::vector<char*> args;  // built before fork: the child may only make async-signal-safe calls
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (close_a >= 0) ::close(close_a);
+    if (close_b >= 0) ::close(close_b);
+    exec_child(args, parent, own_group, out_fd, err_fd);
+  }
+  if (pid > 0 && own_group) ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists
+  return pid;
+}
+
 }  // namespace
 
 void forward_signal_to_child(int sig) { install(sig, forward); }
@@ -151,18 +169,9 @@ ChildExit run_child(const std::vector<std::string>& argv,
   SB_CHECK(!argv.empty(), "run_child: empty command");
   int out[2], err[2];
   SB_REQUIRE(::pipe(out) == 0 && ::pipe(err) == 0, "cannot create a pipe: {}", std::strerror(errno));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
   const bool own_group = g_own_group;
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = spawn(argv, own_group, out[1], err[1], out[0], err[0]);
   SB_REQUIRE(pid >= 0, "cannot fork: {}", std::strerror(errno));
-  if (pid == 0) {
-    ::close(out[0]), ::close(err[0]);
-    exec_child(args, parent, own_group, out[1], err[1]);
-  }
-  if (own_group) ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists
   g_child = pid;
   ::close(out[1]);
   ::close(err[1]);
@@ -240,20 +249,10 @@ int start_logged_child(const std::vector<std::string>& argv, const std::string& 
   SB_CHECK(!argv.empty(), "start_logged_child: empty command");
   const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   SB_REQUIRE(log >= 0, "{}: cannot create the log: {}", log_path, std::strerror(errno));
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const bool own_group = g_own_group;
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    ::close(log);
-    SB_REQUIRE(false, "cannot fork: {}", std::strerror(err));
-  }
-  if (pid == 0) exec_child(args, parent, own_group, log, log);
-  if (own_group) ::setpgid(pid, pid);
+  const pid_t pid = spawn(argv, g_own_group, log, log, -1, -1);
+  const int err = errno;
   ::close(log);
+  SB_REQUIRE(pid >= 0, "cannot fork: {}", std::strerror(err));
   return int(pid);
 }
 

@@ -140,7 +140,6 @@ constexpr std::int64_t kEvenLayersMax = 4096;
 std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o) {
   if (!o.ready_assumed || m.params <= 0) return {m, m};
   MeasuredStep at_end = m, even = m;
-  at_end.layers = {{"every gradient at the end of backward", m.bwd_s, m.params}};
   const std::int64_t bucket = std::max<std::int64_t>(1, bucket_elems_of(o.bucket_mb));
   const std::int64_t eighths = (8 * m.params + bucket - 1) / bucket;
   const std::int64_t k =
@@ -151,6 +150,11 @@ std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, cons
     even.layers.push_back({"spread evenly", m.bwd_s / double(k), end - begin});
     begin = end;
   }
+  // the same layers (so the same buckets: a real bucketer cuts a model's many tensors into buckets
+  // whenever they are ready), every one ready when backward ends: its first layer takes all of it
+  at_end.layers = even.layers;
+  for (auto& l : at_end.layers) l.name = "at the end of backward", l.bwd_s = 0;
+  at_end.layers.front().bwd_s = m.bwd_s;
   return {at_end, even};
 }
 
@@ -255,10 +259,13 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
   // the links' assumed ranges (a profile's delivered one, what a calibration leaves open, a GPU node's
   // unstated intra-node link) and, where it was not measured, when gradients are ready: each input's
   // fast end with the fast extreme, its slow end with the slow one; the point stays inside
+  // (the trace's layers stay a candidate at both ends: all at the end in many buckets pays more
+  // latencies than a described step's one layer, and an even spread more than its few)
   const auto [slow_m, fast_m] = ready_extremes(m, o);
+  const Network fast = at_fast_end(net), slow = at_slow_end(net);
   const double point = predict(m, net, o, s).step_s;
-  return {std::min(point, predict(fast_m, at_fast_end(net), lo, s).step_s),
-          std::max(point, predict(slow_m, at_slow_end(net), hi, s).step_s)};
+  return {std::min({point, predict(m, fast, lo, s).step_s, predict(fast_m, fast, lo, s).step_s}),
+          std::max({point, predict(m, slow, hi, s).step_s, predict(slow_m, slow, hi, s).step_s})};
 }
 
 std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const Network& net, const ProjectOptions& o,
@@ -274,7 +281,9 @@ std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const N
   };
   const double sp = o.stated_spread;
   // faster compute leaves more of the step to the exchange: the low end is the fast compute on the slow link
-  return {efficiency(slow_m, at_slow_end(net), std::max(0.0, 1.0 - sp)), efficiency(fast_m, at_fast_end(net), 1.0 + sp)};
+  const Network fast = at_fast_end(net), slow = at_slow_end(net);
+  return {std::min(efficiency(m, slow, std::max(0.0, 1.0 - sp)), efficiency(slow_m, slow, std::max(0.0, 1.0 - sp))),
+          std::max(efficiency(m, fast, 1.0 + sp), efficiency(fast_m, fast, 1.0 + sp))};
 }
 
 std::string inputs_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {

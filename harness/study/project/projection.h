@@ -107,10 +107,12 @@ struct ProjectOptions {
 std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, double bwd_scale, std::int64_t bucket_elems);
 
 // The two ends of "when gradients are ready" for a step whose layers were not measured
-// (o.ready_assumed): {slow, fast} = {every gradient ready when backward ends (one layer of all
-// elements: nothing overlaps), the gradients spread evenly over backward (equal layers of at most an
-// eighth of a bucket each, so every bucket is ready as soon as an even spread fills it)}. Each keeps
-// m's phases and step_compute_s. {m, m} where the layers were measured (ready_assumed false).
+// (o.ready_assumed): {slow, fast} = {every gradient ready when backward ends (nothing overlaps), the
+// gradients spread evenly over backward}, both as equal layers of at most an eighth of a bucket each
+// (the same buckets: every bucket ready as soon as an even spread fills it, or all at backward's end).
+// Each keeps m's phases and step_compute_s. {m, m} where the layers were measured (ready_assumed
+// false). band() takes the trace's layers too at both extremes (the slower of them and all at the end,
+// the faster of them and the even spread): a few large buckets pay fewer latencies than many.
 std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o);
 
 // Backward with its buckets reduced on the communication thread, one at a time in order, each
@@ -132,8 +134,9 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
 // Where a link has an assumed range (AlphaBeta::ranged: a profile's delivered range, what a
 // calibration leaves open, a GPU node's unstated intra-node link: assumed_intra), the fast extreme
 // takes its fast end and the slow extreme its slow end; where when gradients are ready was not
-// measured (o.ready_assumed), the slow extreme has them all at the end of backward and the fast one
-// spread evenly (ready_extremes); the band always holds the point.
+// measured (o.ready_assumed), the slow extreme is the slower of the trace's layers and all at the end
+// of backward, the fast one the faster of them and an even spread (ready_extremes); the band always
+// holds the point.
 struct Band { double step_lo = 0, step_hi = 0; };
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 // A described step's efficiency range at s.n (weak or strong as s): compute x(1 + stated_spread) on

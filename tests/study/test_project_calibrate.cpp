@@ -1,7 +1,8 @@
 // test_project_calibrate.cpp — `scalebench project`'s unmeasured inputs: a profile's delivered range in
 // the band, --calibrate's fit of the link from one measured point (it recovers a known link, and its
-// band is narrower than the uncalibrated one), --nics-per-node, and the described step's stated
-// spread. It does not test the straggler term (test_project_stragglers.cpp, test_project_tail.cpp).
+// band is narrower than the uncalibrated one), --nics-per-node, the described step's stated spread and bracketed readiness, and a GPU node's
+// unstated intra-node link. It does not test the straggler term (test_project_stragglers.cpp,
+// test_project_tail.cpp).
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -149,6 +150,105 @@ TEST(ProjectCalibrate, ADescribedStepsStatedSpreadWidensTheEfficiencyBand) {
   ProjectOptions faster = o;
   faster.compute_scale = 0.9;
   EXPECT_NEAR(lo, efficiency(m, n, faster, 8), 1e-12);
+}
+
+// A described step's layers are an assumption about when its gradients are ready (synthetic_trace.py):
+// the band brackets it, every gradient at the end of backward on its slow extreme and spread evenly
+// over backward on its fast one. Before, the band was the point's layering alone.
+TEST(ProjectBand, WhenGradientsAreReadyIsBracketedWhereItWasNotMeasured) {
+  const MeasuredStep m = three_layers();  // a 1M (10 ms), b 1M (20 ms), c 2M (10 ms): 4M elements, backward 40 ms
+  ProjectOptions o{.batch = 8, .bucket_mb = 4.0};  // buckets of 1,048,576 elements
+  const Network n = net(20e-6, 0.5e9);
+  const Scenario s{StrategyKind::ring, 8};
+  const auto [same_slow, same_fast] = ready_extremes(m, o);  // traced layers: nothing to bracket
+  EXPECT_EQ(same_slow.layers.size(), 3u);
+  EXPECT_EQ(same_fast.layers.size(), 3u);
+  const Band traced = band(m, n, o, s);
+  const double point = predict(m, n, o, s).step_s;
+  EXPECT_DOUBLE_EQ(traced.step_lo, point);  // no spread, no range: the point
+  EXPECT_DOUBLE_EQ(traced.step_hi, point);
+  o.ready_assumed = true;
+  const auto [slow, fast] = ready_extremes(m, o);
+  // at most an eighth of a bucket a layer: ceil(8 x 4,000,000 / 1,048,576) = 31 equal layers, spread
+  // evenly over the 40 ms, or all of it in the first (every one ready when backward ends)
+  ASSERT_EQ(fast.layers.size(), 31u);
+  ASSERT_EQ(slow.layers.size(), 31u);
+  EXPECT_DOUBLE_EQ(slow.layers[0].bwd_s, 0.040);
+  for (std::size_t i = 0; i < 31; ++i) {
+    EXPECT_EQ(slow.layers[i].elems, fast.layers[i].elems);
+    if (i > 0) EXPECT_EQ(slow.layers[i].bwd_s, 0.0);
+  }
+  std::int64_t elems = 0;
+  double t = 0;
+  for (const auto& l : fast.layers) {
+    elems += l.elems, t += l.bwd_s;
+    EXPECT_LE(l.elems, 1'048'576 / 8);
+  }
+  EXPECT_EQ(elems, 4'000'000);
+  EXPECT_NEAR(t, 0.040, 1e-12);
+  EXPECT_EQ(fast.step_compute_s, m.step_compute_s);
+  // by hand, a ring of 8 (one rank a node): a bucket of E elements takes 14 (20 us + 4E / 8 / 0.5 GB/s)
+  const double agree = agreement_time(StrategyKind::ring, 8, n);
+  // the point: {a, b} ready at 30 ms, 28.28 ms -> 58.28; c at 40, -> 86.56: exposed 46.56 ms
+  EXPECT_NEAR(predict(m, n, o, s).exposed_s - agree, 0.04656, 1e-6);
+  // spread evenly: 9 layers (1,161,290 elements, 16.538 ms) a bucket, ready at 11.61, 23.23, 34.84 ms, the
+  // last 516,130 (7.506 ms) at 40: ends 28.15, 44.69, 61.23, 68.73 -> 28.73 ms exposed
+  // all at the end: the same four buckets one after the other from 40 ms, 3 x 16.538 + 7.506 = 57.12 ms
+  EXPECT_NEAR(predict(slow, n, o, s).exposed_s - agree, 0.05712, 1e-4);
+  EXPECT_NEAR(predict(fast, n, o, s).exposed_s - agree, 0.02873, 1e-4);
+  const Band assumed = band(m, n, o, s);
+  EXPECT_DOUBLE_EQ(assumed.step_hi, predict(slow, n, o, s).step_s);
+  EXPECT_DOUBLE_EQ(assumed.step_lo, predict(fast, n, o, s).step_s);
+  EXPECT_GT(assumed.step_hi, point);
+  EXPECT_LT(assumed.step_lo, point);
+  // and the described step's efficiency range takes the same ends
+  o.stated_spread = 0.1;
+  const auto [lo, hi] = stated_efficiency_range(m, n, o, s);
+  ProjectOptions traced_o = o;
+  traced_o.ready_assumed = false;
+  const auto [traced_lo, traced_hi] = stated_efficiency_range(m, n, traced_o, s);
+  EXPECT_LT(lo, traced_lo);
+  EXPECT_GT(hi, traced_hi);
+}
+
+// A GPU node's intra-node link, not given: the stated point (2 us, 5 GB/s) with the range of published
+// GPU-to-GPU links, PCIe through the host to NVLink 4; a CPU node's keeps no range. Before, the band
+// had no intra-node side at all.
+TEST(ProjectBand, AGpuNodesUnstatedIntraNodeLinkHasARange) {
+  const AlphaBeta cpu = assumed_intra(false), gpu = assumed_intra(true);
+  EXPECT_FALSE(cpu.ranged());
+  EXPECT_DOUBLE_EQ(cpu.alpha_s, 2e-6);
+  EXPECT_DOUBLE_EQ(cpu.bytes_per_s, 5e9);
+  ASSERT_TRUE(gpu.ranged());
+  EXPECT_DOUBLE_EQ(gpu.bytes_per_s, 5e9);  // the point stays the stated one
+  EXPECT_DOUBLE_EQ(gpu.at_slow_end().bytes_per_s, 3.9e9);
+  EXPECT_DOUBLE_EQ(gpu.at_slow_end().alpha_s, 20e-6);
+  EXPECT_DOUBLE_EQ(gpu.at_fast_end().bytes_per_s, 377e9);
+  EXPECT_DOUBLE_EQ(gpu.at_fast_end().alpha_s, 1.8e-6);
+  // hierarchical, 8 ranks 4 a node, one bucket of 16 MB, no overlap: the chains inside a node cost
+  // 2((P - 1) alpha + m / B), at the slow end 2(3 x 20 us + 16 MB / 3.9 GB/s) = 8.3251 ms, at the point
+  // 2(3 x 2 us + 16 MB / 5 GB/s) = 6.412 ms, at the fast end 2(3 x 1.8 us + 16 MB / 377 GB/s) = 0.0957 ms
+  const MeasuredStep m = three_layers();
+  const ProjectOptions o{.batch = 8, .bucket_mb = 64.0};
+  const Scenario s{StrategyKind::hierarchical, 8, false, false};
+  Network n = net(20e-6, 0.5e9, 4);
+  n.intra = cpu;
+  const Band without = band(m, n, o, s);
+  EXPECT_DOUBLE_EQ(without.step_lo, without.step_hi);  // nothing else has a range here
+  const auto chain = [&](const Network& x) {
+    Network no_ring = x;
+    no_ring.inter.alpha_s = 0, no_ring.inter.bytes_per_s = 1e30;  // the ring over the leaders costs nothing
+    return allreduce_time(StrategyKind::hierarchical, 8, 16e6, no_ring);
+  };
+  n.intra = gpu;
+  EXPECT_NEAR(chain(at_slow_end(n)), 8.3251e-3, 1e-7);
+  EXPECT_NEAR(chain(n), 6.412e-3, 1e-7);
+  EXPECT_NEAR(chain(at_fast_end(n)), 0.0957e-3, 1e-7);
+  const Band with = band(m, n, o, s);
+  EXPECT_DOUBLE_EQ(with.step_hi, predict(m, at_slow_end(n), o, s).step_s);
+  EXPECT_DOUBLE_EQ(with.step_lo, predict(m, at_fast_end(n), o, s).step_s);
+  EXPECT_GT(with.step_hi, without.step_hi + 1.9e-3);  // the chain's 1.91 ms and the agreement's intra rounds
+  EXPECT_LT(with.step_lo, without.step_lo - 6.3e-3);
 }
 
 }  // namespace

@@ -222,6 +222,44 @@ TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {
   EXPECT_NE(t.find("# ring steps: no measured steps"), std::string::npos) << t;
 }
 
+// The `# inputs:` line says which inputs were assumed and with what range: when gradients are ready
+// (a trace's layers, or a described step's assumed ones), and the intra-node link (given, or assumed:
+// a GPU step's with the GPU links' range, a CPU run's with none).
+TEST(ProjectInputs, TheHeaderSaysWhetherReadinessAndTheIntraNodeLinkWereAssumed) {
+  const auto inputs = [](const std::string& t) {
+    const std::size_t at = t.find("# inputs: ");
+    return at == std::string::npos ? t : t.substr(at, t.find('\n', at) - at);
+  };
+  ProjectCli o;
+  std::string t = inputs(project_with(unet_batch(8, 1), o));  // a CPU trace (no backend recorded)
+  EXPECT_NE(t.find("gradients ready: traced (1 layers)"), std::string::npos) << t;
+  EXPECT_NE(t.find("intra-node link: assumed (2 us, 5 GB/s), no range"), std::string::npos) << t;
+  trace::Provenance cuda = unet_batch(8, 1);
+  cuda.config.push_back({"backend", std::string("cuda")});
+  t = inputs(project_with(cuda, o));
+  EXPECT_NE(t.find("intra-node link: assumed (GPU links, PCIe to NVLink) 3.9 to 377 GB/s, alpha 1.8 to 20 us "
+                   "(point 5 GB/s, 2 us)"), std::string::npos) << t;
+  o.intra_gbps = 300;
+  t = inputs(project_with(cuda, o));
+  EXPECT_NE(t.find("intra-node link: given (2 us, 300 GB/s), no range"), std::string::npos) << t;
+  // a described step (tools/synthetic_trace.py: options recorded, no context): readiness assumed, a GPU's link
+  trace::Provenance described;
+  described.config = {{"model", std::string("vgg16")}, {"batch", std::int64_t(8)}};
+  ProjectCli d;
+  t = inputs(project_with(described, d));
+  EXPECT_NE(t.find("gradients ready: assumed, from all at the end of backward to spread evenly over it (point: the "
+                   "trace's 1 layers)"), std::string::npos) << t;
+  EXPECT_NE(t.find("intra-node link: assumed (GPU links"), std::string::npos) << t;
+  // calibrated on a measured point with the trace's layers and the stated intra-node link: the fitted
+  // link absorbs what the point costs beyond it, so neither keeps a range (the calibrated band stays narrow)
+  d.calibrate = "N=2:eff=0.8";
+  t = inputs(project_with(described, d));
+  EXPECT_NE(t.find("gradients ready: assumed, the trace's 1 layers, no range: the calibrated link absorbs it"),
+            std::string::npos) << t;
+  EXPECT_NE(t.find("intra-node link: assumed (2 us, 5 GB/s), no range: the calibrated link absorbs it"),
+            std::string::npos) << t;
+}
+
 TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {
   sbtest::TempDir d;
   ProjectCli o;

@@ -114,6 +114,27 @@ AlphaBeta AlphaBeta::at_middle() const {
   return ab;
 }
 
+Network at_slow_end(const Network& net) {
+  Network x = net;
+  x.inter = net.inter.at_slow_end(), x.intra = net.intra.at_slow_end();
+  return x;
+}
+
+Network at_fast_end(const Network& net) {
+  Network x = net;
+  x.inter = net.inter.at_fast_end(), x.intra = net.intra.at_fast_end();
+  return x;
+}
+
+AlphaBeta assumed_intra(bool gpu) {
+  AlphaBeta ab{kIntraAlphaUs * 1e-6, kIntraGBps * 1e9, "assumed"};
+  if (gpu) {
+    ab.bw_lo = kGpuIntraGBpsLo * 1e9, ab.bw_hi = kGpuIntraGBpsHi * 1e9;
+    ab.alpha_lo = kGpuIntraAlphaUsLo * 1e-6, ab.alpha_hi = kGpuIntraAlphaUsHi * 1e-6;
+  }
+  return ab;
+}
+
 double AlphaBeta::message_cpu(double bytes) const {
   if (samples.size() < 2) return cpu_per_msg_s + bytes * cpu_per_byte_s;
   return on_curve(samples, bytes, &LinkSample::cpu_s, cpu_per_byte_s);

@@ -72,9 +72,23 @@ struct AlphaBeta {
 
 struct Network {
   AlphaBeta inter;  // between nodes
-  AlphaBeta intra;  // between ranks of one node
+  AlphaBeta intra;  // between ranks of one node (a range only where assumed_intra gave one)
   int ranks_per_node = 1;
 };
+// The network with both links at the same end of their assumed ranges (AlphaBeta::at_slow_end,
+// at_fast_end): what the band's slow and fast extremes take. A link without a range stays as it is.
+Network at_slow_end(const Network& net);
+Network at_fast_end(const Network& net);
+
+// The link between ranks of one node where --intra-alpha-us/--intra-gbps are not given: a stated
+// point (kIntraAlphaUs, kIntraGBps: an assumption, not a measurement) and, for GPUs (`gpu`), the range
+// of GPU-to-GPU links in published p2pBandwidthLatencyTest / rocm_bandwidth_test runs, PCIe through
+// the host to NVLink 4 (docs/projection.md cites each end); without `gpu` no range (a CPU run's ranks
+// of one node exchange through its memory, which those links are not).
+inline constexpr double kIntraAlphaUs = 2.0, kIntraGBps = 5.0;
+inline constexpr double kGpuIntraGBpsLo = 3.9, kGpuIntraGBpsHi = 377.0;
+inline constexpr double kGpuIntraAlphaUsLo = 1.8, kGpuIntraAlphaUsHi = 20.0;
+AlphaBeta assumed_intra(bool gpu);
 
 // Named profiles (`--network`): the rate of the link and a stated latency, and the delivered range
 // of both, from networks.def (the emulated cluster's presets are the same list; docs/projection.md

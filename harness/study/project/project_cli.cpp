@@ -64,8 +64,14 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_option("--gbps", o.gbps, "Network bandwidth per link and direction (GB/s), with --alpha-us")->check(kFinite)->check(CLI::Range(1e-6, 1e6));
   c->add_option("--ranks-per-node", o.ranks_per_node, "Ranks sharing a node (hierarchical's groups; rings cross nodes every this many)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 16));
-  c->add_option("--intra-alpha-us", o.intra_alpha_us, "Latency between ranks of one node (us)")->capture_default_str()->check(kFinite)->check(CLI::Range(0.0, 1e7));
-  c->add_option("--intra-gbps", o.intra_gbps, "Bandwidth between ranks of one node (GB/s)")->capture_default_str()->check(kFinite)->check(CLI::Range(1e-6, 1e6));
+  const std::string assumed = fmt::format(
+      "; not given: {:g} us and {:g} GB/s, assumed, and for a GPU step (described, or traced on cuda) the band takes "
+      "GPU links' range, {:g} to {:g} us and {:g} to {:g} GB/s (docs/projection.md)",
+      kIntraAlphaUs, kIntraGBps, kGpuIntraAlphaUsLo, kGpuIntraAlphaUsHi, kGpuIntraGBpsLo, kGpuIntraGBpsHi);
+  c->add_option("--intra-alpha-us", o.intra_alpha_us, "Latency between ranks of one node (us)" + assumed)
+      ->check(kFinite)->check(CLI::Range(0.0, 1e7));
+  c->add_option("--intra-gbps", o.intra_gbps, "Bandwidth between ranks of one node (GB/s)" + assumed)
+      ->check(kFinite)->check(CLI::Range(1e-6, 1e6));
   c->add_flag("--no-overlap", o.no_overlap, "Predict without overlap of allreduce and backward");
   c->add_flag("--no-stragglers", o.no_stragglers,
               "Every rank computes the traced mean (default: a synchronous step waits for the slowest of N, "
@@ -181,7 +187,6 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     l.bytes_per_s *= k, l.bw_lo *= k, l.bw_hi *= k;
     l.source += fmt::format(" x {} links a node", o.nics_per_node);
   }
-  net.intra = {o.intra_alpha_us * 1e-6, o.intra_gbps * 1e9, "--intra-alpha-us/--intra-gbps"};
   net.ranks_per_node = o.ranks_per_node;
   SB_REQUIRE(!o.comm_cpu_shared || net.inter.cpu_per_msg_s > 0 || net.inter.cpu_per_byte_s > 0,
              "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
@@ -194,9 +199,23 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   for (const auto& w : warnings) out << "# warning: " << w << "\n";
   const bool described = !m.provenance.empty() && m.provenance.context.empty();  // tools/synthetic_trace.py
   const double spread = o.compute_spread >= 0 ? o.compute_spread : described ? kDescribedStepSpread : 0.0;
+  // The intra-node link: as given, else the stated point, ranged for a GPU step (a described step is
+  // of published GPU runs; a trace says its backend).
+  if (o.intra_alpha_us >= 0 || o.intra_gbps > 0) {
+    net.intra = {(o.intra_alpha_us >= 0 ? o.intra_alpha_us : kIntraAlphaUs) * 1e-6,
+                 (o.intra_gbps > 0 ? o.intra_gbps : kIntraGBps) * 1e9, "--intra-alpha-us/--intra-gbps"};
+  } else {
+    const auto* backend = trace::Provenance::find(m.provenance.config, "backend");
+    const auto* name = backend ? std::get_if<std::string>(backend) : nullptr;
+    // --calibrate's fitted link absorbs what the point costs beyond it (docs/projection.md): no range then
+    net.intra = assumed_intra(o.calibrate.empty() && (described || (name != nullptr && *name == "cuda")));
+  }
+  // a described step's layers are an assumption about when its gradients are ready: the band brackets
+  // it, unless --calibrate fitted the link to a measured point with the trace's layers
   const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.train.bucket_mb,
                           .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
-                          .stragglers = !o.no_stragglers, .slow_node = o.slow_node, .stated_spread = spread};
+                          .stragglers = !o.no_stragglers, .slow_node = o.slow_node, .stated_spread = spread,
+                          .ready_assumed = described && o.calibrate.empty()};
   if (!o.calibrate.empty()) {
     const CalibrationPoint point = parse_calibration(o.calibrate);
     std::string warning;
@@ -226,9 +245,11 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     sf.attrs.set("ring_steps", ring_steps_note(m, net, po));
     sf.attrs.set("band_definition", "each prediction recomputed with compute x (1 -/+ 2 relative standard errors of the "
                                     "traced mean step) and communication x (1 -/+ the commbench curve's leave-one-out "
-                                    "residual; 0 without a commbench fit of 3+ sizes), the link at the two ends of its "
-                                    "assumed range (a profile's delivered range, or what --calibrate leaves open), and a "
-                                    "described step's stated spread; efficiency pairs the N = 1 step's opposite extreme "
+                                    "residual; 0 without a commbench fit of 3+ sizes), the links at the two ends of their "
+                                    "assumed ranges (a profile's delivered range, what --calibrate leaves open, a GPU "
+                                    "node's unstated intra-node link), a described step's gradients all ready at the end "
+                                    "of backward (slow) and spread evenly over it (fast), and a described step's stated "
+                                    "spread; efficiency pairs the N = 1 step's opposite extreme "
                                     "(docs/projection.md)");
     sf.attrs.set("inputs", inputs_note(m, net, po));
     sf.attrs.set("calibration", o.calibrate);

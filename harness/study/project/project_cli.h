@@ -16,7 +16,10 @@ namespace scalebench::project {
 struct ProjectCli {
   std::string trace, model, network, commbench, commbench_algo = "ring", output;
   int batch = 0, global_batch = 0, max_devices = 1024, ranks_per_node = 1;
-  double alpha_us = -1, gbps = -1, intra_alpha_us = 2.0, intra_gbps = 5.0;
+  double alpha_us = -1, gbps = -1;
+  // --intra-alpha-us/--intra-gbps; -1: not given (netmodel.h, assumed_intra: the stated point, with the
+  // range of GPU links for a GPU step)
+  double intra_alpha_us = -1, intra_gbps = -1;
   // The train options a projection prices, set through their train rows (train_fields.cpp):
   // bucket_mb (--bucket-mb) and compression (--compression); the other members stay default.
   TrainConfig train;

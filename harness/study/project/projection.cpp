@@ -130,6 +130,34 @@ std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, d
   return out;
 }
 
+namespace {
+// A step spread evenly over backward is cut into at most this many layers (a bucket's eighth each
+// is finer than that only for a gradient of 512 buckets or more: then a bucket's ready time is off
+// by at most 1/4096 of backward).
+constexpr std::int64_t kEvenLayersMax = 4096;
+}  // namespace
+
+std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o) {
+  if (!o.ready_assumed || m.params <= 0) return {m, m};
+  MeasuredStep at_end = m, even = m;
+  const std::int64_t bucket = std::max<std::int64_t>(1, bucket_elems_of(o.bucket_mb));
+  const std::int64_t eighths = (8 * m.params + bucket - 1) / bucket;
+  const std::int64_t k =
+      std::min({kEvenLayersMax, m.params, std::max<std::int64_t>(eighths, std::int64_t(m.layers.size()))});
+  even.layers.clear();
+  for (std::int64_t i = 0, begin = 0; i < k; ++i) {
+    const std::int64_t end = m.params / k * (i + 1) + m.params % k * (i + 1) / k;
+    even.layers.push_back({"spread evenly", m.bwd_s / double(k), end - begin});
+    begin = end;
+  }
+  // the same layers (so the same buckets: a real bucketer cuts a model's many tensors into buckets
+  // whenever they are ready), every one ready when backward ends: its first layer takes all of it
+  at_end.layers = even.layers;
+  for (auto& l : at_end.layers) l.name = "at the end of backward", l.bwd_s = 0;
+  at_end.layers.front().bwd_s = m.bwd_s;
+  return {at_end, even};
+}
+
 std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, std::int64_t>>& buckets, double bwd_s,
                                            const std::vector<double>& wire, const std::vector<double>& cpu) {
   // Event by event: the state is the wall time t, backward's progress (seconds of compute done) and
@@ -228,29 +256,34 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
   ProjectOptions lo = o, hi = o;
   lo.compute_scale = o.compute_scale * c_lo, lo.comm_scale = o.comm_scale * std::max(0.0, 1.0 - r) * ring_lo;
   hi.compute_scale = o.compute_scale * c_hi, hi.comm_scale = o.comm_scale * (1.0 + r) * ring_hi;
-  // the link's assumed range (a profile's delivered one, or what a calibration leaves open): its fast
-  // end with the fast extreme, its slow end with the slow one; the point stays inside
-  Network fast = net, slow = net;
-  fast.inter = net.inter.at_fast_end(), slow.inter = net.inter.at_slow_end();
+  // the links' assumed ranges (a profile's delivered one, what a calibration leaves open, a GPU node's
+  // unstated intra-node link) and, where it was not measured, when gradients are ready: each input's
+  // fast end with the fast extreme, its slow end with the slow one; the point stays inside
+  // (the trace's layers stay a candidate at both ends: all at the end in many buckets pays more
+  // latencies than a described step's one layer, and an even spread more than its few)
+  const auto [slow_m, fast_m] = ready_extremes(m, o);
+  const Network fast = at_fast_end(net), slow = at_slow_end(net);
   const double point = predict(m, net, o, s).step_s;
-  return {std::min(point, predict(m, fast, lo, s).step_s), std::max(point, predict(m, slow, hi, s).step_s)};
+  return {std::min({point, predict(m, fast, lo, s).step_s, predict(fast_m, fast, lo, s).step_s}),
+          std::max({point, predict(m, slow, hi, s).step_s, predict(slow_m, slow, hi, s).step_s})};
 }
 
 std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const Network& net, const ProjectOptions& o,
                                                   const Scenario& s) {
-  Network fast = net, slow = net;
-  fast.inter = net.inter.at_fast_end(), slow.inter = net.inter.at_slow_end();
-  const auto efficiency = [&](const Network& n, double compute) {
+  const auto [slow_m, fast_m] = ready_extremes(m, o);
+  const auto efficiency = [&](const MeasuredStep& step, const Network& n, double compute) {
     ProjectOptions x = o;
     x.compute_scale = o.compute_scale * compute;
     Scenario one = s;
     one.n = 1;
-    const Prediction p1 = predict(m, n, x, one), pn = predict(m, n, x, s);
+    const Prediction p1 = predict(step, n, x, one), pn = predict(step, n, x, s);
     return study::efficiency(study::speedup(pn.images_per_s, p1.images_per_s), s.n);
   };
   const double sp = o.stated_spread;
   // faster compute leaves more of the step to the exchange: the low end is the fast compute on the slow link
-  return {efficiency(slow, std::max(0.0, 1.0 - sp)), efficiency(fast, 1.0 + sp)};
+  const Network fast = at_fast_end(net), slow = at_slow_end(net);
+  return {std::min(efficiency(m, slow, std::max(0.0, 1.0 - sp)), efficiency(slow_m, slow, std::max(0.0, 1.0 - sp))),
+          std::max(efficiency(m, fast, 1.0 + sp), efficiency(fast_m, fast, 1.0 + sp))};
 }
 
 std::string inputs_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
@@ -271,8 +304,28 @@ std::string inputs_note(const MeasuredStep& m, const Network& net, const Project
                        l.alpha_s * 1e6);
   else
     link = "network: given (--alpha-us/--gbps), no range: the band has none of the link";
-  return step + "; " + link + fmt::format("; intra-node link: assumed ({:.3g} us, {:.3g} GB/s), no range",
-                                          net.intra.alpha_s * 1e6, net.intra.bytes_per_s * 1e-9);
+  // a calibration's fitted link absorbs what the point costs beyond it: the other assumed inputs keep no range
+  const bool calibrated = l.ranged() && !l.nameplate && l.measured_ranks < 2;
+  const char* absorbed = calibrated ? ": the calibrated link absorbs it" : "";
+  std::string ready;
+  if (o.ready_assumed)
+    ready = fmt::format("gradients ready: assumed, from all at the end of backward to spread evenly over it (point: "
+                        "the trace's {} layers)", m.layers.size());
+  else if (described)
+    ready = fmt::format("gradients ready: assumed, the trace's {} layers, no range{}", m.layers.size(), absorbed);
+  else
+    ready = fmt::format("gradients ready: traced ({} layers)", m.layers.size());
+  const AlphaBeta& in = net.intra;
+  std::string intra;
+  if (in.ranged())
+    intra = fmt::format("intra-node link: assumed (GPU links, PCIe to NVLink) {:.3g} to {:.3g} GB/s, alpha {:.3g} to "
+                        "{:.3g} us (point {:.3g} GB/s, {:.3g} us)", in.bw_lo * 1e-9, in.bw_hi * 1e-9, in.alpha_lo * 1e6,
+                        in.alpha_hi * 1e6, in.bytes_per_s * 1e-9, in.alpha_s * 1e6);
+  else
+    intra = fmt::format("intra-node link: {} ({:.3g} us, {:.3g} GB/s), no range{}",
+                        in.source == "assumed" ? "assumed" : "given", in.alpha_s * 1e6, in.bytes_per_s * 1e-9,
+                        in.source == "assumed" ? absorbed : "");
+  return step + "; " + ready + "; " + link + "; " + intra;
 }
 
 std::string ring_steps_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
@@ -377,7 +430,9 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                      r, net.inter.samples.size() < 3 ? "no commbench calibration of 3+ sizes: nothing measured to leave out"
                                                      : "the calibration curve's leave-one-out residual",
                      o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "",
-                     net.inter.ranged() ? "; the link at both ends of its assumed range (the # inputs: line)" : "",
+                     net.inter.ranged() || net.intra.ranged() || o.ready_assumed
+                         ? "; the assumed inputs at both ends of their ranges (the # inputs: line)"
+                         : "",
                      o.stated_spread > 0 ? fmt::format("; the step's stated x(1 -/+ {:.2f}) at N = 1 and N alike", o.stated_spread)
                                          : std::string());
   out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10} {:>16} {:>7}\n", "strategy", "scaling", "N",

@@ -96,11 +96,24 @@ struct ProjectOptions {
   // tools/synthetic_trace.py's steps are identical, so the traced spread is 0): the efficiency band
   // takes compute x(1 -/+ it), the same at N = 1 and N (stated_efficiency_range).
   double stated_spread = 0.0;
+  // When gradients are ready was not measured (a described step: tools/synthetic_trace.py's layers are
+  // an assumption): the band brackets it by its ends (ready_extremes) — all at the end of backward on
+  // its slow extreme, spread evenly over backward on its fast one; the point keeps the trace's layers.
+  bool ready_assumed = false;
 };
 
 // The buckets of the bucketer (harness/strategy/bucketer.cpp): layers in backward order fill a
 // bucket until it holds bucket_elems; the rest is the last bucket. (ready time, elements) pairs.
 std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, double bwd_scale, std::int64_t bucket_elems);
+
+// The two ends of "when gradients are ready" for a step whose layers were not measured
+// (o.ready_assumed): {slow, fast} = {every gradient ready when backward ends (nothing overlaps), the
+// gradients spread evenly over backward}, both as equal layers of at most an eighth of a bucket each
+// (the same buckets: every bucket ready as soon as an even spread fills it, or all at backward's end).
+// Each keeps m's phases and step_compute_s. {m, m} where the layers were measured (ready_assumed
+// false). band() takes the trace's layers too at both extremes (the slower of them and all at the end,
+// the faster of them and the even spread): a few large buckets pay fewer latencies than many.
+std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o);
 
 // Backward with its buckets reduced on the communication thread, one at a time in order, each
 // starting when backward has produced it (`ready`, seconds of backward compute) and the previous one
@@ -118,19 +131,24 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
 // given numbers) times, with the term, the network ring's ring_step_interval for one bucket; the
 // two extremes together. Efficiency's band pairs the N = 1 step's opposite extreme (the N = 1
 // reference is a separate run): project_all.
-// Where the link has an assumed range (AlphaBeta::ranged: a profile's delivered range, or what a
-// calibration leaves open), the fast extreme takes its fast end and the slow extreme its slow end;
-// the band always holds the point.
+// Where a link has an assumed range (AlphaBeta::ranged: a profile's delivered range, what a
+// calibration leaves open, a GPU node's unstated intra-node link: assumed_intra), the fast extreme
+// takes its fast end and the slow extreme its slow end; where when gradients are ready was not
+// measured (o.ready_assumed), the slow extreme is the slower of the trace's layers and all at the end
+// of backward, the fast one the faster of them and an even spread (ready_extremes); the band always
+// holds the point.
 struct Band { double step_lo = 0, step_hi = 0; };
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 // A described step's efficiency range at s.n (weak or strong as s): compute x(1 + stated_spread) on
-// the link's fast end and x(1 - stated_spread) on its slow end, each against N = 1 at the same
+// the links' fast ends (and the fast end of ready_extremes) and x(1 - stated_spread) on their slow
+// ends (and the slow end of ready_extremes), each against N = 1 at the same
 // compute (a described step's error is the same at every N). project_all widens the band by it.
 std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const Network& net, const ProjectOptions& o,
                                                   const Scenario& s);
 // The header's `# inputs:` line: which inputs were measured and which assumed (the step: traced or
-// described, with its stated spread; the inter-node link: measured, calibrated or assumed, with its
-// range; the intra-node link).
+// described, with its stated spread; when gradients are ready: traced, or assumed with its range; the
+// inter-node link: measured, calibrated or assumed, with its range; the intra-node link: given, or
+// assumed with its range or none).
 std::string inputs_note(const MeasuredStep& m, const Network& net, const ProjectOptions& o);
 
 // What the ring's straggler term (netmodel.h, ring_step_factor) does in this projection, one line for

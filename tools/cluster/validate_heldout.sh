@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/cluster/validate_heldout.sh SCALEBENCH OUTDIR [--case plain|slow|noise] [--share 0.15] [--reps 3]
-#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] [--gap trace|0] [--fill on|off] RATE... — the
+#     [--models "unet vgg"] [--strategies "ring hierarchical"] [--calib-ranks "2 3"] [--gap trace|0] [--fill on|off] [--table-only] RATE... — the
 #     held-out validation of
 # `scalebench project` at 4 and 8 emulated nodes (docs/projection.md). Every node is a share of a
 # core (tools/cluster/up.sh --cpu-share), so 8 of them fit on a 2-core host. Per link RATE:
@@ -39,7 +39,7 @@ set -euo pipefail
 sb=$(realpath "$1"); out=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"  # run_ips
-case=plain share=0.15 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on
+case=plain share=0.15 reps=3 models="unet vgg" strategies="ring hierarchical" calibs=2 gap=trace fill=on table_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --case) case=$2; shift 2 ;;
@@ -50,11 +50,12 @@ while [ $# -gt 0 ]; do
     --calib-ranks) calibs=$2; shift 2 ;;
     --gap) gap=$2; shift 2 ;;
     --fill) fill=$2; shift 2 ;;
+    --table-only) table_only=1; shift ;;
     -*) echo "validate_heldout.sh: unknown option '$1'" >&2; exit 1 ;;
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "validate_heldout.sh: give at least one link RATE (e.g. 100mbit 400mbit)" >&2; exit 1; }
+[ $# -ge 1 ] || [ "$table_only" = 1 ] || { echo "validate_heldout.sh: give at least one link RATE (e.g. 100mbit 400mbit)" >&2; exit 1; }
 for k in $calibs; do [[ $k =~ ^[2-4]$ ]] || { echo "validate_heldout.sh: --calib-ranks '$calibs': ranks of 2 to 4 (below the predicted N), e.g. \"2 3\"" >&2; exit 1; }; done
 case "$case" in plain|slow|noise) ;; *) echo "validate_heldout.sh: --case '$case': plain, slow or noise" >&2; exit 1 ;; esac
 case "$fill" in on|off) ;; *) echo "validate_heldout.sh: --fill '$fill': on or off" >&2; exit 1 ;; esac
@@ -71,6 +72,45 @@ teardown() {
   for p in "${noise_pids[@]}"; do kill "$p" 2>/dev/null || true; done
   "$here/down.sh" --name sbva >/dev/null 2>&1 || true; "$here/down.sh" --name sbvb >/dev/null 2>&1 || true
 }
+table() {  # the table: measured efficiency of a repetition, as collect defines it (images/s at N / (N x the
+# median of the two N = 1 runs, i.e. their mean), docs/metrics.md), from measured.tsv: so a folder of
+# an earlier round, whose runs had no --repetition, is scored the same (`--table-only OUTDIR`)
+  /usr/bin/python3 - measured.tsv "$calibs" <<'PY'
+import os, sys, statistics, h5py
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+calibs = sys.argv[2].split()
+ref, runs, collected = {}, {}, {}
+for case, rate, m, strategy, n, rep, ips in rows:
+    if n == "1": ref.setdefault((case, rate, m), []).append(float(ips))
+    else: runs.setdefault((case, rate, m, strategy, int(n)), []).append(rep)
+ips = {(case, rate, m, strategy, n, rep): float(v) for case, rate, m, strategy, n, rep, v in rows}
+def efficiency(case, rate, m, strategy, n, rep):
+    return ips[(case, rate, m, strategy, str(n), rep)] / (n * statistics.median(ref[(case, rate, m)]))
+def pick(path, strategy, n):
+    t = h5py.File(path, "r")["runs"][()]
+    r = [r for r in t if r["strategy"].decode() == strategy and r["scaling"].decode() == "weak" and r["world_size"] == n][0]
+    return r["efficiency"], r["efficiency_band_lo"], r["efficiency_band_hi"]
+for k in calibs:
+    print(f"# calibration: commbench ring of {k} ranks on {k} nodes")
+    print(f"{'case':6} {'rate':8} {'model':5} {'strategy':12} {'N':>2} {'predicted':>9} {'band':>15} {'no-strag':>8}"
+          f" {'measured':>8} {'spread':>13} {'error':>7} {'no-strag error':>14} inside")
+    within = inside = total = 0
+    for (case, rate, m, strategy, n), reps in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
+        eff = [efficiency(case, rate, m, strategy, n, rep) for rep in reps]
+        p, lo, hi = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}.h5", strategy, n)
+        ns, _, _ = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}-ns.h5", strategy, n)
+        mean = statistics.mean(eff)
+        total += 1; within += abs(p - mean) <= 0.05; inside += lo <= mean <= hi
+        print(f"{case:6} {rate:8} {m:5} {strategy:12} {n:2} {p:9.3f} [{lo:.3f}, {hi:.3f}] {ns:8.3f} {mean:8.3f}"
+              f" {min(eff):.3f}..{max(eff):.3f} {p - mean:+7.3f} {ns - mean:+14.3f} {'yes' if lo <= mean <= hi else 'NO'}")
+    print(f"# calibration {k}: {within} of {total} within +-0.05, {inside} of {total} inside their band")
+for (case, rate, m), v in sorted(ref.items()):
+    print(f"# {case} {rate} {m}: N = 1 on node 0: {v[0]:.2f} images/s before, {v[1]:.2f} after ({abs(v[0] - v[1]) / statistics.mean(v) * 100:.1f}% apart)")
+PY
+}
+if [ "$table_only" = 1 ]; then  # an earlier round's folder scored again: no cluster, no runs
+  cd "$out" && table; exit
+fi
 trap teardown EXIT
 mkdir -p "$out"; cd "$out"
 # the models: data file, model, per-device batch. Enough images that every rank of N = 8 still runs
@@ -113,7 +153,7 @@ for rate in "$@"; do
   fi
   for m in $models; do
     tag=$case-$rate-$m
-    train sbva 1 1 "$m" "n1-$tag" --trace "n1-$tag.json"
+    train sbva 1 1 "$m" "n1-$tag" --trace "n1-$tag.json" --repetition 1
     gap_ms=0  # the trace's mean step compute, as project reads it (its stragglers line)
     [ "$gap" = 0 ] || gap_ms=$("$sb" project --trace "n1-$tag.json" --network 1gbe --max-devices 2 \
       | sed -n 's/.*(compute \([0-9.]*\) ms mean).*/\1/p')
@@ -140,60 +180,25 @@ for rate in "$@"; do
       for n in 4 8; do
         for strategy in $strategies; do
           run=n$n-$tag-$strategy-r$r
-          if [ "$strategy" = ring ]; then train sbva 1 "$n" "$m" "$run" --strategy ring
-          else train sbvb 2 "$n" "$m" "$run" --strategy "$strategy"; fi
+          # --repetition: runs of one configuration are separate runs (their own run ids), which
+          # collect would otherwise take for copies of one run and count once
+          if [ "$strategy" = ring ]; then train sbva 1 "$n" "$m" "$run" --strategy ring --repetition "$r"
+          else train sbvb 2 "$n" "$m" "$run" --strategy "$strategy" --repetition "$r"; fi
           measured_runs+=("$run")
           printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" "$strategy" "$n" "$r" "$(run_ips "$run")" >> measured.tsv
           echo "# $(date -u +%H:%M:%S) $run: $(run_ips "$run") images/s" >&2
         done
       done
     done
-    train sbva 1 1 "$m" "n1b-$tag"
+    train sbva 1 1 "$m" "n1b-$tag" --repetition 2
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 a "$(run_ips "n1-$tag")" >> measured.tsv
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$rate" "$m" - 1 b "$(run_ips "n1b-$tag")" >> measured.tsv
-    # The measured runs as one study, a file per run named by its folder: `scalebench collect` gives
-    # each its efficiency (images/s over N x the median of the two N = 1 runs, docs/metrics.md), which
-    # the table below reads rather than computes.
+    # The measured runs as one study (a file per run named by its folder) for report and the plots;
+    # the table below computes the same efficiency from measured.tsv.
     rm -rf "study-$tag"; mkdir -p "study-$tag/runs"
     for d in "n1-$tag" "n1b-$tag" "${measured_runs[@]}"; do cp "$d"/*.h5 "study-$tag/runs/$d.h5"; done
     "$sb" collect "study-$tag" >/dev/null
   done
   teardown; noise_pids=() fill_pids=()
 done
-# the table: measured efficiency of a repetition, from its study's study.h5 (collect: images/s at N /
-# (N x the median of the two N = 1 runs), the mean of the two)
-/usr/bin/python3 - measured.tsv "$calibs" <<'PY'
-import os, sys, statistics, h5py
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-calibs = sys.argv[2].split()
-ref, runs, collected = {}, {}, {}
-for case, rate, m, strategy, n, rep, ips in rows:
-    if n == "1": ref.setdefault((case, rate, m), []).append(float(ips))
-    else: runs.setdefault((case, rate, m, strategy, int(n)), []).append(rep)
-def efficiency(case, rate, m, strategy, n, rep):
-    tag = f"{case}-{rate}-{m}"
-    if tag not in collected:
-        t = h5py.File(f"study-{tag}/study.h5", "r")["runs"][()]
-        collected[tag] = {os.path.basename(r["file"].decode())[:-3]: r["efficiency"] for r in t}
-    return collected[tag][f"n{n}-{tag}-{strategy}-r{rep}"]
-def pick(path, strategy, n):
-    t = h5py.File(path, "r")["runs"][()]
-    r = [r for r in t if r["strategy"].decode() == strategy and r["scaling"].decode() == "weak" and r["world_size"] == n][0]
-    return r["efficiency"], r["efficiency_band_lo"], r["efficiency_band_hi"]
-for k in calibs:
-    print(f"# calibration: commbench ring of {k} ranks on {k} nodes")
-    print(f"{'case':6} {'rate':8} {'model':5} {'strategy':12} {'N':>2} {'predicted':>9} {'band':>15} {'no-strag':>8}"
-          f" {'measured':>8} {'spread':>13} {'error':>7} {'no-strag error':>14} inside")
-    within = inside = total = 0
-    for (case, rate, m, strategy, n), reps in sorted(runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3], kv[0][4])):
-        eff = [efficiency(case, rate, m, strategy, n, rep) for rep in reps]
-        p, lo, hi = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}.h5", strategy, n)
-        ns, _, _ = pick(f"proj-{case}-{rate}-{m}-{strategy}-c{k}-ns.h5", strategy, n)
-        mean = statistics.mean(eff)
-        total += 1; within += abs(p - mean) <= 0.05; inside += lo <= mean <= hi
-        print(f"{case:6} {rate:8} {m:5} {strategy:12} {n:2} {p:9.3f} [{lo:.3f}, {hi:.3f}] {ns:8.3f} {mean:8.3f}"
-              f" {min(eff):.3f}..{max(eff):.3f} {p - mean:+7.3f} {ns - mean:+14.3f} {'yes' if lo <= mean <= hi else 'NO'}")
-    print(f"# calibration {k}: {within} of {total} within +-0.05, {inside} of {total} inside their band")
-for (case, rate, m), v in sorted(ref.items()):
-    print(f"# {case} {rate} {m}: N = 1 on node 0: {v[0]:.2f} images/s before, {v[1]:.2f} after ({abs(v[0] - v[1]) / statistics.mean(v) * 100:.1f}% apart)")
-PY
+table

@@ -228,21 +228,25 @@ def main():
     ap.add_argument("--ab-caps", default="0.95,0.98", help="side B's CPU caps, fractions of one core")
     ap.add_argument("--ab-interleave", default="run", choices=["run", "slice"], help="ab's --interleave")
     ap.add_argument("--slice-ms", type=float, default=250, help="ab's --slice-ms (with --ab-interleave slice)")
+    ap.add_argument("--ab-cpus", default="", help="ab's --cpus (with --ab-interleave slice; default ab's: the last CPU)")
+    ap.add_argument("--data-n", type=int, default=480,
+                    help="images in the generated set (480: runs of about 1 s; more for longer runs)")
     ap.add_argument("--cap-period-us", type=int, default=0,
                     help="the capped cgroup's CFS period (0: its default, 100 ms); 10000 for slices")
     a = ap.parse_args()
     AB_EXTRA.extend(["--interleave", a.ab_interleave] +
-                    (["--slice-ms", f"{a.slice_ms:g}"] if a.ab_interleave == "slice" else []))
+                    (["--slice-ms", f"{a.slice_ms:g}"] if a.ab_interleave == "slice" else []) +
+                    (["--cpus", a.ab_cpus] if a.ab_cpus else []))
     sb = os.path.abspath(os.path.join(a.build, "scalebench"))
     work = os.path.abspath(a.work)
     os.makedirs(work, exist_ok=True)
-    data = os.path.join(work, "seg.h5")
+    data = os.path.join(work, "seg.h5" if a.data_n == 480 else f"seg{a.data_n}.h5")
     if not os.path.exists(data):
-        r = run([sb, "datagen", "--task", "segmentation", "--n", "480", "--size", "32", "--seed", "3", "-o", data])
+        r = run([sb, "datagen", "--task", "segmentation", "--n", str(a.data_n), "--size", "32", "--seed", "3", "-o", data])
         if r.returncode != 0:
             sys.exit(f"noise_lab: datagen failed: {r.stderr}")
     result = {"started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host": os.uname().nodename,
-              "ab_args": AB_EXTRA,
+              "ab_args": AB_EXTRA, "data_n": a.data_n,
               "cpus": os.cpu_count(), "loadavg_start": os.getloadavg()}
     t0 = time.time()
     if a.ab:

@@ -150,6 +150,36 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One side's run of point i, as both orders launch it: its run file, its progress prefix, its command
+// (`before` + the side's wrap and env + `after` + the launch), and what its run file said before.
+struct PlannedRun {
+  const record::RunConfig* c;
+  std::string runs, path, pre;
+  std::vector<std::string> cmd;
+  PriorRun prior;
+};
+PlannedRun plan_run(const Side& s, std::size_t i, std::size_t step, const SweepSpec& spec, int pairs,
+                    const std::string& self, const std::string& output, const std::vector<std::string>& before = {},
+                    const std::vector<std::string>& after = {}) {
+  PlannedRun r{&s.points[i], (fs::path(s.dir) / "runs").string(), "", "", before, {}};
+  r.path = (fs::path(r.runs) / (record::run_id(*r.c) + ".h5")).string();
+  r.pre = fmt::format("[{}/{}] {} {}{} pair {}/{}", step, 2 * s.points.size(), s.name, record::point_label(*r.c),
+                      axes_label(spec, *r.c), r.c->repetition, pairs);
+  r.cmd.insert(r.cmd.end(), s.prefix.begin(), s.prefix.end());
+  r.cmd.insert(r.cmd.end(), after.begin(), after.end());
+  for (auto& w : launch_command(*r.c, s.exe.empty() ? self : s.exe, r.runs)) r.cmd.push_back(std::move(w));
+  r.prior = prior_run(r.path);
+  // A run another process still makes (an earlier ab's orphan) would share the cores with this one
+  // and distort both timings.
+  SB_REQUIRE(r.prior.kind != PriorRun::Kind::live, "{}: {} is still running ({}; {}): wait for it to end or stop it, "
+             "then run ab again", output, r.pre, r.prior.why, r.path);
+  return r;
+}
+
 struct SliceOutcome {
   int ran = 0, skipped = 0, failed = 0;
   bool preempted = false;
@@ -162,32 +192,13 @@ SliceOutcome run_slice_pair(const Side& a, const Side& b, std::size_t i, const S
                             StudyProgress& progress, std::size_t& step, std::ostream& out) {
   SliceOutcome r;
   const std::string turn = (fs::path(output) / "turn.bin").string();
-  struct One {
-    const Side* side;
-    const record::RunConfig* c;
-    std::string runs, path, pre;
-    std::vector<std::string> cmd;
-    PriorRun prior;
-  };
-  std::vector<One> ones;
-  for (const Side* s : {&a, &b}) {
-    One o{s, &s->points[i], (fs::path(s->dir) / "runs").string(), "", "", {}, {}};
-    o.path = (fs::path(o.runs) / (record::run_id(*o.c) + ".h5")).string();
-    o.pre = fmt::format("[{}/{}] {} {}{} pair {}/{}", ++step, 2 * a.points.size(), s->name, record::point_label(*o.c),
-                        axes_label(spec, *o.c), o.c->repetition, opt.pairs);
-    o.cmd = {"taskset", "-c", cpus};
-    for (const auto& w : s->prefix) o.cmd.push_back(w);
-    o.cmd.push_back("env");
-    o.cmd.push_back(fmt::format("SCALEBENCH_AB_TURN={}:{}:{:g}", turn, char(s->name + 32), opt.slice_ms));
-    for (auto& w : launch_command(*o.c, s->exe.empty() ? self : s->exe, o.runs)) o.cmd.push_back(std::move(w));
-    o.prior = prior_run(o.path);
-    SB_REQUIRE(o.prior.kind != PriorRun::Kind::live, "{}: {} is still running ({}; {}): wait for it to end or stop it, "
-               "then run ab again", output, o.pre, o.prior.why, o.path);
-    ones.push_back(std::move(o));
-  }
+  std::vector<PlannedRun> ones;
+  for (const Side* s : {&a, &b})
+    ones.push_back(plan_run(*s, i, ++step, spec, opt.pairs, self, output, {"taskset", "-c", cpus},
+                            {"env", fmt::format("SCALEBENCH_AB_TURN={}:{}:{:g}", turn, char(s->name + 32), opt.slice_ms)}));
   const int ok_before = int(ones[0].prior.kind == PriorRun::Kind::ok) + int(ones[1].prior.kind == PriorRun::Kind::ok);
   if (ok_before == 2) {
-    for (const One& o : ones) {
+    for (const PlannedRun& o : ones) {
       out << o.pre << " ok already (" << o.path << "), skipped\n";
       progress.point_done(false, 0);
     }
@@ -199,14 +210,11 @@ SliceOutcome run_slice_pair(const Side& a, const Side& b, std::size_t i, const S
     out << ones[0].pre << ": one side of this pair is ok already, the other not: both run again (a slice pair's "
         << "runs are timed together)\n";
   const std::string log_b = (fs::path(ones[1].runs) / (record::run_id(*ones[1].c) + ".log")).string();
-  for (const One& o : ones)
+  for (const PlannedRun& o : ones)
     out << o.pre << " run: " << join_command(o.cmd) << (&o == &ones[1] ? "  (its lines: " + log_b + ")" : "") << "\n";
   out << std::flush;
   if (opt.dry_run) return r;
   reset_turn_file(turn);
-  const auto now_s = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
   const double started = now_s();
   const int pid_b = start_logged_child(ones[1].cmd, log_b);
   const PointResult res_a = run_point(*ones[0].c, ones[0].cmd, ones[0].path, ones[0].pre, out);
@@ -274,9 +282,6 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
     forward_signal_to_child(SIGUSR1);
     stop_children_on_signals(kStopGraceSeconds);
   }
-  const auto now_s = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
   StudyProgress progress(2 * points.size(), now_s());
   int failed = 0, ran = 0, skipped = 0, stopped = 0;
   bool preempted = false;
@@ -292,18 +297,8 @@ int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out
     const bool a_first = points[i].repetition % 2 == 1;
     for (Side* s : a_first ? std::vector<Side*>{&a, &b} : std::vector<Side*>{&b, &a}) {
       if ((stopped = stop_signal())) break;
-      const record::RunConfig& c = s->points[i];
-      const std::string runs = (fs::path(s->dir) / "runs").string();
-      const std::string path = (fs::path(runs) / (record::run_id(c) + ".h5")).string();
-      const std::string pre = fmt::format("[{}/{}] {} {}{} pair {}/{}", ++step, 2 * points.size(), s->name,
-                                          record::point_label(c), axes_label(spec, c), c.repetition, opt.pairs);
-      std::vector<std::string> cmd = s->prefix;
-      for (auto& w : launch_command(c, s->exe.empty() ? self : s->exe, runs)) cmd.push_back(std::move(w));
-      const PriorRun prior = prior_run(path);
-      // A run another process still makes (an earlier ab's orphan) would share the cores with this
-      // one and distort both timings.
-      SB_REQUIRE(prior.kind != PriorRun::Kind::live, "{}: {} is still running ({}; {}): wait for it to end or stop it, "
-                 "then run ab again", output, pre, prior.why, path);
+      const auto [cp, runs, path, pre, cmd, prior] = plan_run(*s, i, ++step, spec, opt.pairs, self, output);
+      const record::RunConfig& c = *cp;
       if (prior.kind == PriorRun::Kind::ok) {
         ++skipped;
         out << pre << " ok already (" << path << "), skipped\n" << std::flush;

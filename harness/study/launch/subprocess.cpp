@@ -142,6 +142,15 @@ pid_t spawn(const std::vector<std::string>& argv, bool own_group, int out_fd, in
   return pid;
 }
 
+// A waitpid status as ChildExit.
+ChildExit exit_of(int status, int stopped_by) {
+  ChildExit e;
+  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+  e.stopped_by = stopped_by;
+  return e;
+}
+
 }  // namespace
 
 void forward_signal_to_child(int sig) { install(sig, forward); }
@@ -238,11 +247,7 @@ ChildExit run_child(const std::vector<std::string>& argv,
     }
   }
   g_child = 0;
-  ChildExit e;
-  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
-  e.stopped_by = stopped_by;
-  return e;
+  return exit_of(status, stopped_by);
 }
 
 int start_logged_child(const std::vector<std::string>& argv, const std::string& log_path) {
@@ -260,11 +265,7 @@ ChildExit wait_child(int pid, int stopped_by) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  ChildExit e;
-  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
-  e.stopped_by = stopped_by;
-  return e;
+  return exit_of(status, stopped_by);
 }
 
 ChildExit stop_logged_child(int pid, int sig, double grace_s) {
@@ -282,11 +283,7 @@ ChildExit stop_logged_child(int pid, int sig, double grace_s) {
     }
     ::usleep(20000);
   }
-  ChildExit e;
-  if (WIFEXITED(status)) e.code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
-  e.stopped_by = sig;
-  return e;
+  return exit_of(status, sig);
 }
 
 }  // namespace scalebench::study

@@ -76,10 +76,10 @@ table() {  # the table: measured efficiency of a repetition, as collect defines 
 # median of the two N = 1 runs, i.e. their mean), docs/metrics.md), from measured.tsv: so a folder of
 # an earlier round, whose runs had no --repetition, is scored the same (`--table-only OUTDIR`)
   /usr/bin/python3 - measured.tsv "$calibs" <<'PY'
-import os, sys, statistics, h5py
+import sys, statistics, h5py
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 calibs = sys.argv[2].split()
-ref, runs, collected = {}, {}, {}
+ref, runs = {}, {}
 for case, rate, m, strategy, n, rep, ips in rows:
     if n == "1": ref.setdefault((case, rate, m), []).append(float(ips))
     else: runs.setdefault((case, rate, m, strategy, int(n)), []).append(rep)

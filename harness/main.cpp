@@ -99,7 +99,7 @@ struct StudyOptions {
   std::int64_t guard_pid = 0;     // run-guard
   int repetitions = 0;            // sweep --repetitions (0: the spec's)
   int array_throttle = 0;         // sweep --array-throttle (0: none)
-  std::vector<std::string> sets;  // sweep --set section.key=value
+  std::vector<std::string> sets;  // sweep/ab --set section.key=value
   std::string name, output;       // sweep --name, --output
   std::vector<std::string> match_ignore;
   std::vector<std::string> thresholds;
@@ -107,6 +107,14 @@ struct StudyOptions {
   std::string inconclusive = "code";
   scalebench::study::AbOptions ab;  // `ab`: the sides, pairs, output
 };
+
+// --set, the same for sweep and ab: a variant of the spec without copying it (overrides.h).
+void add_set_option(CLI::App* cmd, std::vector<std::string>& sets) {
+  cmd->add_option("--set", sets, "section.key=value: a variant of the spec without copying it, e.g. --set "
+                  "train.lr=0.1 --set sweep.devices=[1,2]; repeatable; recorded in <output>/study.toml")
+      ->take_all()
+      ->allow_extra_args(false);
+}
 
 // `ab`: harness/study/ab/ab.h. The sides' options are the same four for A and B.
 void add_ab(CLI::App& app, StudyOptions& o) {
@@ -152,6 +160,7 @@ void add_ab(CLI::App& app, StudyOptions& o) {
                  "<output>/verdicts.json)")
       ->check(CLI::IsMember({"text", "markdown"}))
       ->capture_default_str();
+  add_set_option(ab, o.sets);
   ab->add_flag("--dry-run", o.ab.dry_run, "Print the runs in their order with their commands; run nothing");
 }
 
@@ -170,10 +179,7 @@ void add_study_commands(CLI::App& app, StudyOptions& o) {
   sweep->add_option("--repetitions", o.repetitions, "Run each point K times (1-1000), overriding the spec's "
                     "[study] repetitions; recorded in <output>/study.toml")
       ->check(CLI::Range(1, 1000));
-  sweep->add_option("--set", o.sets, "section.key=value: a variant of the spec without copying it, e.g. --set "
-                    "train.lr=0.1 --set sweep.devices=[1,2]; repeatable; recorded in <output>/study.toml")
-      ->take_all()
-      ->allow_extra_args(false);
+  add_set_option(sweep, o.sets);
   sweep->add_option("--name", o.name, "The study's name ([study] name; the default output is results/<name>)");
   sweep->add_option("--output", o.output, "The results folder ([study] output)");
   sweep->add_option("--profile", o.profile, "slurm: cluster profile, e.g. slurm/profiles/local-test.toml (docs/slurm.md)");
@@ -247,21 +253,28 @@ void run_train(const TrainCli& t, int argc, char** argv) {
   if (code != 0) std::exit(code);
 }
 
+// The spec as sweep or ab runs it: the file with --name, --output and each --set applied to its text
+// (overrides.h), each change printed once as "<cmd>: <spec> with <change>".
+scalebench::study::SweepSpec spec_variant(const StudyOptions& o, const char* cmd, std::ostream& out) {
+  namespace st = scalebench::study;
+  const st::SweepSpec as_written = st::load_spec(o.spec);
+  std::vector<st::SpecOverride> overrides;
+  if (!o.name.empty()) overrides.push_back(st::string_override("study", "name", o.name, "--name " + o.name));
+  if (!o.output.empty()) overrides.push_back(st::string_override("study", "output", o.output, "--output " + o.output));
+  for (const auto& s : o.sets) overrides.push_back(st::parse_set(s));
+  for (auto& v : overrides) v.command = cmd;
+  if (overrides.empty()) return as_written;
+  st::SweepSpec spec = st::with_overrides(as_written, overrides);
+  std::istringstream lines(st::describe_overrides(as_written, overrides));
+  for (std::string l; std::getline(lines, l);) out << cmd << ": " << o.spec << " with " << l << "\n";
+  return spec;
+}
+
 int run_study_command(CLI::App& app, const StudyOptions& o) {
   namespace st = scalebench::study;
   if (app.got_subcommand("sweep")) {
-    const st::SweepSpec as_written = st::load_spec(o.spec);
-    // One mechanism for every variant: the overrides go into the spec's text (overrides.h).
-    std::vector<st::SpecOverride> overrides;
-    if (!o.name.empty()) overrides.push_back(st::string_override("study", "name", o.name, "--name " + o.name));
-    if (!o.output.empty()) overrides.push_back(st::string_override("study", "output", o.output, "--output " + o.output));
-    for (const auto& s : o.sets) overrides.push_back(st::parse_set(s));
-    st::SweepSpec spec = st::with_overrides(as_written, overrides);
+    st::SweepSpec spec = spec_variant(o, "sweep", std::cout);
     if (o.repetitions > 0) spec = st::with_repetitions(spec, o.repetitions);
-    if (!overrides.empty()) {
-      std::istringstream lines(st::describe_overrides(as_written, overrides));
-      for (std::string l; std::getline(lines, l);) std::cout << "sweep: " << o.spec << " with " << l << "\n";
-    }
     const auto outcome = st::run_sweep(spec,
                                        {.launcher = o.launcher, .dry_run = o.dry_run, .exe = "", .profile = o.profile,
                                         .array_throttle = o.array_throttle},
@@ -271,7 +284,7 @@ int run_study_command(CLI::App& app, const StudyOptions& o) {
   if (app.got_subcommand("ab")) {
     st::AbOptions ab = o.ab;
     ab.format = st::parse_format(o.format);
-    return st::run_ab(o.spec, ab, std::cout);
+    return st::run_ab(spec_variant(o, "ab", std::cout), o.spec, ab, std::cout);
   }
   if (app.got_subcommand("status")) st::print_status(o.dir, std::cout);
   if (app.got_subcommand("slurm-point")) return st::slurm::run_slurm_point(o.dir, o.group, o.repetition, std::cout);

@@ -271,9 +271,16 @@ TEST(AbRun, SlicePairsTakeTurnsOnOneCpu) {
       << out;
   EXPECT_FALSE(std::filesystem::exists(out_dir));
 
+  // --set as sweep's: a variant of the spec, said once and kept in each side's study.toml.
   ASSERT_EQ(sbtest::run(sb + " ab " + spec + " --interleave slice --slice-ms 20 --cpus 0 --pairs 2 --b-env SB_AB_SIDE=b"
-                            " -o " + out_dir, &out), 0) << out;
+                            " --set dataset.n=40 -o " + out_dir, &out), 0) << out;
   const auto has = [&](const std::string& s) { return out.find(s) != std::string::npos; };
+  EXPECT_TRUE(has("ab: " + spec + " with dataset.n = 40 (the spec said 48)\n")) << out;
+  for (const char* side : {"/a/study.toml", "/b/study.toml"}) {
+    std::ifstream f(out_dir + side);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("n = 40  # ab --set dataset.n=40 (the spec said 48)"), std::string::npos) << side << text;
+  }
   EXPECT_TRUE(has("each pair's runs together on CPU 0, taking turns every 20 ms")) << out;
   EXPECT_TRUE(has("[1/4] A unet:depth=2,base=4 single N=1 b=4 pair 1/2 run: taskset -c 0 env SCALEBENCH_AB_TURN=")) << out;
   EXPECT_TRUE(has("[2/4] B unet:depth=2,base=4 single N=1 b=4 pair 1/2 run: taskset -c 0 env SB_AB_SIDE=b env "

@@ -235,11 +235,11 @@ SliceOutcome run_slice_pair(const Side& a, const Side& b, std::size_t i, const S
 
 }  // namespace
 
-int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out) {
+int run_ab(const SweepSpec& spec_as_given, const std::string& spec_path, const AbOptions& opt, std::ostream& out) {
   SB_REQUIRE(opt.pairs >= 1 && opt.pairs <= 200, "--pairs {}: must be 1 to 200", opt.pairs);
   std::vector<MetricRule> rules = default_rules();
   for (const auto& t : opt.thresholds) apply_threshold(rules, t);
-  const SweepSpec spec = with_repetitions(load_spec(spec_path), opt.pairs);
+  const SweepSpec spec = with_repetitions(spec_as_given, opt.pairs);
   check_sweep_inputs(spec);
   std::string output = opt.output;
   if (output.empty()) {  // results/smoke/ -> results/smoke-ab

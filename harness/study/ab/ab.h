@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/study/analysis/format.h"
+#include "harness/study/spec/spec.h"
 
 namespace scalebench::study {
 
@@ -50,6 +51,7 @@ struct AbOptions {
 // Exit status: 0 when every run ended ok, 1 when one failed (its pair is left out of the verdicts),
 // 128 + N when stopped by signal N (a rerun finishes). Bad input (an unknown option key, a key that
 // the spec's points set themselves) throws naming it, before anything runs.
-int run_ab(const std::string& spec_path, const AbOptions& opt, std::ostream& out);
+// `spec_as_given`: the spec as loaded, any --set applied; `spec_path` names it in ab.toml.
+int run_ab(const SweepSpec& spec_as_given, const std::string& spec_path, const AbOptions& opt, std::ostream& out);
 
 }  // namespace scalebench::study

@@ -86,19 +86,19 @@ std::string apply_one(const std::string& text, const std::string& source, const 
       SB_REQUIRE(first >= 1 && last >= first && last <= lines.size(), "{}: {}: no source lines for {}", source,
                  o.flag, field);
       const std::string indent = lines[first - 1].substr(0, lines[first - 1].find_first_not_of(" \t"));
-      const std::string line = fmt::format("{}{} = {}  # sweep {} (the spec said {})", indent, o.key, o.value, o.flag,
+      const std::string line = fmt::format("{}{} = {}  # {} {} (the spec said {})", indent, o.key, o.value, o.command, o.flag,
                                            node_text(lines, v));
       lines.erase(lines.begin() + long(first - 1), lines.begin() + long(last));
       lines.insert(lines.begin() + long(first - 1), line);
       return join_lines(lines);
     }
     if (const auto h = header_line(lines, *t, o.section)) {
-      lines.insert(lines.begin() + long(h), fmt::format("{} = {}  # sweep {} (not in the spec)", o.key, o.value, o.flag));
+      lines.insert(lines.begin() + long(h), fmt::format("{} = {}  # {} {} (not in the spec)", o.key, o.value, o.command, o.flag));
       return join_lines(lines);
     }
   }
   lines.push_back(fmt::format("[{}]", o.section));
-  lines.push_back(fmt::format("{} = {}  # sweep {} (not in the spec)", o.key, o.value, o.flag));
+  lines.push_back(fmt::format("{} = {}  # {} {} (not in the spec)", o.key, o.value, o.command, o.flag));
   return join_lines(lines);
 }
 

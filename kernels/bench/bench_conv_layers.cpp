@@ -73,6 +73,14 @@ const bool registered = [] {
       {"vgg16_conv4", 16, 32, 64, 16, 3, 1},       {"vgg16_conv5", 16, 64, 64, 16, 3, 1},
       {"vgg16_conv7", 16, 64, 128, 8, 3, 1},       {"vgg16_conv8", 16, 128, 128, 8, 3, 1},
       {"vgg16_conv10", 16, 128, 128, 4, 3, 1},
+      // Below auto's measured range (the rule's 8 <= c_in < 16): the CPU default U-Net's
+      // (depth 4, base 8, 128x128, batch 8) and studies/smoke.toml's (depth 2, base 4, 64x64, batch 4).
+      {"unet8_enc0_conv1", 8, 8, 8, 128, 3, 1},    {"unet8_enc1_conv0", 8, 8, 16, 64, 3, 1},
+      {"unet8_dec0_conv0", 8, 16, 8, 128, 3, 1},
+      {"smoke_enc0_conv1", 4, 4, 4, 64, 3, 1},     {"smoke_enc1_conv0", 4, 4, 8, 32, 3, 1},
+      {"smoke_enc1_conv1", 4, 8, 8, 32, 3, 1},     {"smoke_bottleneck_conv0", 4, 8, 16, 16, 3, 1},
+      {"smoke_bottleneck_conv1", 4, 16, 16, 16, 3, 1}, {"smoke_dec1_conv0", 4, 16, 8, 32, 3, 1},
+      {"smoke_dec0_conv0", 4, 8, 4, 64, 3, 1},
   };
   for (const auto& s : shapes) {
     const std::string base = fmt::format("layer/{}_n{}_{}x{}_{}", s.name, s.n, s.c_in, s.c_out, s.hw);

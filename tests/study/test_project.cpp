@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -40,6 +41,35 @@ TEST(ProjectNet, AllreduceCostsByHand) {
   EXPECT_NEAR(ps_step_time(4, 1e6, n1), 2e-5 + 0.04, 1e-12);
 }
 
+
+TEST(ProjectNet, ParameterServerShardsByHand) {
+  // the busiest link, in gradients a phase: max((L-1)/P, P < L ? 1 : (P-1)/P)
+  EXPECT_DOUBLE_EQ(ps_shard_load(2, 1), 1.0);            // in 1/1; out 1 (the node without a shard)
+  EXPECT_DOUBLE_EQ(ps_shard_load(8, 2), 3.5);            // in 7/2
+  EXPECT_DOUBLE_EQ(ps_shard_load(8, 6), 7.0 / 6.0);      // in 7/6 over out 1
+  EXPECT_DOUBLE_EQ(ps_shard_load(8, 8), 0.875);          // P = L: 7/8 each way, a ring's bytes over two phases
+  EXPECT_DOUBLE_EQ(ps_shard_load(128, 116), 127.0 / 116.0);
+  EXPECT_THROW(ps_shard_load(4, 5), Error);
+  // 8 ranks, one a node, 2 shards: a push and a pull of 3.5 x 1 MB at 100 MB/s, 10 us each;
+  // the ring it replaces: 2*7*10 us + 2*7/8 * 1 MB / 100 MB/s = 0.01764
+  Network n = net(10e-6, 1e8);
+  n.ps_shards = {{8, 2}, {2, 1}};
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 8, 1e6, n), 2 * (10e-6 + 0.035), 1e-12);
+  EXPECT_NEAR(allreduce_time(StrategyKind::multiworker, 2, 1e6, n), 2 * (10e-6 + 0.01), 1e-12);
+  EXPECT_EQ(network_ring_ranks(StrategyKind::ring, 8, n), 0);  // no ring crosses the network: no ring steps
+  EXPECT_THROW(allreduce_time(StrategyKind::ring, 4, 1e6, n), Error);  // 4 nodes: no server count given
+  // hierarchical, 16 ranks at 4 a node: the chains 2*(3*1 us + 1 MB / 1 GB/s), then 4 nodes to 1 shard:
+  // in 3/1 a phase
+  Network h = net(10e-6, 1e8, 4);
+  h.ps_shards = {{4, 1}};
+  EXPECT_NEAR(allreduce_time(StrategyKind::hierarchical, 16, 1e6, h), 0.002006 + 2 * (10e-6 + 0.03), 1e-12);
+  // a flat ring of 4 ranks a node has no exchange between nodes alone to replace: it stays a ring
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 16, 1e6, h),
+                   allreduce_time(StrategyKind::ring, 16, 1e6, net(10e-6, 1e8, 4)));
+  EXPECT_EQ(parse_ps_shards("2:1,4:3,128:116"), (std::map<int, int>{{2, 1}, {4, 3}, {128, 116}}));
+  for (const char* bad : {"2:3", "1:1", "8:0", "2:1,2:1", "2-1", "2:1,", "2:1x"})
+    EXPECT_THROW(parse_ps_shards(bad), Error) << bad;
+}
 
 TEST(ProjectStep, BucketsAndOverlapByHand) {
   const MeasuredStep m = three_layers();

@@ -198,6 +198,21 @@ TEST(ProjectInputs, BatchAndModelAreCheckedAgainstTheTrace) {
   EXPECT_EQ(t.find('\n'), std::string::npos) << t;
 }
 
+TEST(ProjectInputs, PsShardsCoverEveryNodeCountProjected) {
+  ProjectCli o;
+  o.ps_shards = "2:1";
+  std::string t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("# ps shards: between nodes, a push to and a pull from parameter-server shards on the nodes "
+                   "(NODES:SERVERS 2:1)"), std::string::npos) << t;
+  o.ps_shards = "4:1";  // project_with projects N = 1, 2: two nodes have no server count
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_EQ(t, "error: project: --ps-shards 4:1 gives no server count for 2 nodes (N = 2 at 1 ranks per node)") << t;
+  o.ps_shards = "2:3";
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("error: --ps-shards '2:3': 2:3 (expected 2 or more nodes and 1 to that many servers)"),
+            std::string::npos) << t;
+}
+
 TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {
   sbtest::TempDir d;
   json::Json rows = json::Json::array();

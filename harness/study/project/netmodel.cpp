@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -76,16 +77,26 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
   const int ring = network_ring_ranks(kind, n, net);  // 0: no ring crosses the network
   const double waits = c == Cost::time && stragglers && ring > 0 ? ring_step_factor(net.inter, ring, bytes / ring) : 1.0;
   const int nodes = nodes_of(n, net);
+  // parameter-server shards between the nodes: a push and a pull, each one message of the busiest
+  // link's load (its messages to the shards go out together)
+  const auto between_nodes = [&]() {
+    if (!sharded_between_nodes(kind, n, net)) return 0.0;
+    const auto p = net.ps_shards.find(nodes);
+    SB_REQUIRE(p != net.ps_shards.end(), "--ps-shards gives no server count for {} nodes", nodes);
+    return 2.0 * message(net.inter, ps_shard_load(nodes, p->second) * bytes, c);
+  };
   if (traits(kind).algo == comm::AllreduceAlgo::hierarchical) {
     const int local = std::min(ranks_per_node_of(net), n);
     const AlphaBeta& in = net.intra;
     const double chain = local <= 1 ? 0.0
                          : c == Cost::time ? 2.0 * ((local - 1) * in.alpha_s + bytes / in.bytes_per_s)
                                            : 2.0 * ((local - 1) * in.cpu_per_msg_s + bytes * in.cpu_per_byte_s);
+    if (sharded_between_nodes(kind, n, net)) return chain + between_nodes();
     return chain + ring_cost(nodes, bytes, net.inter, c) * waits;
   }
   // One ring over every rank: its slowest edge sets each step (a network edge once there are 2+ nodes).
   if (nodes <= 1) return ring_cost(n, bytes, net.intra, c);
+  if (sharded_between_nodes(kind, n, net)) return between_nodes();
   return ring_cost(n, bytes, net.inter, c) * waits;
 }
 
@@ -255,7 +266,7 @@ std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, doubl
 int network_ring_ranks(StrategyKind kind, int n, const Network& net) {
   if (n <= 1 || traits(kind).exchange != Exchange::allreduce) return 0;
   const int nodes = nodes_of(n, net);
-  if (nodes <= 1) return 0;
+  if (nodes <= 1 || sharded_between_nodes(kind, n, net)) return 0;
   return traits(kind).algo == comm::AllreduceAlgo::hierarchical ? nodes : n;
 }
 
@@ -340,6 +351,38 @@ double agreement_time(StrategyKind kind, int n, const Network& net) {
   for (int i = 0; i < ceil_log2(n); ++i)
     t += ppn > 1 && (1 << i) < ppn ? net.intra.message_time(kAgreeBytes * double(1 << i)) : inter_round(i);
   return t;
+}
+
+double ps_shard_load(int nodes, int servers) {
+  SB_REQUIRE(nodes >= 2 && servers >= 1 && servers <= nodes,
+             "parameter-server shards: {} server(s) on {} nodes (expected 2 or more nodes, 1 to that many servers)",
+             servers, nodes);
+  const double in = double(nodes - 1) / servers;  // a shard's node: every other node's share for it
+  const double out = servers < nodes ? 1.0 : double(servers - 1) / servers;  // a node without a shard sends all
+  return std::max(in, out);
+}
+
+std::map<int, int> parse_ps_shards(const std::string& spec) {
+  std::map<int, int> out;
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    const std::size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string pair = spec.substr(at, end - at);
+    int nodes = 0, servers = 0, used = 0;
+    const bool ok = std::sscanf(pair.c_str(), "%d:%d%n", &nodes, &servers, &used) == 2 && used == int(pair.size());
+    SB_REQUIRE(ok, "--ps-shards '{}': '{}' is not NODES:SERVERS (e.g. 8:2)", spec, pair);
+    SB_REQUIRE(nodes >= 2 && servers >= 1 && servers <= nodes,
+               "--ps-shards '{}': {}:{} (expected 2 or more nodes and 1 to that many servers)", spec, nodes, servers);
+    SB_REQUIRE(out.emplace(nodes, servers).second, "--ps-shards '{}': {} nodes given twice", spec, nodes);
+    at = end + 1;
+  }
+  return out;
+}
+
+bool sharded_between_nodes(StrategyKind kind, int n, const Network& net) {
+  if (net.ps_shards.empty() || n <= 1 || traits(kind).exchange != Exchange::allreduce || nodes_of(n, net) < 2)
+    return false;
+  return traits(kind).algo == comm::AllreduceAlgo::hierarchical || ranks_per_node_of(net) == 1;
 }
 
 double ps_step_time(int n, double bytes, const Network& net) {

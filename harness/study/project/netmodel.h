@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +75,12 @@ struct Network {
   AlphaBeta inter;  // between nodes
   AlphaBeta intra;  // between ranks of one node (a range only where assumed_intra gave one)
   int ranks_per_node = 1;
+  // Parameter-server shards on the workers' nodes (--ps-shards), by node count: at L nodes, P of them
+  // hold an equal share of the gradient each, and the exchange between nodes (hierarchical's, or a
+  // ring's at one rank a node) is a push to the shards and a pull back (ps_shard_load) instead of a
+  // ring. TensorFlow's parameter_server and distributed_replicated with servers on the workers'
+  // nodes. Empty: the exchange between nodes is a ring.
+  std::map<int, int> ps_shards;
 };
 // The network with both links at the same end of their assumed ranges (AlphaBeta::at_slow_end,
 // at_fast_end): what the band's slow and fast extremes take. A link without a range stays as it is.
@@ -121,14 +128,18 @@ double ring_step_factor(const AlphaBeta& link, int n, double step_bytes);
 std::pair<double, double> ring_step_interval(const AlphaBeta& link, int n, double step_bytes);
 // The ranks of the ring that crosses the network in one allreduce of `kind` at n ranks: every rank
 // (ring, native, multiworker) once they span 2+ nodes, the node leaders for hierarchical; 0 when no
-// ring crosses it (one node; ps-sync, whose workers talk to the server).
+// ring crosses it (one node; ps-sync, whose workers talk to the server; parameter-server shards
+// between the nodes, sharded_between_nodes).
 int network_ring_ranks(StrategyKind kind, int n, const Network& net);
 
 // Seconds for one allreduce of `bytes` (what goes on the wire) over `n` ranks. ring and native:
 // one ring over all ranks, 2(n-1) messages of bytes/n (placed ppn per node, so only node-boundary
 // edges cross the network); hierarchical: chain reduce + broadcast inside nodes (the intra-node
 // line) and a ring over the node leaders. With `stragglers` (the straggler term: project's
-// --no-stragglers turns it off), a ring over the network is scaled by ring_step_factor.
+// --no-stragglers turns it off), a ring over the network is scaled by ring_step_factor. Where the
+// nodes exchange through parameter-server shards (sharded_between_nodes), that exchange is a push and
+// a pull, each one message of ps_shard_load x bytes over the link (the messages to the P shards go
+// out at once: one latency a phase), in place of the ring between them; no ring straggler term.
 double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net, bool stragglers = false);
 // CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
 // cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.
@@ -141,6 +152,24 @@ double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net)
 // calibration's measured agreement over its ceil(log2 k) rounds where the commbench file has it (k
 // its ranks, one a node), else one message of the link. 0 at n = 1 and for ps-sync (no agreement).
 double agreement_time(StrategyKind kind, int n, const Network& net);
+// The busiest node link's load in one phase of an exchange over P parameter-server shards on L nodes,
+// as a multiple of the gradient M (docs/projection.md, "The model"): a node holding a shard receives
+// (L-1) x M/P from the others' workers; a worker sends its gradient to every shard but its own node's,
+// M (P-1)/P, or all of M on a node without one (there are such nodes when P < L). Each direction
+// has its own link (full duplex), so the phase takes the larger: max((L-1)/P, P < L ? 1 : (P-1)/P).
+// The pull mirrors the push. At P = L a node moves 2(L-1)/L M over both phases: a ring's bytes.
+// Throws unless 2 <= L and 1 <= P <= L. What it does not model: shards of unequal size (a real
+// placement puts whole variables on servers, so its busiest server holds at least the largest one).
+double ps_shard_load(int nodes, int servers);
+// "--ps-shards 2:1,4:3" -> {2: 1, 4: 3}: NODES:SERVERS pairs; throws one line naming the pair for
+// anything else, NODES < 2, SERVERS outside 1..NODES, or a node count given twice.
+std::map<int, int> parse_ps_shards(const std::string& spec);
+// Whether the exchange of `kind` between n ranks' nodes is costed as parameter-server shards
+// (net.ps_shards given; hierarchical's exchange between node leaders, or ring/native/multiworker at
+// one rank a node, across 2+ nodes). A flat ring of several ranks a node is not: it has no exchange
+// between nodes alone to replace.
+bool sharded_between_nodes(StrategyKind kind, int n, const Network& net);
+
 // ps-sync: one step's push of the whole gradient from n workers to the server and the replies:
 // the server's link carries n x bytes each way (the fitted line, not the samples).
 double ps_step_time(int n, double bytes, const Network& net);

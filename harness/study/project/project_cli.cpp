@@ -87,6 +87,10 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
                  "Network links a node has (Perlmutter, JUWELS Booster: 4): the inter-node rate of --network or --gbps "
                  "times this (the library stripes a node's traffic over them, as NCCL's channels do)")
       ->capture_default_str()->check(CLI::Range(1, 64));
+  c->add_option("--ps-shards", o.ps_shards,
+                "Parameter servers on the workers' nodes instead of a ring between nodes: NODES:SERVERS for every "
+                "node count projected, e.g. 2:1,4:3,8:2 (TensorFlow's parameter_server and distributed_replicated; "
+                "costs hierarchical's exchange between nodes, and ring's at one rank a node; docs/projection.md)");
   c->add_option("--calibrate", o.calibrate,
                 "A measured point at a small N fits the link's delivered bandwidth: N=2:eff=0.81 (weak-scaling "
                 "efficiency), N=2:step_ms=250 or N=2:study=FILE (a study of the measured runs), optionally :spread=0.02 "
@@ -188,6 +192,14 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     l.source += fmt::format(" x {} links a node", o.nics_per_node);
   }
   net.ranks_per_node = o.ranks_per_node;
+  if (!o.ps_shards.empty()) {
+    net.ps_shards = parse_ps_shards(o.ps_shards);
+    // every node count the sweep reaches, checked before anything is printed
+    for (int n = 2; n <= o.max_devices; n *= 2)
+      if (const int nodes = (n + o.ranks_per_node - 1) / o.ranks_per_node; nodes >= 2)
+        SB_REQUIRE(net.ps_shards.count(nodes), "project: --ps-shards {} gives no server count for {} nodes (N = {} at "
+                   "{} ranks per node)", o.ps_shards, nodes, n, o.ranks_per_node);
+  }
   SB_REQUIRE(!o.comm_cpu_shared || net.inter.cpu_per_msg_s > 0 || net.inter.cpu_per_byte_s > 0,
              "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
              "written by this version's commbench --json){}", o.commbench.empty() ? "" : "; " + o.commbench + " has none");
@@ -218,6 +230,10 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                           .ready_assumed = described && o.calibrate.empty()};
   if (!o.calibrate.empty()) {
     const CalibrationPoint point = parse_calibration(o.calibrate);
+    const int nodes = (point.n + o.ranks_per_node - 1) / o.ranks_per_node;
+    SB_REQUIRE(net.ps_shards.empty() || nodes < 2 || net.ps_shards.count(nodes),
+               "project: --ps-shards {} gives no server count for {} nodes, where --calibrate {} was measured",
+               o.ps_shards, nodes, o.calibrate);
     std::string warning;
     net.inter = calibrate(m, net, po, point, warning);
     if (!warning.empty()) out << "# warning: " << warning << "\n", warnings.push_back(warning);
@@ -253,6 +269,7 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                                     "(docs/projection.md)");
     sf.attrs.set("inputs", inputs_note(m, net, po));
     sf.attrs.set("calibration", o.calibrate);
+    sf.attrs.set("ps_shards", o.ps_shards);
     std::string w;
     for (const auto& x : warnings) w += (w.empty() ? "" : "; ") + x;
     sf.attrs.set("warnings", w);

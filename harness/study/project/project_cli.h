@@ -29,6 +29,7 @@ struct ProjectCli {
   double slow_node = 1.0;  // --slow-node: one rank's speed as a fraction of the traced one
   int nics_per_node = 1;   // --nics-per-node: the inter-node rate is this many links' (profiles, --gbps)
   std::string calibrate;   // --calibrate N=K:eff=E (calibrate.h)
+  std::string ps_shards;   // --ps-shards NODES:SERVERS,... (netmodel.h, Network::ps_shards)
   double compute_spread = -1;  // --compute-spread (default: 0.10 for a described step, 0 for a traced one)
 };
 

@@ -398,6 +398,14 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        "calibrate with --commbench FILE (commbench --json over the real link) or --calibrate "
                        "N=2:eff=E (a measured run)\n",
                        net.inter.source);
+  if (!net.ps_shards.empty()) {
+    std::string shards;
+    for (const auto& [nodes, servers] : net.ps_shards) shards += fmt::format("{}{}:{}", shards.empty() ? "" : ",", nodes, servers);
+    out << fmt::format("# ps shards: between nodes, a push to and a pull from parameter-server shards on the nodes "
+                       "(NODES:SERVERS {}), the busiest link's load each way, in place of a ring: hierarchical, and ring "
+                       "and multiworker at one rank a node\n",
+                       shards);
+  }
   out << "# inputs: " << inputs_note(m, net, o) << "\n";
   if (net.inter.measured_ranks >= 2 && net.inter.gap_s == 0 && mean > 0)
     out << fmt::format("# network: the calibration's calls came back to back, where training's exchange follows {:.0f} ms "

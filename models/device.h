@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "kernels/common/device.h"
+#include "kernels/common/gpu_kernels.h"
 #include "kernels/common/precision.h"
 #include "models/ctx.h"
 
@@ -21,6 +22,7 @@ struct DeviceOptions {
   Precision precision = Precision::fp32;
   Layout layout = Layout::NCHW;        // activations (cuda)
   bool deterministic = false;          // cuda: deterministic cuDNN algorithms
+  GpuKernels gpu_kernels = GpuKernels::cudnn;  // cuda: batch norm and max pooling (kernels/common/gpu_kernels.h)
   // cuda: the cuDNN workspace cap in bytes; kWorkspaceFromFreeMemory (the default): sized from the
   // GPU's free memory (kernels/cuda/workspace.h; models/cuda/device.cpp checks the two agree).
   static constexpr std::size_t kWorkspaceFromFreeMemory = ~std::size_t{0};

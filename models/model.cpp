@@ -234,6 +234,12 @@ std::vector<LayerTiming> Model::time_layers(Ctx& ctx, int reps) {
     }
     LayerTiming t{graph_.nodes[i].name, layers_[i]->kind()};
     t.forward_flops = layers_[i]->flops(input_shapes(i));
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      t.forward_bytes += double(in[k]->nbytes());
+      t.backward_bytes += double(in[k]->nbytes()) + (din[k] ? double(in[k]->nbytes()) : 0.0);
+    }
+    t.forward_bytes += double(outputs_[i].nbytes());
+    t.backward_bytes += double(outputs_[i].nbytes());  // the output gradient (the output's shape and dtype)
     if (skipped(i, ctx)) {  // its time is in its input layer's
       out.push_back(std::move(t));
       continue;

@@ -37,6 +37,11 @@ struct LayerTiming {
   LayerKind kind;
   double forward_s = 0, backward_s = 0;  // mean seconds per call, batch included
   double forward_flops = 0;              // per call (batch included); backward counts 2x
+  // The least memory traffic of a call, in bytes: the forward reads its inputs and writes its output
+  // once; the backward reads its inputs and the output gradient and writes the input gradients once
+  // (parameters and any state a layer keeps, such as an argmax, not counted). What a memory-bound
+  // layer is held to (the per-layer table's roofline columns).
+  double forward_bytes = 0, backward_bytes = 0;
 };
 
 class Model {

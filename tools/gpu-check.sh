@@ -4,20 +4,27 @@
 #   tools/gpu-check.sh bundle [BUILD]   here (CUDA build, no GPU needed): packs the gpu test programs,
 #                                       scalebench and Open MPI's runtime into .gpu (gpu-bundle.sh --mpi)
 #   tools/gpu-check.sh run [STEPS]      there, from the repository root with .gpu carried: the steps
-#                                       below (a comma list of new,label,bench,gap,sweep; default all)
+#                                       below (a comma list of new,label,layers,bench,gap,sweep; default all)
 #                                       within SB_CHECK_BUDGET_S seconds (default 540, one device call),
 #                                       logs and the study file under $OUT (or gpu-check-out/), a
 #                                       summary printed last
 # The run, in order (each step under its own time limit, and none past the budget, so a hang costs
 # that step only; a step the budget leaves no time for is reported as cut, never as passed):
 #   0. new (at most 90 s): the newest GPU code first, alone, so its verdict comes back even if a
-#      later step hangs: the captured step and the allocation-free step (sb_test_gpu_models
+#      later step hangs: our own batch norm and max pooling against the CPU reference and cuDNN, and
+#      cuDNN's fused convolution + bias + ReLU against the separate path (sb_test_gpu_kernels
+#      'OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*', sb_test_gpu_models 'ModelOwnKernels*' and
+#      the layer cases '*_own_*'), the captured step and the allocation-free step (sb_test_gpu_models
 #      --gtest_filter 'StepGraph*:StepNoAlloc*'), then tests/train/cuda_graph_test.sh (ctest's
 #      gpu.cuda_graph_train: train with the step captured equals eager training bit for bit, and
 #      says whether the capture held or why it fell back);
 #   1. label (at most 200 s): the whole gpu label (tools/gpu-label.sh): kernels, layers, steps (the
 #      allocation-free step's counters included), NCCL, and the shared-rank cases
 #      strategy.shared_gpu.np2-4 and resume.cuda_* (kill -9 and resume at N = 2);
+#   L. layers (at most 60 s): the per-layer table of the default U-Net (batch norm and pooling) at
+#      batch 32, bf16, NHWC then NCHW, with cuDNN's kernels and ours side by side (sb_bench_gpu_model
+#      --layers --gpu-kernels cudnn,own): each layer's time, GB/s and its ratio to the memory
+#      roofline (the issue's target for batch norm and pooling: at most 2);
 #   2. bench (at most 280 s): tools/gpu-benchmarks.sh: ours, PyTorch eager and torch.compile on the
 #      31 M U-Net (256x256), the default U-Net (128x128) and VGG16 (224x224) at batch 32,
 #      fp32/tf32/bf16 x NCHW/NHWC, medians of 3, one table (torch.compile rows as time allows);
@@ -36,11 +43,12 @@ case $mode in
     exec tools/gpu-bundle.sh --mpi "$build" .gpu tests/sb_test_gpu_comm tests/sb_test_gpu_kernels \
       tests/sb_test_gpu_models tests/sb_test_gpu_strategy sb_bench_gpu_model scalebench
     ;;
-  run) steps=${2:-new,label,bench,gap,sweep} ;;
-  *) echo "usage: $0 bundle [BUILD] | run [new,label,bench,gap,sweep]" >&2; exit 2 ;;
+  run) steps=${2:-new,label,layers,bench,gap,sweep} ;;
+  *) echo "usage: $0 bundle [BUILD] | run [new,label,layers,bench,gap,sweep]" >&2; exit 2 ;;
 esac
 for s in ${steps//,/ }; do
-  [[ $s =~ ^(new|label|bench|gap|sweep)$ ]] || { echo "gpu-check: step '$s' is unknown (new, label, bench, gap, sweep)" >&2; exit 2; }
+  [[ $s =~ ^(new|label|layers|bench|gap|sweep)$ ]] ||
+    { echo "gpu-check: step '$s' is unknown (new, label, layers, bench, gap, sweep)" >&2; exit 2; }
 done
 wants() { [[ ,$steps, == *,$1,* ]]; }
 budget=${SB_CHECK_BUDGET_S:-540}
@@ -61,9 +69,12 @@ new_line="not asked for"
 tn=$SECONDS
 if wants new; then
   new_end=$((SECONDS + $(limit 90)))
-  timeout $((new_end - SECONDS)) /tmp/sb/bin/sb_test_gpu_models --gtest_filter='StepGraph*:StepNoAlloc*' \
-    >"$out/new.log" 2>&1
-  new_line="gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/new.log" | tr '\n' ' '))"
+  timeout $((new_end - SECONDS)) /tmp/sb/bin/sb_test_gpu_kernels --gtest_filter='OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*' \
+    >"$out/new-kernels.log" 2>&1
+  new_line="own kernels: gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/new-kernels.log" | tr '\n' ' '))"
+  timeout $((new_end - SECONDS)) /tmp/sb/bin/sb_test_gpu_models \
+    --gtest_filter='ModelOwnKernels*:*_own_*:StepGraph*:StepNoAlloc*' >"$out/new.log" 2>&1
+  new_line+="; models: gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/new.log" | tr '\n' ' '))"
   if ((new_end - SECONDS > 20)); then
     timeout $((new_end - SECONDS)) tests/train/cuda_graph_test.sh $sb >"$out/new-train.log" 2>&1
     new_line+="; gpu.cuda_graph_train rc $?: $(tail -1 "$out/new-train.log")"
@@ -81,6 +92,18 @@ if wants label; then
   grep -E "^ *[0-9]+/[0-9]+ Test .*(Failed|Timeout|Not Run|Skipped)" "$out/label.log" >"$out/label-not-passed.txt"
 fi
 t1=$SECONDS
+
+# L. The per-layer tables, cuDNN's batch norm and pooling against ours, in one process a layout.
+if wants layers; then
+  layers_end=$((SECONDS + $(limit 60)))
+  for L in NHWC NCHW; do
+    ((layers_end - SECONDS > 10)) || { echo "layers $L: not started (budget)" >>"$out/layers.log"; continue; }
+    timeout $((layers_end - SECONDS)) /tmp/sb/bin/sb_bench_gpu_model --model unet:depth=4,base=8 --channels 1 \
+      --size 128 --classes 3 --batch 32 --layout $L --precisions bf16 --gpu-kernels cudnn,own --warmup 3 --steps 5 \
+      --layers --layer-reps 5 >>"$out/layers.log" 2>&1 || echo "layers $L: rc $?" >>"$out/layers.log"
+  done
+fi
+tl=$SECONDS
 
 # 2. The benchmark table: ours, eager and torch.compile side by side (its own budget inside).
 if wants bench; then
@@ -129,7 +152,13 @@ echo "== gpu-check summary ($(cut -d, -f1,2 "$out/gpu.txt" | head -1); steps $st
 echo "0. new ($((t0 - tn)) s): $new_line (new.log, new-train.log)"
 echo "1. gpu label (rc $label_rc, $((t1 - t0)) s): ${label_line:-not run, or no closing line (label.log)}"
 sed 's/^/   /' "$out/label-not-passed.txt"
-echo "2. bench ($((tb - t1)) s): ours / PyTorch eager / torch.compile, batch 32 (bench/table.md; logs in bench/)"
+echo "L. layers ($((tl - t1)) s): batch norm and pooling rows, cuDNN's then ours (layers.log has the whole tables)"
+if [[ -s $out/layers.log ]]; then
+  grep -E "^### |^\| [^|]*(bn|pool)[^|]* \||^layers " "$out/layers.log" | cut -c1-200 | sed 's/^/   /'
+else
+  echo "   not run"
+fi
+echo "2. bench ($((tb - tl)) s): ours / PyTorch eager / torch.compile, batch 32 (bench/table.md; logs in bench/)"
 [[ -s $out/bench/table.md ]] && sed 's/^/   /' "$out/bench/table.md" || echo "   not run or no table (bench.log)"
 /usr/bin/python3 - "$out/ab.txt" "$((t2 - tb))" <<'PY'
 import sys, statistics as st

@@ -13,7 +13,7 @@ namespace {
 
 using C = const TrainConfig&;
 
-const std::array<BackendFeature, 14> kFeatures{{
+const std::array<BackendFeature, 15> kFeatures{{
     {"tf32 and bf16 math", "--precision tf32|bf16", [](C c) { return c.precision != Precision::fp32; }, false, true,
      "the CPU backend trains in fp32 only", ""},
     {"NHWC activations", "--layout NHWC", [](C c) { return c.layout != Layout::NCHW; }, false, true,
@@ -25,6 +25,8 @@ const std::array<BackendFeature, 14> kFeatures{{
      "the CPU backend has no cuDNN workspace", ""},
     {"CUDA graph of the step", "--cuda-graph on", [](C c) { return c.cuda_graph == CudaGraph::on; }, false, true,
      "the CPU backend has no CUDA graphs", ""},
+    {"own batch norm and max pooling kernels", "--gpu-kernels own", [](C c) { return c.gpu_kernels == GpuKernels::own; },
+     false, true, "the CPU backend runs its own kernels always", ""},
     {"reference kernels (double accumulation)", "--reference-kernels", [](C c) { return c.reference_kernels; },
      true, false, "",
      "the GPU layers have no reference kernels: the CPU reference is what they are tested against"},

@@ -16,7 +16,7 @@ std::size_t workspace_bytes(int mib) {
 
 StepIO::StepIO(const TrainConfig& cfg, int device)
     : dev_(make_device({.backend = cfg.backend, .index = device, .precision = cfg.precision, .layout = cfg.layout,
-                        .deterministic = cfg.deterministic,
+                        .deterministic = cfg.deterministic, .gpu_kernels = cfg.gpu_kernels,
                         .workspace_bytes = workspace_bytes(cfg.cudnn_workspace_mib)})) {}
 
 const Tensor& StepIO::input(const Tensor& host_x) {

@@ -13,6 +13,7 @@
 #include "harness/comm/allreduce.h"
 #include "harness/strategy/bucket_size.h"
 #include "harness/strategy/strategy_traits.h"
+#include "kernels/common/gpu_kernels.h"
 #include "kernels/common/precision.h"
 #include "models/ctx.h"
 #include "models/lr_schedule.h"
@@ -81,6 +82,7 @@ struct TrainConfig {
   static constexpr int kMaxCudnnWorkspaceMib = 1 << 20;  // 1 TiB: a typo guard, not a device limit
   int cudnn_workspace_mib = kDefaultCudnnWorkspaceMib;
   CudaGraph cuda_graph = CudaGraph::automatic;  // cuda: capture the step as a graph (auto|on|off)
+  GpuKernels gpu_kernels = GpuKernels::cudnn;   // cuda: batch norm and max pooling kernels (kernels/common/gpu_kernels.h)
   int epochs = 3;
   int batch = 8;                     // per device (per micro-batch with accumulate > 1)
   // Gradient accumulation: an optimizer step sums the gradients of `accumulate` micro-batches of

@@ -64,6 +64,12 @@ std::vector<Field<T>> make_table() {
                              choices<CudaGraph>() + "; auto and on fall back to eager steps where the step "
                              "cannot be captured, saying why (the run file's context: cuda_graph)",
                          kLater));
+  f.push_back(make_field("gpu_kernels", &T::gpu_kernels,
+                         "cuda: batch norm and 2x2 max pooling kernels" + choices<GpuKernels>() +
+                             ": cuDNN's, or our own (batch norm with the ReLU after it fused, pooling keeping the "
+                             "argmax; convolution + bias + ReLU through cuDNN's fused call where it allows); the "
+                             "default stays cudnn until a GPU run has measured own (docs/gpu.md)",
+                         kLater));
   f.push_back(make_field("epochs", &T::epochs, "Passes over the training split", {}, in_range(1, 100000)));
   f.push_back(make_field("batch", &T::batch, "Batch size per device", kPerPoint, in_range(1, 1 << 20)));
   f.push_back(make_field("accumulate", &T::accumulate,

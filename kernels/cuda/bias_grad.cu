@@ -7,6 +7,7 @@
 #include "kernels/cuda/device_types.cuh"
 
 #include "kernels/cuda/bias_grad.h"
+#include "kernels/common/row_split.h"
 #include "kernels/cuda/check.h"
 
 namespace scalebench::cuda {
@@ -15,19 +16,10 @@ namespace {
 using namespace detail;
 
 constexpr std::int64_t kMinRowsPerSplit = 4096;
-constexpr std::int64_t kMaxSplits = 128;
+constexpr int kMaxSplits = 128;
 constexpr int kNhwcRowsPerBlock = 8;  // threadIdx.y extent of the NHWC kernel
 
-struct Split {
-  std::int64_t rows_per_split;
-  int splits;
-};
-
-Split split_of(const ChannelParams& p) {
-  const std::int64_t rows = std::int64_t(p.n) * p.hw;
-  const std::int64_t per = std::max(kMinRowsPerSplit, (rows + kMaxSplits - 1) / kMaxSplits);
-  return {per, static_cast<int>((rows + per - 1) / per)};
-}
+RowSplit split_of(const ChannelParams& p) { return split_rows(std::int64_t(p.n) * p.hw, kMinRowsPerSplit, kMaxSplits); }
 
 template <class T>
 __global__ void partial_nchw(int c, std::int64_t hw, std::int64_t rows, std::int64_t rows_per_split, const T* dy,
@@ -77,13 +69,13 @@ __global__ void sum_partials(int c, int splits, const float* partial, float* db)
 }  // namespace
 
 std::size_t bias_grad_workspace_bytes(const ChannelParams& p) {
-  const Split s = split_of(p);
+  const RowSplit s = split_of(p);
   return s.splits == 1 ? 0 : std::size_t(s.splits) * p.c * sizeof(float);
 }
 
 void bias_grad(const ChannelParams& p, const void* dy, float* db, Workspace& ws, cudaStream_t stream) {
   SB_CHECK(p.n > 0 && p.c > 0 && p.hw > 0, "bias_grad: bad sizes n={} c={} hw={}", p.n, p.c, p.hw);
-  const Split s = split_of(p);
+  const RowSplit s = split_of(p);
   const std::int64_t rows = std::int64_t(p.n) * p.hw;
   float* partial = s.splits == 1 ? db : static_cast<float*>(ws.get(bias_grad_workspace_bytes(p)));
   dispatch_dtype(p.dtype, [&](auto tag) {

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "kernels/common/gpu_kernels.h"
 #include "kernels/common/precision.h"
 #include "kernels/common/tensor.h"
 #include "kernels/cuda/cublas_handle.h"
@@ -34,6 +35,7 @@ struct GpuOptions {
   Layout layout = Layout::NCHW;  // of activations
   bool deterministic = false;    // deterministic cuDNN algorithms only (same losses run to run)
   std::size_t workspace_cap = cuda::Workspace::kDefaultCap;
+  GpuKernels kernels = GpuKernels::cudnn;  // batch norm and max pooling: cuDNN's or ours
 };
 
 class ComputeDevice;
@@ -52,6 +54,7 @@ class GpuContext {
   Precision precision() const { return options_.precision; }
   Layout layout() const { return options_.layout; }
   bool deterministic() const { return options_.deterministic; }
+  bool own_kernels() const { return options_.kernels == GpuKernels::own; }  // batch norm, max pooling
   DType act_dtype() const { return compute_dtype(options_.precision); }
 
   cudaStream_t stream() const { return stream_.get(); }

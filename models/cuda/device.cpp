@@ -46,7 +46,7 @@ struct EventMark final : DeviceMark {
 class CudaDevice final : public ComputeDevice {
  public:
   explicit CudaDevice(const DeviceOptions& o)
-      : g_(make_gpu_context(o.index, o.precision, o.layout, o.deterministic, o.workspace_bytes)),
+      : g_(make_gpu_context(o.index, o.precision, o.layout, o.deterministic, o.workspace_bytes, o.gpu_kernels)),
         loss_(*g_),
         scratch_(std::size_t(2 * cuda::kReducePartials + 2) * sizeof(double), o.index) {
     static_assert(DeviceOptions::kWorkspaceFromFreeMemory == cuda::Workspace::kFromFreeMemory &&
@@ -216,7 +216,7 @@ std::unique_ptr<ComputeDevice> make_cuda_device(const DeviceOptions& o) { return
 std::unique_ptr<ComputeDevice> make_cuda_device(const GpuOptions& g) {
   return make_cuda_device(DeviceOptions{.backend = Backend::cuda, .index = g.device, .precision = g.precision,
                                         .layout = g.layout, .deterministic = g.deterministic,
-                                        .workspace_bytes = g.workspace_cap});
+                                        .gpu_kernels = g.kernels, .workspace_bytes = g.workspace_cap});
 }
 
 }  // namespace scalebench

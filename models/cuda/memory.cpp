@@ -16,13 +16,14 @@ namespace scalebench {
 void GpuContextDeleter::operator()(GpuContext* g) const { delete g; }
 
 GpuContextPtr make_gpu_context(int device, Precision precision, Layout layout, bool deterministic,
-                               std::size_t workspace_cap_bytes) {
+                               std::size_t workspace_cap_bytes, GpuKernels kernels) {
   GpuOptions o;
   o.device = device;
   o.precision = precision;
   o.layout = layout;
   o.deterministic = deterministic;
   o.workspace_cap = workspace_cap_bytes;
+  o.kernels = kernels;
   return GpuContextPtr(new GpuContext(o));
 }
 

@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "kernels/common/gpu_kernels.h"
 #include "kernels/common/precision.h"
 #include "kernels/common/tensor.h"
 
@@ -22,7 +23,7 @@ struct GpuContextDeleter {
 };
 using GpuContextPtr = std::unique_ptr<GpuContext, GpuContextDeleter>;
 GpuContextPtr make_gpu_context(int device, Precision precision, Layout layout, bool deterministic,
-                               std::size_t workspace_cap_bytes);
+                               std::size_t workspace_cap_bytes, GpuKernels kernels);
 
 // A zero-filled device tensor on g's device (cudaMalloc'd, freed with its last copy).
 Tensor gpu_zeros(GpuContext& g, Shape shape, DType dtype, Layout layout);

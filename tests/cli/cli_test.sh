@@ -83,6 +83,8 @@ PY
     expect_error "--checkpoint-minutes needs a checkpoint folder" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes 5
     expect_error "--checkpoint-minutes: -1 must be >= 0" "$sb" train --data "$tmp/seg.h5" --checkpoint-minutes -1 -o "$tmp/r"
     expect_error "--cudnn-workspace-mib: not on --backend cpu" "$sb" train --data "$tmp/seg.h5" --cudnn-workspace-mib 4096
+    expect_error "--gpu-kernels own: not on --backend cpu" "$sb" train --data "$tmp/seg.h5" --gpu-kernels own
+    expect_error "--gpu-kernels: 'mine' is not one of: cudnn, own" "$sb" train --data "$tmp/seg.h5" --gpu-kernels mine
     expect_error "--reference-kernels: not on --backend cuda" "$sb" train --data "$tmp/seg.h5" --backend cuda --reference-kernels
     # commbench --transport nccl where there is no GPU: refused with one line (with a GPU: tests/gpu/comm).
     if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then

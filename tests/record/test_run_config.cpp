@@ -59,6 +59,7 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   vary([](RunConfig& c) { c.train.deterministic = true; });
   vary([](RunConfig& c) { c.train.cudnn_workspace_mib = 4096; });
   vary([](RunConfig& c) { c.train.cuda_graph = CudaGraph::off; });
+  vary([](RunConfig& c) { c.train.gpu_kernels = GpuKernels::own; });
   vary([](RunConfig& c) { c.world_size = 2; });
   vary([](RunConfig& c) { c.repetition = 2; });
   vary([](RunConfig& c) { c.scaling = Scaling::strong; });
@@ -68,6 +69,7 @@ TEST(RunConfig, EveryResultFieldChangesTheId) {
   EXPECT_EQ(canonical_text(base()).find("compression"), std::string::npos);
   EXPECT_EQ(canonical_text(base()).find("cudnn_workspace_mib"), std::string::npos);
   EXPECT_EQ(canonical_text(base()).find("cuda_graph"), std::string::npos);
+  EXPECT_EQ(canonical_text(base()).find("gpu_kernels"), std::string::npos);
   RunConfig cosmetic = base();
   cosmetic.train.progress_seconds = 5;
   cosmetic.study = "another";

@@ -41,6 +41,7 @@ TEST(BackendTraits, EveryRowWithAMissingColumnIsRefusedNamingItsOption) {
       {"--deterministic", [](TrainConfig& c) { c.deterministic = true; }},
       {"--cudnn-workspace-mib", [](TrainConfig& c) { c.cudnn_workspace_mib = 4096; }},
       {"--cuda-graph on", [](TrainConfig& c) { c.cuda_graph = CudaGraph::on; }},
+      {"--gpu-kernels own", [](TrainConfig& c) { c.gpu_kernels = GpuKernels::own; }},
       {"--reference-kernels", [](TrainConfig& c) { c.reference_kernels = true; }},
       {"--cpu-kernels blas|onednn", [](TrainConfig& c) { c.cpu_kernels = CpuKernels::blas; }},
       {"--accumulate", [](TrainConfig& c) { c.accumulate = 2; }},

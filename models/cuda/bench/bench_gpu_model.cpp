@@ -1,7 +1,10 @@
 // bench_gpu_model.cpp — sb_bench_gpu_model: GPU training-step throughput of one model in several
 // precisions, side by side in one process (so ratios are fair on a shared machine), and optionally
-// per-layer forward/backward times with achieved TFLOP/s. Prints markdown tables.
+// per-layer forward/backward times with achieved TFLOP/s and memory bandwidth against the GPU's
+// memory roofline (Model::LayerTiming's least traffic over its peak bandwidth). Prints markdown tables.
 //   sb_bench_gpu_model --model vgg16 --channels 3 --size 224 --classes 10 --batch 32 --layers
+// --gpu-kernels cudnn,own runs every precision with each kernel choice (train --gpu-kernels) in turn,
+// in one process, so cuDNN's batch norm and pooling and ours are measured side by side.
 // A step is what the trainer runs: upload nothing (the batch stays on the device), forward, softmax
 // cross-entropy, backward, SGD-momentum update; timed after warm-up with the stream synchronised.
 // FLOPs are the model's analytic count (3x forward per training image). --reps R times the steps R
@@ -18,6 +21,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "kernels/cuda/check.h"
 #include "models/cuda/context.h"
 #include "models/cuda/memory.h"
 #include "models/cuda/train.h"
@@ -32,6 +36,7 @@ struct Options {
   std::string model = "unet";
   int channels = 1, size = 128, classes = 3, batch = 32;
   std::vector<std::string> precisions{"fp32", "tf32", "bf16"};
+  std::vector<std::string> gpu_kernels{"cudnn"};  // train --gpu-kernels choices, each in turn
   std::string layout = "NCHW";
   int warmup = 5, steps = 20, layer_reps = 10, reps = 1;
   float lr = 1e-3f;  // VGG16 without batch norm diverges from He init at lr 1e-2 within a few steps
@@ -42,6 +47,19 @@ struct Options {
 struct StepStats {
   double ms_per_step = 0, images_per_s = 0, tflops = 0, loss_first = 0, loss_last = 0;
 };
+
+// Peak memory bandwidth of `device` in bytes/s: memory clock × bus width × 2 (double data rate).
+double peak_memory_bytes_per_s(int device) {
+  int khz = 0, bits = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  return 2.0 * double(khz) * 1e3 * double(bits) / 8.0;
+}
+
+// num / den with `digits` decimals, or "-" when there is nothing to divide.
+std::string ratio_text(double num, double den, int digits = 1) {
+  return num > 0 && den > 0 ? fmt::format("{:.{}f}", num / den, digits) : "-";
+}
 
 int run(const Options& o) {
   const DataShape data{o.channels, o.size, o.size, o.classes};
@@ -56,9 +74,15 @@ int run(const Options& o) {
 
   std::vector<std::pair<std::string, StepStats>> rows;
   std::string layer_tables;
-  for (const std::string& pname : o.precisions) {
+  std::vector<std::pair<std::string, GpuKernels>> kernel_choices;
+  for (const std::string& k : o.gpu_kernels) kernel_choices.emplace_back(k, parse_enum<GpuKernels>(k, "--gpu-kernels"));
+  for (const auto& [kname, kernels] : kernel_choices)
+  for (const std::string& pname_alone : o.precisions) {
+    // The row's name: the precision, with the kernel choice when several are compared.
+    const std::string pname = kernel_choices.size() > 1 ? pname_alone + " " + kname : pname_alone;
     GpuOptions go;
-    go.precision = parse_precision(pname);
+    go.kernels = kernels;
+    go.precision = parse_precision(pname_alone);
     go.layout = layout;
     go.deterministic = o.deterministic;
     go.workspace_cap = o.workspace_mib < 0 ? cuda::Workspace::kFromFreeMemory
@@ -114,19 +138,26 @@ int run(const Options& o) {
 
     if (o.layers) {
       const auto times = m.time_layers(ctx, o.layer_reps);
+      const double peak = peak_memory_bytes_per_s(g.device());
       std::string t = fmt::format("\n### {} {} {}, batch {}, {}x{}: per layer\n\n", o.model, pname, o.layout, o.batch,
                                   o.size, o.size);
-      t += "| layer | kind | fwd ms | bwd ms | fwd TFLOP/s | bwd TFLOP/s |\n|---|---|---:|---:|---:|---:|\n";
+      t += fmt::format("x roofline: the time over the least memory traffic's time at the peak {:.0f} GB/s "
+                       "(1.0 is memory speed; the target for batch norm and pooling is at most 2).\n\n",
+                       peak / 1e9);
+      t += "| layer | kind | fwd ms | bwd ms | fwd TFLOP/s | bwd TFLOP/s | fwd GB/s | bwd GB/s | fwd x roofline | "
+           "bwd x roofline |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
       double f = 0, b = 0;
       for (const auto& lt : times) {
         f += lt.forward_s, b += lt.backward_s;
-        const bool has_flops = lt.forward_flops > 0;
-        t += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} |\n", lt.name, to_string(lt.kind), lt.forward_s * 1e3,
-                         lt.backward_s * 1e3,
-                         has_flops ? fmt::format("{:.1f}", lt.forward_flops / lt.forward_s / 1e12) : "-",
-                         has_flops ? fmt::format("{:.1f}", 2 * lt.forward_flops / lt.backward_s / 1e12) : "-");
+        t += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} | {} | {} | {} | {} |\n", lt.name, to_string(lt.kind),
+                         lt.forward_s * 1e3, lt.backward_s * 1e3, ratio_text(lt.forward_flops / 1e12, lt.forward_s),
+                         ratio_text(2 * lt.forward_flops / 1e12, lt.backward_s),
+                         ratio_text(lt.forward_bytes / 1e9, lt.forward_s, 0),
+                         ratio_text(lt.backward_bytes / 1e9, lt.backward_s, 0),
+                         ratio_text(lt.forward_s, lt.forward_bytes / peak, 2),
+                         ratio_text(lt.backward_s, lt.backward_bytes / peak, 2));
       }
-      t += fmt::format("| **sum** | | {:.3f} | {:.3f} | | |\n", f * 1e3, b * 1e3);
+      t += fmt::format("| **sum** | | {:.3f} | {:.3f} | | | | | | |\n", f * 1e3, b * 1e3);
       layer_tables += t;
     }
   }
@@ -161,6 +192,10 @@ int main(int argc, char** argv) {
   app.add_option("--lr", o.lr, "SGD learning rate (momentum 0.9)")->capture_default_str();
   app.add_flag("--layers", o.layers, "Also time every layer alone");
   app.add_flag("--deterministic", o.deterministic);
+  app.add_option("--gpu-kernels", o.gpu_kernels,
+                 "Batch norm and max pooling kernels (cudnn, own), a comma list run in turn (train --gpu-kernels)")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--workspace-mib", o.workspace_mib,
                  "cuDNN workspace cap in MiB; -1: half of the GPU's free memory beyond 1 GiB (train's default)")
       ->capture_default_str();

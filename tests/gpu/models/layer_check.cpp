@@ -75,8 +75,9 @@ double tolerance(Precision p) {
 std::string describe(const LayerCase& c) {
   std::string in;
   for (const auto& s : c.in) in += (in.empty() ? "" : " ") + to_string(s);
-  return fmt::format("{} {} {} in={}{}", to_string(c.desc.kind), to_string(c.precision),
-                     c.layout == Layout::NCHW ? "NCHW" : "NHWC", in, c.training ? "" : " eval");
+  return fmt::format("{} {} {} in={}{}{}", to_string(c.desc.kind), to_string(c.precision),
+                     c.layout == Layout::NCHW ? "NCHW" : "NHWC", in, c.training ? "" : " eval",
+                     c.kernels == GpuKernels::own ? " own kernels" : "");
 }
 
 std::string LayerErrors::describe() const {
@@ -93,6 +94,7 @@ LayerErrors check_layer(const LayerCase& c) {
   o.precision = c.precision;
   o.layout = c.layout;
   o.deterministic = c.deterministic;
+  o.kernels = c.kernels;
   GpuContext g(o);
 
   auto cpu = make_layer(c.desc, Backend::cpu);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gpu_kernels.h"
 #include "kernels/common/precision.h"
 #include "models/layer.h"
 
@@ -22,6 +23,7 @@ struct LayerCase {
   Layout layout = Layout::NCHW;
   bool training = true;
   bool deterministic = false;
+  GpuKernels kernels = GpuKernels::cudnn;  // batch norm and max pooling: cuDNN's or ours
   std::uint64_t seed = 7;
   Ctx ctx{};  // seed/step/sample offsets for dropout; `reference` is forced on for the CPU side
 };

@@ -112,6 +112,29 @@ TEST(ModelBf16, LossFallsOver100Steps) {
   }
 }
 
+// --gpu-kernels own: our batch norm (the ReLU after it fused, as the CPU model fuses it), max
+// pooling (argmax kept) and, without batch norm, convolution + bias + ReLU (cuDNN's fused call or
+// the fallback) inside a whole training step, against the CPU step. The same tolerance as
+// ModelStep's fp32 rows.
+TEST(ModelOwnKernels, GpuTrainingStepMatchesCpu) {
+  const Problem vgg_no_bn{"vgg11:width=0.125,bn=0,dropout=0.3", {3, 32, 32, 4}, 4, false};
+  for (const Problem* p : {&kUnet, &kVgg, &vgg_no_bn})
+    for (const Layout layout : {Layout::NCHW, Layout::NHWC}) {
+      const Batch b = make_batch(*p, 23);
+      const StepResult want = cpu_step(*p, b);
+      GpuOptions o;
+      o.layout = layout;
+      o.kernels = GpuKernels::own;
+      ModelRun run(*p, o);
+      StepResult got;
+      got.loss = run.step(b, /*update=*/false);
+      got.grads = download(run.g, run.m.grads());
+      const std::string what = p->spec + (layout == Layout::NCHW ? " NCHW" : " NHWC");
+      EXPECT_NEAR(got.loss, want.loss, 1e-3 * std::fabs(want.loss)) << what;
+      EXPECT_LE(rel_err(got.grads, want.grads), 1e-3) << what;
+    }
+}
+
 TEST(ModelDeterministic, TwoRunsGiveIdenticalLosses) {
   for (Precision precision : {Precision::fp32, Precision::bf16}) {
     std::vector<double> losses[2];

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -54,18 +55,20 @@ struct GraphRun : GpuRun {
   std::unique_ptr<StepGraph> graph;
 };
 
-GpuOptions options(Precision p, Layout l) {
+GpuOptions options(Precision p, Layout l, GpuKernels k = GpuKernels::cudnn) {
   GpuOptions o;
   o.precision = p;
   o.layout = l;
+  o.kernels = k;
   o.deterministic = true;
   return o;
 }
 
-class StepGraphReplay : public ::testing::TestWithParam<std::pair<Precision, Layout>> {};
+// The last element: --gpu-kernels (own: our batch norm and pooling inside the captured step).
+class StepGraphReplay : public ::testing::TestWithParam<std::tuple<Precision, Layout, GpuKernels>> {};
 
 TEST_P(StepGraphReplay, EqualsEagerTrainingAndLaunchesOnceAStep) {
-  const auto [precision, layout] = GetParam();
+  const auto [precision, layout, kernels] = GetParam();
   std::vector<Batch> batches;
   for (int i = 0; i < kWarmup + kSteps; ++i) batches.push_back(make_batch(kUnet, 700 + std::uint64_t(i)));
 
@@ -73,7 +76,7 @@ TEST_P(StepGraphReplay, EqualsEagerTrainingAndLaunchesOnceAStep) {
   cuda::CallCounts eager_delta;
   std::vector<float> want_w;
   {
-    GraphRun r(options(precision, layout));
+    GraphRun r(options(precision, layout, kernels));
     for (int s = 0; s < kWarmup; ++s) want.push_back(r.step(batches[std::size_t(s)], false));
     const cuda::CallCounts before = cuda::call_counts();
     for (int s = kWarmup; s < kWarmup + kSteps; ++s) want.push_back(r.step(batches[std::size_t(s)], false));
@@ -82,7 +85,7 @@ TEST_P(StepGraphReplay, EqualsEagerTrainingAndLaunchesOnceAStep) {
     want_w = r.weights();
   }
 
-  GraphRun r(options(precision, layout));
+  GraphRun r(options(precision, layout, kernels));
   r.graph = r.dev->step_graph();
   ASSERT_TRUE(r.graph) << "the cuda device has no step graph";
   std::vector<double> got;
@@ -118,10 +121,13 @@ TEST_P(StepGraphReplay, EqualsEagerTrainingAndLaunchesOnceAStep) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Unet, StepGraphReplay,
-                         ::testing::Values(std::pair{Precision::fp32, Layout::NCHW},
-                                           std::pair{Precision::bf16, Layout::NHWC}),
+                         ::testing::Values(std::tuple{Precision::fp32, Layout::NCHW, GpuKernels::cudnn},
+                                           std::tuple{Precision::bf16, Layout::NHWC, GpuKernels::cudnn},
+                                           std::tuple{Precision::bf16, Layout::NHWC, GpuKernels::own}),
                          [](const auto& i) {
-                           return std::string(to_string(i.param.first)) + (i.param.second == Layout::NCHW ? "_NCHW" : "_NHWC");
+                           return std::string(to_string(std::get<0>(i.param))) +
+                                  (std::get<1>(i.param) == Layout::NCHW ? "_NCHW" : "_NHWC") +
+                                  (std::get<2>(i.param) == GpuKernels::own ? "_own" : "");
                          });
 
 // A synchronisation is what capture forbids: the capture fails with its reason, nothing of the step

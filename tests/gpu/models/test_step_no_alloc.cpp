@@ -5,7 +5,8 @@
 // (kernels/cuda/counters.h). The late losses equal the synchronous path's bit for bit (deterministic
 // mode), and the counters do see the synchronous path's waits, so a zero is not a counter that
 // never moves. U-Net and VGG (batch norm, dropout, linear), fp32 NCHW, tf32 NHWC and bf16 NHWC (the
-// input's cast and relayout).
+// input's cast and relayout); and with --gpu-kernels own (our batch norm and pooling, whose scratch
+// comes from the kept workspace and whose argmax buffer is made at setup).
 // Not here: the trainer's step (harness/train/epoch.cpp reads its loss late only with --cuda-graph,
 // and its phase clock and gradient scan still wait each step), CUDA graphs (test_step_graph.cpp).
 #include <cmath>
@@ -38,18 +39,20 @@ struct LateRun : GpuRun {
   double step(const std::vector<std::int32_t>& labels, bool late) { return GpuRun::step(labels, 0.01f, late); }
 };
 
-using Param = std::tuple<int, Precision, Layout>;
+using Param = std::tuple<int, Precision, Layout, GpuKernels>;
 class StepNoAlloc : public ::testing::TestWithParam<Param> {};
 
 TEST_P(StepNoAlloc, WarmStepAllocatesAndWaitsForNothing) {
-  const auto [which, precision, layout] = GetParam();
+  const auto [which, precision, layout, kernels] = GetParam();
   const Problem& p = which == 0 ? kUnet : kVgg;
-  const std::string what = p.spec + " " + to_string(precision) + (layout == Layout::NCHW ? " NCHW" : " NHWC");
+  const std::string what = p.spec + " " + to_string(precision) + (layout == Layout::NCHW ? " NCHW" : " NHWC") +
+                           (kernels == GpuKernels::own ? " own kernels" : "");
   std::vector<Batch> batches;
   for (int i = 0; i < kWarmup + kSteps; ++i) batches.push_back(make_batch(p, 500 + std::uint64_t(i)));
   GpuOptions o;
   o.precision = precision;
   o.layout = layout;
+  o.kernels = kernels;
   o.deterministic = true;  // the two paths' losses compare bit for bit
 
   // The synchronous path, for the reference losses and to show the counters see its waits.
@@ -86,13 +89,18 @@ TEST_P(StepNoAlloc, WarmStepAllocatesAndWaitsForNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(UnetAndVgg, StepNoAlloc,
-                         ::testing::Values(Param{0, Precision::fp32, Layout::NCHW}, Param{0, Precision::bf16, Layout::NHWC},
-                                           Param{0, Precision::tf32, Layout::NHWC}, Param{1, Precision::fp32, Layout::NCHW},
-                                           Param{1, Precision::bf16, Layout::NHWC}),
+                         ::testing::Values(Param{0, Precision::fp32, Layout::NCHW, GpuKernels::cudnn},
+                                           Param{0, Precision::bf16, Layout::NHWC, GpuKernels::cudnn},
+                                           Param{0, Precision::tf32, Layout::NHWC, GpuKernels::cudnn},
+                                           Param{1, Precision::fp32, Layout::NCHW, GpuKernels::cudnn},
+                                           Param{1, Precision::bf16, Layout::NHWC, GpuKernels::cudnn},
+                                           Param{0, Precision::bf16, Layout::NHWC, GpuKernels::own},
+                                           Param{1, Precision::fp32, Layout::NCHW, GpuKernels::own}),
                          [](const ::testing::TestParamInfo<Param>& i) {
                            return std::string(std::get<0>(i.param) == 0 ? "unet_" : "vgg_") +
                                   to_string(std::get<1>(i.param)) +
-                                  (std::get<2>(i.param) == Layout::NCHW ? "_NCHW" : "_NHWC");
+                                  (std::get<2>(i.param) == Layout::NCHW ? "_NCHW" : "_NHWC") +
+                                  (std::get<3>(i.param) == GpuKernels::own ? "_own" : "");
                          });
 
 }  // namespace

@@ -10,12 +10,14 @@
 #                                       summary printed last
 # The run, in order (each step under its own time limit, and none past the budget, so a hang costs
 # that step only; a step the budget leaves no time for is reported as cut, never as passed):
-#   0. new (at most 90 s): the newest GPU code first, alone, so its verdict comes back even if a
-#      later step hangs: our own batch norm and max pooling against the CPU reference and cuDNN, and
-#      cuDNN's fused convolution + bias + ReLU against the separate path (sb_test_gpu_kernels
-#      'OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*', sb_test_gpu_models 'ModelOwnKernels*' and
-#      the layer cases '*_own_*'), the captured step and the allocation-free step (sb_test_gpu_models
-#      --gtest_filter 'StepGraph*:StepNoAlloc*'), then tests/train/cuda_graph_test.sh (ctest's
+#   0. new (at most 150 s): the newest GPU code first, alone, so its verdict comes back even if a
+#      later step hangs: the trainer's step without allocation, host wait or descriptor once warm
+#      (sb_test_gpu_train '*TrainStepSyncFree*'); our own batch norm and max pooling against the CPU
+#      reference and cuDNN, and cuDNN's fused convolution + bias + ReLU against the separate path
+#      (sb_test_gpu_kernels 'OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*'); sb_test_gpu_models
+#      'ModelOwnKernels*:*_own_*:*StepGraph*:*StepNoAlloc*' (the leading * also matches the
+#      parameterised cases, named Unet/StepGraphReplay.*, UnetAndVgg/StepNoAlloc.*); then
+#      tests/train/cuda_graph_test.sh (ctest's
 #      gpu.cuda_graph_train: train with the step captured equals eager training bit for bit, and
 #      says whether the capture held or why it fell back);
 #   1. label (at most 200 s): the whole gpu label (tools/gpu-label.sh): kernels, layers, steps (the
@@ -41,7 +43,7 @@ case $mode in
   bundle)
     build=${2:-build}
     exec tools/gpu-bundle.sh --mpi "$build" .gpu tests/sb_test_gpu_comm tests/sb_test_gpu_kernels \
-      tests/sb_test_gpu_models tests/sb_test_gpu_strategy sb_bench_gpu_model scalebench
+      tests/sb_test_gpu_models tests/sb_test_gpu_strategy tests/sb_test_gpu_train sb_bench_gpu_model scalebench
     ;;
   run) steps=${2:-new,label,layers,bench,gap,sweep} ;;
   *) echo "usage: $0 bundle [BUILD] | run [new,label,layers,bench,gap,sweep]" >&2; exit 2 ;;
@@ -68,13 +70,20 @@ sb=/tmp/sb/bin/scalebench
 new_line="not asked for"
 tn=$SECONDS
 if wants new; then
-  new_end=$((SECONDS + $(limit 90)))
-  timeout $((new_end - SECONDS)) /tmp/sb/bin/sb_test_gpu_kernels --gtest_filter='OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*' \
-    >"$out/new-kernels.log" 2>&1
-  new_line="own kernels: gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/new-kernels.log" | tr '\n' ' '))"
-  timeout $((new_end - SECONDS)) /tmp/sb/bin/sb_test_gpu_models \
-    --gtest_filter='ModelOwnKernels*:*_own_*:StepGraph*:StepNoAlloc*' >"$out/new.log" 2>&1
-  new_line+="; models: gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/new.log" | tr '\n' ' '))"
+  new_end=$((SECONDS + $(limit 150)))
+  # One gtest program of the step, in what is left of its time; a part with no time left is reported cut.
+  new_part() {  # NAME LOG BINARY FILTER
+    if ((new_end - SECONDS > 5)); then  # timeout 0 would mean no limit at all
+      timeout $((new_end - SECONDS)) "/tmp/sb/bin/$3" --gtest_filter="$4" >"$out/$2" 2>&1
+      new_line+="$1: gtest rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$out/$2" | tr '\n' ' ')); "
+    else
+      new_line+="$1: cut, no time left in the step; "
+    fi
+  }
+  new_line=""
+  new_part sync-free new-sync-free.log sb_test_gpu_train '*TrainStepSyncFree*'
+  new_part "own kernels" new-kernels.log sb_test_gpu_kernels 'OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*'
+  new_part models new.log sb_test_gpu_models 'ModelOwnKernels*:*_own_*:*StepGraph*:*StepNoAlloc*'
   if ((new_end - SECONDS > 20)); then
     timeout $((new_end - SECONDS)) tests/train/cuda_graph_test.sh $sb >"$out/new-train.log" 2>&1
     new_line+="; gpu.cuda_graph_train rc $?: $(tail -1 "$out/new-train.log")"

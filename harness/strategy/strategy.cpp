@@ -11,12 +11,14 @@ namespace scalebench {
 namespace {
 class SingleStrategy final : public Strategy {
  public:
+  explicit SingleStrategy(bool scan_late) : scan_late_(scan_late) {}
   const char* name() const override { return "single"; }
   int workers() const override { return 1; }
   int worker_index() const override { return 0; }
   void start(Model&) override {}
   void after_micro_batch(Model& model) override { micro_.after_micro_batch(model); }
   StepExchange after_backward(Model& model, Optimizer& opt, float lr, const StepHealth& health) override {
+    if (scan_late_) return update_unchecked(model, opt, lr, health);
     DeviceClock clock(model.device());  // the update's time includes its device work
     const GradNorms norms = micro_.finish(model);  // one replica: its micro-batches are the small batch
     StepExchange x = check_gradient(model, health, health.bad ? 0 : -1, health.issue);
@@ -32,6 +34,19 @@ class SingleStrategy final : public Strategy {
   int agree_stop(int local) override { return local; }
 
  private:
+  // scan_late: the step's own bad health (its input) still stops the update; the gradient's scan and
+  // the update's time are the trainer's, read one step late, so nothing here waits for the device
+  // (x.update stays 0: the trainer's update phase is the device's time).
+  StepExchange update_unchecked(Model& model, Optimizer& opt, float lr, const StepHealth& health) {
+    const GradNorms norms = micro_.finish(model);
+    StepExchange x;
+    if (health.bad) x = check_gradient(model, health, 0, health.issue);
+    else x.norms = norms;
+    x.checkpoint = health.checkpoint_wanted;
+    if (!x.nonfinite) opt.step(model.params().f32(), model.grads().f32(), lr);
+    return x;
+  }
+  const bool scan_late_;
   MicroBatchNorms micro_;
 };
 }  // namespace
@@ -63,7 +78,7 @@ StepExchange check_gradient(Model& model, const StepHealth& health, int bad_rank
   return x;
 }
 
-std::unique_ptr<Strategy> make_single_strategy() { return std::make_unique<SingleStrategy>(); }
+std::unique_ptr<Strategy> make_single_strategy(bool scan_late) { return std::make_unique<SingleStrategy>(scan_late); }
 
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, comm::Communicator* comm, std::int64_t count) {
   const StrategyTraits& t = traits(o.kind);
@@ -72,7 +87,7 @@ std::unique_ptr<Strategy> make_strategy(const StrategyOptions& o, comm::Communic
   SB_REQUIRE(o.compression == comm::WireType::f32 || t.compression, "--compression {} needs --strategy {}, not {}",
              name_of(o.compression), strategies_with(&StrategyTraits::compression, " or "), t.name);
   switch (t.exchange) {
-    case Exchange::none: return make_single_strategy();
+    case Exchange::none: return make_single_strategy(o.scan_late);
     case Exchange::allreduce: {
       SB_CHECK(comm != nullptr, "strategy {} needs a communicator", t.name);
       if (t.processes == Processes::one) {

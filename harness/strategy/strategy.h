@@ -34,6 +34,9 @@ struct StrategyOptions {
   bool skip_nonfinite = false;
   int max_nonfinite_skips = 3;
   bool sync_bn = false;  // allreduce strategies: replica_sum() adds batch-norm statistics over workers
+  // single: the trainer scans the gradient itself and reads the verdict one step late
+  // (harness/train/late_steps.h), so after_backward neither scans nor waits for the device.
+  bool scan_late = false;
   BucketObserver on_bucket;  // --trace: told of each bucket's allreduce
 };
 

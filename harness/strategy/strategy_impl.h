@@ -6,7 +6,7 @@
 
 namespace scalebench {
 
-std::unique_ptr<Strategy> make_single_strategy();
+std::unique_ptr<Strategy> make_single_strategy(bool scan_late = false);  // StrategyOptions::scan_late
 // After the exchange: bad_rank >= 0 (a worker whose own check failed, `issue` what it found;
 // `health` is this worker's, for its detail) makes the step non-finite; otherwise a scan of the
 // (exchanged) gradient for NaN/Inf on the model's device — identical on every worker, since the

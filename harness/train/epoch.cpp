@@ -53,6 +53,11 @@ EpochRunner::EpochRunner(RankState& st, std::ostream& log)
       loader_(st.cfg.data, st.shard, st.cfg.batch * st.cfg.accumulate),  // K micro-batches at once
       ctx_{.backend = st.io.backend(), .reference = st.cfg.reference_kernels, .cpu_kernels = st.cfg.cpu_kernels, .seed = st.cfg.seed, .step = 0,
            .sample_offset = st.worker, .sample_stride = st.workers, .replica_sum = st.strategy->replica_sum()} {
+  if (late_steps_apply(st.cfg)) {
+    late_reads_ = make_late_reads(st.io.device(), LateSteps::kMarks);
+    SB_CHECK(late_reads_ != nullptr, "this device reads nothing late, yet the strategy was told to scan late");
+    late_.emplace(*late_reads_);
+  }
   if (st.cfg.has_target()) {
     st.result.target = st.cfg.target_miou > 0 ? TargetTracker("val_miou", st.cfg.target_miou)
                                               : TargetTracker("val_accuracy", st.cfg.target_accuracy);
@@ -173,6 +178,7 @@ EpochProgress EpochRunner::run_steps(int epoch) {
     if (st_.reports()) kill_after_step_for_tests(ctx_.step);
     if (o.stop) break;
   }
+  settle_late_steps(o);  // the epoch's last step's phases and scan
   if (late_row_ >= 0) settle_late_loss(o, st_.io.device().softmax_xent_last());  // the epoch's last step
   o.epoch.wall_s = time.training();
   return o;
@@ -201,6 +207,7 @@ EpochProgress EpochRunner::start_epoch(int epoch, double& wall_before) {
 // queued, so a phase's device time is not counted in the next one. The phases add up to the
 // step's time from the clock's start, where its trace span starts too.
 StepExchange EpochRunner::train_step(EpochProgress& o, std::int64_t s) {
+  if (late_) return late_step(o, s);  // the same order, no wait for the device (epoch_late.cpp)
   DeviceClock sw(st_.io.device());
   const auto step_t0 = sw.started();
   StepTimes t;
@@ -210,7 +217,12 @@ StepExchange EpochRunner::train_step(EpochProgress& o, std::int64_t s) {
   StepLoss loss;
   if (!graph_decided_) decide_graph();
   if (graph_) {
-    graph_step(micro_batch(0), t, sw, loss);
+    const bool replayed = graph_step(micro_batch(0), loss, [&] { t.fwd = sw.lap(); }, [&] { t.bwd = sw.lap(); });
+    if (replayed) {  // forward and backward were one launch: the graph's split event divides them
+      const double both = t.bwd, fwd = graph_->split_seconds();  // NaN where the events cannot be read
+      t.fwd = std::isfinite(fwd) ? std::min(fwd, both) : both;
+      t.bwd = both - t.fwd;
+    }
     settle_late_loss(o, loss.value);  // the previous step's
     loss.value = std::numeric_limits<double>::quiet_NaN();  // this step's, read at the next
   }
@@ -308,12 +320,12 @@ void EpochRunner::record_step(EpochProgress& o, std::int64_t s, double loss, con
   } else {
     consecutive_skips_ = 0;
     o.noise.add(xch.norms);
-    if (!graph_) {
+    if (!late_loss()) {
       o.loss_sum += loss;
       ++o.loss_steps;
     }
   }
-  if (graph_) {  // the loss arrives with the next step (settle_late_loss)
+  if (late_loss()) {  // the loss arrives with the next step (settle_late_loss)
     late_row_ = std::int64_t(o.rows.size()) - 1;
     late_row_skipped_ = xch.nonfinite;
   }
@@ -348,6 +360,7 @@ void EpochRunner::agree_stop(EpochProgress& o) {
 void EpochRunner::check_target_if_due(EpochProgress& o, EpochTime& time) {
   const std::int64_t every = st_.cfg.eval_every_steps;
   if (every <= 0 || ctx_.step % every != 0 || o.steps_done >= st_.steps) return;
+  settle_late_steps(o);  // before the evaluation re-captures the graph (a replayed step's split)
   Stopwatch eval_clock;
   if (check_target_mid_epoch(o, closed_seconds() + time.training())) end_at_target(o, /*run_ends=*/false);
   time.eval_s += eval_clock.elapsed();
@@ -368,7 +381,9 @@ void EpochRunner::end_at_target(EpochProgress& o, bool run_ends) {
 void EpochRunner::checkpoint_if_due(EpochProgress& o, bool agreed, EpochTime& time) {
   const bool periodic = st_.cfg.checkpoint_every > 0 && ctx_.step % st_.cfg.checkpoint_every == 0;
   if (!checkpointing() || !(periodic || agreed) || o.target) return;
-  // A step's loss still on its way (--cuda-graph) into the checkpoint's rows and mean first.
+  // A step's phases, scan and loss still on their way (late_steps.h, --cuda-graph) into the
+  // checkpoint's rows and mean first.
+  settle_late_steps(o);
   if (late_row_ >= 0) settle_late_loss(o, st_.io.device().softmax_xent_last());
   o.epoch.wall_s = time.training();
   const double dt = save_checkpoint(o, false);

@@ -7,6 +7,7 @@
 // a preemption (train_rank.cpp), or lay out a checkpoint's contents (checkpoint.h).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 #include "harness/train/checkpoint.h"
 #include "harness/train/epoch_progress.h"
 #include "harness/train/evaluate.h"
+#include "harness/train/late_steps.h"
 #include "harness/train/phase_timer.h"
 #include "harness/train/rank_state.h"
 #include "harness/train/trace.h"
@@ -75,12 +77,21 @@ class EpochRunner {
   StepExchange exchange_and_update(EpochProgress& o, StepHealth& health);
   // --cuda-graph: the step's forward, loss and backward as one graph launch once warm (eager before,
   // or for good once a capture failed), the loss read one step late. why_no_graph(): "" where the
-  // step can be captured, else why not.
+  // step can be captured, else why not. graph_step() also runs the eager step with its loss read late
+  // (late_steps_apply without a graph); it calls forward_done/backward_done where those phases end
+  // (only backward_done for a replay) and returns whether it replayed.
   std::string why_no_graph() const;
   void decide_graph();
-  void graph_step(const MicroBatch& mb, StepTimes& t, DeviceClock& sw, StepLoss& loss);
+  bool graph_step(const MicroBatch& mb, StepLoss& loss, const std::function<void()>& forward_done,
+                  const std::function<void()>& backward_done);
   void settle_late_loss(EpochProgress& o, double loss);
   void reset_graph();
+  bool late_loss() const { return graph_ || late_; }  // the loss arrives with the next step
+  // late_steps_apply (epoch_late.cpp): the step without a host wait — phases as device marks and
+  // the gradient's scan, both read one step late (settle_late_steps: into the rows, the epoch's
+  // times, and --on-nonfinite fail for a non-finite gradient).
+  StepExchange late_step(EpochProgress& o, std::int64_t s);
+  void settle_late_steps(EpochProgress& o);
   static void time_update(double after_backward, const StepExchange& xch, StepTimes& t);
   void record_step(EpochProgress& o, std::int64_t s, double loss, const StepTimes& t, const StepExchange& xch,
                    trace::Clock::time_point step_t0);
@@ -124,6 +135,8 @@ class EpochRunner {
   void restore_buffers();
   std::vector<Tensor> saved_buffers_;
   std::unique_ptr<StepGraph> graph_;  // null: steps run eagerly (always on the CPU)
+  std::unique_ptr<LateReads> late_reads_;  // late_steps_apply: the device's marks and scan ...
+  std::optional<LateSteps> late_;          // ... and their book; empty: each step waits for its phases
   bool graph_decided_ = false;
   int graph_warm_ = 0;                // eager steps since the graph was last reset
   Shape logits_shape_;                // from the warm-up steps: the staged labels' shape

@@ -57,8 +57,10 @@ void EpochRunner::reset_graph() {
 // replayed. The loss is staged, computed and published in three parts (ComputeDevice::softmax_xent_*)
 // so its labels' upload and its sums' copy back stay outside the graph; publish returns the previous
 // step's loss, which loss.value carries out. A capture that fails leaves the run eager for good,
-// with one warning line.
-void EpochRunner::graph_step(const MicroBatch& mb, StepTimes& t, DeviceClock& sw, StepLoss& loss) {
+// with one warning line. Without a graph (late_steps_apply, --cuda-graph off or not possible) the
+// same eager step with its loss read late.
+bool EpochRunner::graph_step(const MicroBatch& mb, StepLoss& loss, const std::function<void()>& forward_done,
+                             const std::function<void()>& backward_done) {
   constexpr int kGraphWarmup = 2;
   ComputeDevice& dev = st_.io.device();
   ctx_.sample_offset = std::int64_t(st_.worker);
@@ -69,7 +71,7 @@ void EpochRunner::graph_step(const MicroBatch& mb, StepTimes& t, DeviceClock& sw
     dev.softmax_xent_stage(y.data(), std::int64_t(y.size()));
   };
   st_.strategy->before_backward(st_.model);
-  if (!graph_->ready() && graph_warm_ >= kGraphWarmup) {
+  if (graph_ && !graph_->ready() && graph_warm_ >= kGraphWarmup) {
     stage(logits_shape_);
     const std::string why = graph_->capture([&] {
       const Tensor& logits = st_.model.forward(ctx_, x, /*training=*/true);
@@ -86,29 +88,29 @@ void EpochRunner::graph_step(const MicroBatch& mb, StepTimes& t, DeviceClock& sw
       graph_warm_ = -1;  // never again this run: the step is eager from here (the labels are staged)
     }
   }
-  if (graph_->ready()) {
+  const bool replayed = graph_ && graph_->ready();
+  if (replayed) {
     graph_->replay();
-    const double both = sw.lap();
-    const double fwd = graph_->split_seconds();  // NaN where the graph's events cannot be read
-    t.fwd = std::isfinite(fwd) ? std::min(fwd, both) : both;
-    t.bwd = both - t.fwd;
+    backward_done();
   } else {
     const Tensor& logits = st_.model.forward(ctx_, x, /*training=*/true);
     logits_shape_ = logits.shape();
     stage(logits_shape_);  // after a failed capture a second time: the same labels, harmless
     if (graph_warm_ >= 0) ++graph_warm_;
     dev.softmax_xent_compute(logits, st_.class_weights, &dlogits_);
-    t.fwd = sw.lap();
+    forward_done();
     st_.model.backward(ctx_, dlogits_, /*last_micro_batch=*/true);
-    t.bwd = sw.lap();
+    backward_done();
   }
   loss.value = dev.softmax_xent_publish();
+  return replayed;
 }
 
 // The previous step's loss, read one step late: into its row, the epoch's mean, and its checks. Its
-// update was applied already (a non-finite gradient is still caught before the update by the
-// strategy's scan), so a bad loss here fails the run under --on-nonfinite fail and is reported and
-// left out of the mean under skip.
+// update was applied already (a non-finite gradient is caught before the update by the strategy's
+// scan, or, where late_steps_apply, by the scan read one step late: settle_late_steps), so a bad
+// loss here fails the run under --on-nonfinite fail and is reported and left out of the mean under
+// skip.
 void EpochRunner::settle_late_loss(EpochProgress& o, double loss) {
   if (late_row_ < 0 || late_row_ >= std::int64_t(o.rows.size())) return;
   StepRow& row = o.rows[std::size_t(late_row_)];
@@ -119,8 +121,8 @@ void EpochRunner::settle_late_loss(EpochProgress& o, double loss) {
   if (bad) {
     const std::string what = fmt::format("loss {:.4g} at epoch {} step {} (read one step late: its update was applied)",
                                          loss, row.epoch, row.step);
-    SB_REQUIRE(st_.cfg.on_nonfinite == NonFinitePolicy::skip, "{} (--on-nonfinite fail; --cuda-graph off checks "
-               "the loss before the update)", what);
+    SB_REQUIRE(st_.cfg.on_nonfinite == NonFinitePolicy::skip, "{} (--on-nonfinite fail; {} checks the loss before "
+               "the update)", what, late_ ? "--on-nonfinite skip" : "--cuda-graph off");
     if (st_.reports()) log_ << "  left out of the epoch's loss: " << what << "\n" << std::flush;
     return;
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "harness/train/evaluate.h"
+#include "harness/train/late_steps.h"
 #include "harness/train/model_check.h"
 
 namespace scalebench {
@@ -97,7 +98,8 @@ RankState::RankState(const TrainConfig& c, comm::Communicator* comm, const trace
                               .ranks_per_node = c.ranks_per_node, .staleness = c.staleness,
                               .compression = c.compression,
                               .skip_nonfinite = c.on_nonfinite == NonFinitePolicy::skip,
-                              .max_nonfinite_skips = c.nonfinite_skips, .sync_bn = c.sync_bn, .on_bucket = trace::bucket_observer(trace.get())},
+                              .max_nonfinite_skips = c.nonfinite_skips, .sync_bn = c.sync_bn,
+                              .scan_late = late_steps_apply(c), .on_bucket = trace::bucket_observer(trace.get())},
                              staged ? staged.get() : comm, set_up_model(model, c, info))),
       workers(strategy->workers()),
       worker(strategy->worker_index()),

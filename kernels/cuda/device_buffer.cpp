@@ -19,6 +19,7 @@ void release(void* p, int device) noexcept {
   int prev = -1;
   (void)cudaGetDevice(&prev);
   if (prev != device) (void)cudaSetDevice(device);
+  count_free();
   (void)cudaFreeAsync(p, cudaStreamLegacy);
   if (prev >= 0 && prev != device) (void)cudaSetDevice(prev);
 }

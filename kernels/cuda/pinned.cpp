@@ -16,7 +16,9 @@ PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
 }
 
 PinnedBuffer::~PinnedBuffer() {
-  if (p_) (void)cudaFreeHost(p_);
+  if (!p_) return;
+  count_free();
+  (void)cudaFreeHost(p_);
 }
 
 PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
@@ -24,7 +26,10 @@ PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
 
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
   if (this != &o) {
-    if (p_) (void)cudaFreeHost(p_);
+    if (p_) {
+      count_free();
+      (void)cudaFreeHost(p_);
+    }
     p_ = std::exchange(o.p_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
   }

@@ -44,7 +44,10 @@ Workspace& Workspace::operator=(Workspace&& other) noexcept {
 }
 
 void Workspace::release() noexcept {
-  if (data_) (void)cudaFree(data_);
+  if (data_) {
+    count_free();
+    (void)cudaFree(data_);
+  }
   data_ = nullptr;
   size_ = 0;
 }
@@ -65,6 +68,7 @@ void* Workspace::get(std::size_t bytes) {
     // Kernels queued on any stream of this device may still read the old block.
     count_sync();
     CUDA_CHECK(cudaDeviceSynchronize());
+    count_free();
     CUDA_CHECK(cudaFree(data_));
     data_ = nullptr;
     size_ = 0;

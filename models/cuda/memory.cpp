@@ -54,7 +54,9 @@ Tensor gpu_zeros(GpuContext& g, Shape shape, DType dtype, Layout layout) {
     }
   }
   std::shared_ptr<std::byte[]> storage(static_cast<std::byte*>(p), [](std::byte* q) {
-    if (q) cudaFree(q);  // a free failing at teardown has no one left to report to
+    if (!q) return;
+    cuda::count_free();
+    cudaFree(q);  // a free failing at teardown has no one left to report to
   });
   return Tensor::adopt(std::move(storage), bytes, std::move(shape), dtype, Device::cuda(g.device()), layout);
 }

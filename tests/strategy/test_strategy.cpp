@@ -85,6 +85,31 @@ TEST(SingleStrategy, UpdatesOrRefusesANonFiniteGradient) {
   EXPECT_EQ(x.where, "loss nan");
 }
 
+// scan_late (the trainer's step without a host wait, harness/train/late_steps.h): the strategy leaves
+// the gradient's scan to the trainer, which reads it a step late, so a non-finite gradient is
+// applied here; a worker's own bad step (its input) still stops the update.
+TEST(SingleStrategy, ScanLateLeavesTheGradientScanToTheTrainer) {
+  auto m = small_model();
+  auto s = make_strategy({.kind = StrategyKind::single, .scan_late = true}, nullptr, m->param_count());
+  Optimizer opt({.kind = OptimizerKind::sgd, .momentum = 0.0f}, m->param_count());
+  s->start(*m);
+  const std::vector<float> w0(m->params().f32(), m->params().f32() + m->param_count());
+  float* g = m->grads().f32();
+  std::fill_n(g, m->param_count(), 0.5f);
+  g[0] = std::numeric_limits<float>::quiet_NaN();
+  StepExchange x = s->after_backward(*m, opt, 0.1f, {});
+  EXPECT_FALSE(x.nonfinite) << "scanned the gradient itself: " << x.where;
+  EXPECT_TRUE(std::isnan(m->params().f32()[0])) << "the update was not applied";
+  EXPECT_EQ(m->params().f32()[1], w0[1] - 0.1f * 0.5f);
+  const std::vector<float> w1(m->params().f32(), m->params().f32() + m->param_count());
+  const StepHealth h{.bad = true, .issue = StepHealth::Issue::input_not_finite, .where = "input batch element 3 is nan"};
+  x = s->after_backward(*m, opt, 0.1f, h);
+  EXPECT_TRUE(x.nonfinite);
+  EXPECT_EQ(x.bad_rank, 0);
+  EXPECT_EQ(x.where, "input batch element 3 is nan");
+  EXPECT_EQ(std::memcmp(w1.data(), m->params().f32(), w1.size() * sizeof(float)), 0) << "updated after a bad input";
+}
+
 TEST(AllreduceStrategy, ThreadsRanksEndWithTheMeanGradientsUpdate) {
   constexpr int kRanks = 3;
   std::vector<std::vector<float>> after(kRanks);

@@ -86,7 +86,7 @@ if wants new; then
   new_part models new.log sb_test_gpu_models 'ModelOwnKernels*:*_own_*:*StepGraph*:*StepNoAlloc*'
   if ((new_end - SECONDS > 20)); then
     timeout $((new_end - SECONDS)) tests/train/cuda_graph_test.sh $sb >"$out/new-train.log" 2>&1
-    new_line+="; gpu.cuda_graph_train rc $?: $(tail -1 "$out/new-train.log")"
+    new_line+="gpu.cuda_graph_train rc $?: $(tail -1 "$out/new-train.log")"
   fi
 fi
 t0=$SECONDS

@@ -13,15 +13,12 @@
 
 #include <cstdint>
 
+#include "kernels/common/pool2x2_params.h"
 #include "kernels/common/tensor.h"
 
 namespace scalebench::cuda {
 
-struct Pool2x2Shape {
-  int n = 1, c = 1, h = 2, w = 2;  // input x [n, c, h, w], h, w >= 2
-  DType dtype = DType::f32;
-  Layout layout = Layout::NCHW;
-};
+using Pool2x2Shape = Pool2x2Params;  // kernels/common/pool2x2_params.h
 
 // x [n, c, h, w] → y, argmax [n, c, h/2, w/2]
 void maxpool2x2_forward(const Pool2x2Shape& s, const void* x, void* y, std::int32_t* argmax, cudaStream_t stream);

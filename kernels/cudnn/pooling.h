@@ -6,16 +6,13 @@
 // Not here: other windows, average pooling, padding.
 #pragma once
 
+#include "kernels/common/pool2x2_params.h"
 #include "kernels/common/tensor.h"
 #include "kernels/cudnn/handle.h"
 
 namespace scalebench::cudnn {
 
-struct Pool2x2Spec {
-  int n = 1, c = 1, h = 2, w = 2;  // input x [n, c, h, w], h, w >= 2
-  DType dtype = DType::f32;
-  Layout layout = Layout::NCHW;
-};
+using Pool2x2Spec = Pool2x2Params;  // kernels/common/pool2x2_params.h
 
 // x [n, c, h, w] → y [n, c, h/2, w/2]
 void maxpool2x2_forward(Handle& handle, const Pool2x2Spec& s, const void* x, void* y);

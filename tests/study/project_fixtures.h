@@ -15,7 +15,7 @@
 namespace scalebench::project::fixtures {
 
 inline Network net(double alpha, double bw, int ppn = 1) {
-  return {.inter = {alpha, bw, "test"}, .intra = {1e-6, 1e9, "test intra"}, .ranks_per_node = ppn};
+  return {.inter = {alpha, bw, "test"}, .intra = {1e-6, 1e9, "test intra"}, .ranks_per_node = ppn, .ps_shards = {}};
 }
 
 inline MeasuredStep three_layers() {

@@ -217,6 +217,13 @@ TEST(Report, FingerprintAndWhatANoisyPointRanUnder) {
   EXPECT_GT(line, t.find("== unet - single"));
   EXPECT_LT(line, t.find("== unet - ring"));
   EXPECT_EQ(t.find("noisy N=2"), std::string::npos) << t;  // a quiet point says nothing
+  // Once, under the tables: what decides on such a host.
+  const std::string hint = "noisy points: their timing spread is this host's";
+  ASSERT_NE(t.find(hint), std::string::npos) << t;
+  EXPECT_EQ(t.find(hint, t.find(hint) + 1), std::string::npos) << t;
+  EXPECT_NE(t.find("`scalebench ab SPEC --interleave slice`"), std::string::npos) << t;
+  for (std::size_t r = 0; r < f.runs.rows(); ++r) f.runs.find("flags")->s[r] = "";
+  EXPECT_EQ(report(f, Format::text).find(hint), std::string::npos);  // no noisy point, no hint
 }
 
 // Issue 49: the commit comes from the run files. A binary outside a git tree records git_sha

@@ -246,6 +246,19 @@ std::string report_json(const StudyFile& f, const std::vector<Group>& groups) {
 
 }  // namespace
 
+namespace {
+// Once under the tables when any point is flagged noisy: what the flag means for the reader, and the
+// comparison that still decides on such a host (ab's turns on one CPU, docs/metrics.md).
+std::string noisy_hint(const record::Table& t) {
+  for (std::size_t r = 0; r < t.rows(); ++r)
+    if (t.str("flags", r).find("noisy") != std::string::npos)
+      return "\nnoisy points: their timing spread is this host's as much as the code's (a shared or loaded host earns "
+             "the flag on every point); to decide whether a change helped on such a host, `scalebench ab SPEC "
+             "--interleave slice` runs both sides in turns on one CPU (docs/metrics.md)\n";
+  return "";
+}
+}  // namespace
+
 std::string report(const StudyFile& f, Format format, bool full) {
   const record::Table& t = f.runs;
   const auto groups = groups_of(t);
@@ -280,7 +293,7 @@ std::string report(const StudyFile& f, Format format, bool full) {
                        format == Format::markdown ? "### " : "== ", models.size() == 1 ? models[0] + ": " : "",
                        distinct_values(t, "scaling"));
     if (format == Format::markdown) out += "\n";
-    return out + compact_table(t, groups, format) + report_tuning(f, format, false);
+    return out + compact_table(t, groups, format) + noisy_hint(t) + report_tuning(f, format, false);
   }
   for (const Group& g : groups) {
     const std::size_t r0 = g.points[0].rows[0];
@@ -316,7 +329,7 @@ std::string report(const StudyFile& f, Format format, bool full) {
           out += fmt::format("{}noisy N={}: ran under {}\n", format == Format::markdown ? "- " : "  ",
                              t.integer("world_size", r), n);
   }
-  return out + report_tuning(f, format, true);
+  return out + noisy_hint(t) + report_tuning(f, format, true);
 }
 
 }  // namespace scalebench::study

@@ -201,6 +201,12 @@ EpochProgress EpochRunner::start_epoch(int epoch, double& wall_before) {
   return o;
 }
 
+void EpochRunner::split_replay(double both, StepTimes& t) const {
+  const double fwd = graph_->split_seconds();  // NaN where the events cannot be read
+  t.fwd = std::isfinite(fwd) ? std::min(fwd, both) : both;
+  t.bwd = both - t.fwd;
+}
+
 // One optimizer step, in the order it runs: the batch, then for each micro-batch its forward, loss
 // and backward, then the exchange with the optimizer's update, then its record.
 // Phases on the device's timeline (CUDA events on GPUs): each lap waits for the work its phase
@@ -218,11 +224,7 @@ StepExchange EpochRunner::train_step(EpochProgress& o, std::int64_t s) {
   if (!graph_decided_) decide_graph();
   if (graph_) {
     const bool replayed = graph_step(micro_batch(0), loss, [&] { t.fwd = sw.lap(); }, [&] { t.bwd = sw.lap(); });
-    if (replayed) {  // forward and backward were one launch: the graph's split event divides them
-      const double both = t.bwd, fwd = graph_->split_seconds();  // NaN where the events cannot be read
-      t.fwd = std::isfinite(fwd) ? std::min(fwd, both) : both;
-      t.bwd = both - t.fwd;
-    }
+    if (replayed) split_replay(t.bwd, t);  // forward and backward were one launch, timed by the last lap
     settle_late_loss(o, loss.value);  // the previous step's
     loss.value = std::numeric_limits<double>::quiet_NaN();  // this step's, read at the next
   }

@@ -85,6 +85,9 @@ class EpochRunner {
   bool graph_step(const MicroBatch& mb, StepLoss& loss, const std::function<void()>& forward_done,
                   const std::function<void()>& backward_done);
   void settle_late_loss(EpochProgress& o, double loss);
+  // A replayed step's forward and backward were one launch, timed as one (`both` seconds): the
+  // graph's split event divides them into t.fwd and t.bwd (all of it forward where it cannot be read).
+  void split_replay(double both, StepTimes& t) const;
   void reset_graph();
   bool late_loss() const { return graph_ || late_; }  // the loss arrives with the next step
   // late_steps_apply (epoch_late.cpp): the step without a host wait — phases as device marks and

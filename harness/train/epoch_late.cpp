@@ -3,8 +3,6 @@
 // read one step late (LateSteps), and its loss read one step late (graph_step, captured or eager).
 // Not here: the step's order itself and its record (epoch.cpp), the graph's warm-up and capture
 // (epoch_graph.cpp), the marks' and scan's device side (models/late_reads.h).
-#include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "harness/train/epoch.h"
@@ -48,11 +46,7 @@ StepExchange EpochRunner::late_step(EpochProgress& o, std::int64_t s) {
 void EpochRunner::settle_late_steps(EpochProgress& o) {
   if (!late_) return;
   for (LateSteps::Settled& r : late_->settle()) {
-    if (r.replayed && graph_) {  // one launch: its split event (the end of forward and loss) divides it
-      const double both = r.times.fwd + r.times.bwd, fwd = graph_->split_seconds();
-      r.times.fwd = std::isfinite(fwd) ? std::min(fwd, both) : both;
-      r.times.bwd = both - r.times.fwd;
-    }
+    if (r.replayed && graph_) split_replay(r.times.fwd + r.times.bwd, r.times);  // one launch: its split event divides it
     SB_CHECK(r.row >= 0 && r.row < std::int64_t(o.rows.size()), "late step row {} of {}", r.row, o.rows.size());
     StepRow& row = o.rows[std::size_t(r.row)];
     row.time = r.times;

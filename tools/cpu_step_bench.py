@@ -6,7 +6,11 @@
     tools/torch_reference.py --device cpu (the same architecture, written again there) in
     alternating order, ROUNDS rounds after --warmup-rounds (1) not counted, and prints each side's
     median images/s with its range, the ratio ours / PyTorch (median of the per-round ratios, and
-    its range), and each side's coefficient of variation over the rounds.
+    its range), each side's coefficient of variation over the rounds, and whether ours spread more
+    than PyTorch's in those rounds (tools/paired_spread.py: a paired one-sided test, since two CVs
+    from ten rounds on a shared host differ by chance about half the time). --from-log FILE... prints
+    the same table from saved compare outputs without running anything, and with several files the
+    test on their rounds pooled.
   steady: RUNS consecutive runs of ours per configuration, 1 and 2 threads alternating, and prints
     the median, range and coefficient of variation of each, and in how many of the 1/2-thread pairs
     2 threads were slower than 1; with --torch PyTorch's step is timed between ours the same way,
@@ -23,11 +27,13 @@ reused (no data loading). It prints figures and asserts nothing; PyTorch (Debian
 run with /usr/bin/python3) is needed here only, never by the build or `make test`.
 
   tools/cpu_step_bench.py compare [--rounds 5] [--warmup-rounds 1] [--steps 8] [--binary build/scalebench]
+  tools/cpu_step_bench.py compare --from-log RUN1.log [RUN2.log ...]
   tools/cpu_step_bench.py steady [--runs 20] [--only unet] [--torch]
   tools/cpu_step_bench.py floor [--runs 20] [--steps 3]
 """
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -36,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import paired_spread  # tools/, beside this script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -143,15 +151,62 @@ def compare(a, binary, tmp):
             print(f"{which} {label(c)}: ours {got['ours']:.1f}, torch {got['torch']:.1f} images/s", flush=True)
     print(f"\n{machine(binary)}; torch {torch_version}; {time.strftime('%Y-%m-%d')}; {a.rounds} alternating rounds "
           f"after {a.warmup_rounds} warm-up round(s), {a.steps} steps each")
+    table([label(c) for c in cs], ours_v, torch_v)
+
+
+ROUND = re.compile(r"^round \d+/\d+ (.*): ours ([0-9.]+), torch ([0-9.]+) images/s$")
+
+
+def rounds_of_log(path):
+    """A saved `compare` output's counted rounds (warm-up rounds are not): {configuration: ([ours], [torch])}."""
+    got = {}
+    with open(path) as f:
+        for line in f:
+            m = ROUND.match(line.rstrip("\n"))
+            if m:
+                o, t = got.setdefault(m.group(1), ([], []))
+                o.append(float(m.group(2)))
+                t.append(float(m.group(3)))
+    if not got:
+        sys.exit(f"cpu_step_bench: {path} has no 'round K/N CONFIGURATION: ours X, torch Y images/s' line")
+    return got
+
+
+def pooled(logs):
+    """The spread test on several runs' rounds together, per configuration: each run's figures divided by
+    their geometric mean (side by side), so a run on a faster hour adds no spread of its own."""
+    def rel(v):
+        g = math.exp(statistics.fmean(math.log(x) for x in v))
+        return [x / g for x in v]
+    print(f"\npooled over {len(logs)} runs (each side over its geometric mean in each run):")
+    less = 0
+    keys = [k for k in logs[0] if all(k in got for got in logs)]
+    for k in keys:
+        o = [x for got in logs for x in rel(got[k][0])]
+        t = [x for got in logs for x in rel(got[k][1])]
+        st = paired_spread.spread_test(o, t)
+        less += st.verdict == "less steady"
+        print(f"{k:<44} {len(o):3d} rounds: sd(log) ours / torch {st.sd_ratio:.2f}  {st.verdict} "
+              f"(p more {st.p_more:.3f}, p less {st.p_less:.3f})")
+    print(f"ours less steady than PyTorch (one-sided p < {paired_spread.ALPHA}) in {less} of {len(keys)} configurations")
+
+
+def table(keys, ours_v, torch_v):
+    """Per configuration: medians with ranges, the per-round ratio, each side's CV and whether ours
+    spread more than PyTorch's in the same rounds (tools/paired_spread.py: a paired test, one-sided)."""
     print(f"{'configuration':<44} {'ours images/s [range]':>24} {'torch images/s [range]':>24} "
-          f"{'ours/torch [range]':>22} {'CV ours / torch':>16}")
+          f"{'ours/torch [range]':>22} {'CV ours / torch':>16}  spread of ours (p more, p less)")
     cv = lambda v: statistics.stdev(v) / statistics.mean(v) * 100 if len(v) > 1 else float("nan")
-    for c in cs:
-        k = label(c)
+    less = 0
+    for k in keys:
         ratios = [o / t for o, t in zip(ours_v[k], torch_v[k])]
+        st = paired_spread.spread_test(ours_v[k], torch_v[k]) if len(ratios) >= 3 else None
+        less += bool(st and st.verdict == "less steady")
+        spread_col = f"{st.verdict} ({st.p_more:.3f}, {st.p_less:.3f})" if st else "-"
         print(f"{k:<44} {spread(ours_v[k]):>24} {spread(torch_v[k]):>24} "
               f"{statistics.median(ratios):6.2f} [{min(ratios):.2f}, {max(ratios):.2f}] "
-              f"{cv(ours_v[k]):6.1f} / {cv(torch_v[k]):4.1f} %")
+              f"{cv(ours_v[k]):6.1f} / {cv(torch_v[k]):4.1f} %  {spread_col}")
+    print(f"ours less steady than PyTorch (one-sided p < {paired_spread.ALPHA}) in {less} of {len(keys)} configurations")
 
 
 def steady(a, binary, tmp):
@@ -234,7 +289,18 @@ def main():
                    help="steady: time PyTorch's step too, between ours, for the machine's own run-to-run spread")
     p.add_argument("--extra", nargs=argparse.REMAINDER, default=[],
                    help="further `scalebench train` options for our side, e.g. --extra --cpu-kernels blas")
+    p.add_argument("--from-log", metavar="FILE", nargs="+",
+                   help="compare: the table of each saved compare output's rounds instead of running any; with several,\n"
+                        "also the spread test on their rounds pooled (each file's figures over its own geometric mean)")
     a = p.parse_args()
+    if a.mode == "compare" and a.from_log:
+        logs = [rounds_of_log(path) for path in a.from_log]
+        for path, got in zip(a.from_log, logs):
+            print(f"{path}:")
+            table(list(got), {k: v[0] for k, v in got.items()}, {k: v[1] for k, v in got.items()})
+        if len(logs) > 1:
+            pooled(logs)
+        return
     if a.mode == "compare" and a.rounds < 5:
         p.error("--rounds: at least 5 (a median of fewer is not a result on a shared machine)")
     binary = os.path.abspath(a.binary)

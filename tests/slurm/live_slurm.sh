@@ -17,8 +17,13 @@ poll() {
   local deadline=$((SECONDS + $1)); shift
   until "$@"; do ((SECONDS < deadline)) || return 1; sleep "$POLL_SLEEP"; done
 }
-# no_jobs_left: the queue holds none of this test's jobs.
-no_jobs_left() { [[ -z "$(squeue --noheader --format=%i 2>/dev/null)" ]]; }
+# no_jobs_left: the queue holds none of this test's jobs. A failed squeue (slurmctld busy: "Socket timed
+# out") is not an empty queue: it answers no, and the poll asks again.
+no_jobs_left() {
+  local q
+  q=$(squeue --noheader --format=%i 2>/dev/null) || return 1
+  [[ -z $q ]]
+}
 
 live_slurm_cleanup() {
   local rc=$?

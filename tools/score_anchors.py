@@ -21,6 +21,8 @@ import tempfile
 
 import h5py
 
+import tf_cnn_variables
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 ANCHORS = os.path.join(ROOT, "results", "anchors")
 TOLERANCE = 0.10
@@ -60,6 +62,11 @@ INPUTS = {
         strategy="hierarchical",
         ps_shards={"default": "2:2,4:4,8:8", ("inception_v3", 64): "2:2,4:4,8:6", ("inception_v3", 32): "2:2,4:4,8:6",
                    ("resnet50", 32): "2:2,4:4,8:4", ("resnet152", 32): "2:2,4:4,8:4"},
+        # whole variables on the servers (--ps-variables): the page's "Benchmark GitHub hash: 9165a70" is
+        # tensorflow/benchmarks' tf_cnn_benchmarks, whose distributed_replicated places a copy of each trainable
+        # variable round-robin after the global step (tools/tf_cnn_variables.py says where)
+        variable_update={"default": "distributed_replicated"},
+        tf_cnn_model={"inception_v3": "inception3", "resnet50": "resnet50", "resnet152": "resnet152"},
         # TF 1.x replicated: every gradient exchanged after backward (no overlap; an assumption: the point;
         # the band brackets it, a described step's layers being assumed)
         layers=1,
@@ -109,11 +116,16 @@ INPUTS = {
         # MPI over the same Aries reaches "~10GB/s" (openucx/ucx#4274): the link is not what limits gRPC
         network="tfgrpc",
         ranks_per_node=1,  # "Each node that we use in Piz Daint is equipped with an NVIDIA Tesla P100"
-        # parameter servers on the workers' nodes ("nodes running Workers also run Parameter Servers"), the table's
-        # "Num PSs" at each N: --ps-shards costs the exchange between the nodes as a push to and a pull from them
-        # (ring at one rank a node; the shards of equal size, which TensorFlow's placement of whole variables is not)
+        # parameter servers on the workers' nodes ("nodes running Workers also run Parameter Servers"; run_dist_tf.sh
+        # at a0d3d61: one a node, TF_PS_PER_NODE=1, on the first nodes), the table's "Num PSs" at each N:
+        # --ps-shards costs the exchange between the nodes as a push to and a pull from them (ring at one rank a node)
         strategy="ring",
         ps_shards={"default": "2:1,4:3,8:2,16:4,32:12,64:40,128:116"},
+        # whole variables on them (--ps-variables), as the table's "Variable Update" of each row placed them: the
+        # launch script's tf_cnn_benchmarks (tools/tf_cnn_variables.py says where) with --variable_update
+        # parameter_server (greedy by bytes) but at N = 4 distributed_replicated (round robin)
+        variable_update={"default": "parameter_server", 4: "distributed_replicated"},
+        tf_cnn_model={"inception_v3": "inception3"},
         layers=1,  # TF 1.x: every gradient exchanged after backward (no overlap; as tf-ec2-k80-2017, an assumption)
         # Keras Applications, as above (tf_cnn_benchmarks' inception3 at that commit: the same blocks, no auxiliary
         # head; its 1001 classes add 2,049)
@@ -128,23 +140,20 @@ KNOWN_MISSES = {
     # 8 instances at 64 GPUs, which double the bytes between nodes, double a term of about 12 ms: 0.920 predicted,
     # 0.790 published (0.910 at 32).
     ("tf-ec2-k80-2017.h5", "resnet152", "fp32", 32, 64, "calibrated"),
-    # tf-daint-p100-2017, uncalibrated, 8 to 64 nodes above the band: the table's servers (2, 4, 12, 40 for 8, 16,
-    # 32, 64 workers) load the busiest node with (N-1)/P gradients each way: 334 and 358 MB in (and out) at 8 and 16
-    # nodes, in steps of 503 and 512 ms -- at least 0.66 and 0.70 GB/s each way however much was overlapped, past the
-    # tfgrpc range's top (569 MB/s, one transfer at a time between two processes of one host; a step's many transfers
-    # in flight are not measured). At 32 and 64 (246 and 150 MB) the top would carry them within the step; the
-    # model's band does not, its exchange a push then a pull after each bucket is ready (TensorFlow pulls during the
-    # next forward).
+    # tf-daint-p100-2017, uncalibrated, 8 to 128 nodes above the band: the table's servers (2, 4, 12, 40, 116 for 8 to
+    # 128 workers, whole variables placed as tf_cnn_benchmarks placed them) load the busiest node with 3.76, 4.50, 4.40,
+    # 5.96 and 10.9 gradients each way (359, 430, 420, 569 and 1043 MB in, as much out) in steps of 503 to 889 ms -- at
+    # least 0.71 to 1.17 GB/s each way however much was overlapped, past the tfgrpc range's top (569 MB/s, one transfer
+    # at a time between two processes of one host; a step's many transfers in flight are not measured).
     ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 8, "uncalibrated"),
     ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 16, "uncalibrated"),
     ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 32, "uncalibrated"),
     ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 64, "uncalibrated"),
-    # Calibrated at 2 nodes: 0.868 at 32 falls to 0.805 at 64 and 0.521 at 128, where equal shards load the
-    # busiest link less than at 8 to 32 (1.6 and 1.1 times a ring's bytes, against 4.0 at 8 and 16): what the report
-    # blames ("the largely increased amount of data sent between Workers and Parameter Servers") is not equal
-    # shards. Not modelled: the server holding Inception V3's 8.2 MB classifier takes N x 8.2 MB a push (placement
-    # by whole variables), and the Dragonfly's global links carry every worker's traffic.
-    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 64, "calibrated"),
+    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 128, "uncalibrated"),
+    # Calibrated at 2 nodes, 128 misses (+0.15; 64 within, -0.01): the server holding Inception V3's 8.2 MB classifier
+    # takes 127 x 8.2 MB a push, which the placement now prices (it was +0.43 with equal shares); what is left is not
+    # modelled: the Dragonfly's global links, which carry every worker's traffic, and the servers' CPU (one process
+    # applies 127 pushes of its variables a step).
     ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 128, "calibrated"),
 }
 
@@ -212,10 +221,24 @@ def score(sb):
                 skipped += [(anchor, model, prec, batch, n) for n in by_n if n > inputs["ranks_per_node"] and n not in multi]
                 shards = inputs.get("ps_shards", {})
                 shards = shards.get((model, batch), shards.get("default"))
-                series.append(dict(anchor=anchor, inputs=inputs, model=model, prec=prec, batch=batch, by_n=by_n,
-                                   base=base, multi=multi, trace=trace, n_max=n_max,
-                                   extra=inputs.get("extra", {}).get(prec, []) + (["--ps-shards", shards] if shards else []),
-                                   unc=os.path.join(tmp, tag + "-u.h5"), cal=os.path.join(tmp, tag + "-c.h5")))
+                extra = inputs.get("extra", {}).get(prec, []) + (["--ps-shards", shards] if shards else [])
+                # one projection per variable_update the table's rows used, each scoring its own rows
+                updates = inputs.get("variable_update", {})
+                by_update = {}
+                for n in multi:
+                    by_update.setdefault(updates.get(n, updates.get("default")), []).append(n)
+                for update, ns in by_update.items():
+                    placement = []
+                    if update is not None:
+                        placed = os.path.join(tmp, f"{tag}-{update}.txt")
+                        with open(placed, "w") as f:
+                            tf_cnn_variables.write(tf_cnn_variables.placed(
+                                tf_cnn_variables.MODELS[inputs["tf_cnn_model"][model]](), update), f)
+                        placement = ["--ps-variables", placed, "--ps-placement", tf_cnn_variables.RULE[update]]
+                    series.append(dict(anchor=anchor, inputs=inputs, model=model, prec=prec, batch=batch, by_n=by_n,
+                                       base=base, multi=multi, scored=ns, trace=trace, n_max=n_max, extra=extra + placement,
+                                       unc=os.path.join(tmp, f"{tag}-{update}-u.h5"),
+                                       cal=os.path.join(tmp, f"{tag}-{update}-c.h5")))
         run_all([project_cmd(sb, s["trace"], s["inputs"], s["n_max"], s["extra"], s["unc"]) for s in series])
         cmds = []
         for s in series:
@@ -230,12 +253,17 @@ def score(sb):
         points = []
         for s in series:
             cal_rows = rows_by_n(s["cal"], s["inputs"]["strategy"])
-            for n in s["multi"]:
+            for n in s["scored"]:
                 u, u_lo, u_hi = relative(s["unc_rows"], n, s["base"])
                 c, c_lo, c_hi = relative(cal_rows, n, s["base"])
                 points.append(dict(anchor=s["anchor"], model=s["model"], prec=s["prec"], batch=s["batch"], n=n,
                                    base=s["base"], measured=s["by_n"][n]["efficiency"], unc=u, unc_lo=u_lo,
                                    unc_hi=u_hi, cal=c, cal_lo=c_lo, cal_hi=c_hi, calibrated_on=(n == s["multi"][0])))
+    # a table's points in order of N, whichever of its projections scored them
+    first = {}
+    for p in points:
+        first.setdefault((p["anchor"], p["model"], p["prec"], p["batch"]), len(first))
+    points.sort(key=lambda p: (first[(p["anchor"], p["model"], p["prec"], p["batch"])], p["n"]))
     for p in points:
         p["unc_inside"] = p["unc_lo"] <= p["measured"] <= p["unc_hi"]
         p["cal_error"] = p["cal"] - p["measured"]

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "harness/study/project/netmodel.h"
 #include "harness/study/project/projection.h"
@@ -15,8 +16,11 @@
 namespace scalebench::project::fixtures {
 
 inline Network net(double alpha, double bw, int ppn = 1) {
-  return {.inter = {alpha, bw, "test"}, .intra = {1e-6, 1e9, "test intra"}, .ranks_per_node = ppn, .ps_shards = {}};
+  return {.inter = {alpha, bw, "test"}, .intra = {1e-6, 1e9, "test intra"}, .ranks_per_node = ppn, .ps_shards = {}, .ps_placement = {}};
 }
+
+// P parameter-server shards of 1/P of the gradient each (Network::ps_shards' value without --ps-variables)
+inline std::vector<double> equal_shares(int servers) { return std::vector<double>(servers, 1.0 / servers); }
 
 inline MeasuredStep three_layers() {
   MeasuredStep m;

@@ -53,7 +53,7 @@ TEST(ProjectNet, ParameterServerShardsByHand) {
   // 8 ranks, one a node, 2 shards: a push and a pull of 3.5 x 1 MB at 100 MB/s, 10 us each;
   // the ring it replaces: 2*7*10 us + 2*7/8 * 1 MB / 100 MB/s = 0.01764
   Network n = net(10e-6, 1e8);
-  n.ps_shards = {{8, 2}, {2, 1}};
+  n.ps_shards = {{8, fixtures::equal_shares(2)}, {2, fixtures::equal_shares(1)}};
   EXPECT_NEAR(allreduce_time(StrategyKind::ring, 8, 1e6, n), 2 * (10e-6 + 0.035), 1e-12);
   EXPECT_NEAR(allreduce_time(StrategyKind::multiworker, 2, 1e6, n), 2 * (10e-6 + 0.01), 1e-12);
   EXPECT_EQ(network_ring_ranks(StrategyKind::ring, 8, n), 0);  // no ring crosses the network: no ring steps
@@ -61,7 +61,7 @@ TEST(ProjectNet, ParameterServerShardsByHand) {
   // hierarchical, 16 ranks at 4 a node: the chains 2*(3*1 us + 1 MB / 1 GB/s), then 4 nodes to 1 shard:
   // in 3/1 a phase
   Network h = net(10e-6, 1e8, 4);
-  h.ps_shards = {{4, 1}};
+  h.ps_shards = {{4, fixtures::equal_shares(1)}};
   EXPECT_NEAR(allreduce_time(StrategyKind::hierarchical, 16, 1e6, h), 0.002006 + 2 * (10e-6 + 0.03), 1e-12);
   // a flat ring of 4 ranks a node has no exchange between nodes alone to replace: it stays a ring
   EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 16, 1e6, h),

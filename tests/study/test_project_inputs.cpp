@@ -204,6 +204,7 @@ TEST(ProjectInputs, PsShardsCoverEveryNodeCountProjected) {
   std::string t = project_with(unet_batch(8, 1), o);
   EXPECT_NE(t.find("# ps shards: between nodes, a push to and a pull from parameter-server shards on the nodes "
                    "(NODES:SERVERS 2:1)"), std::string::npos) << t;
+  EXPECT_NE(t.find("# ps placement: equal shares (1/SERVERS of the gradient a server)\n"), std::string::npos) << t;
   o.ps_shards = "4:1";  // project_with projects N = 1, 2: two nodes have no server count
   t = project_with(unet_batch(8, 1), o);
   EXPECT_EQ(t, "error: project: --ps-shards 4:1 gives no server count for 2 nodes (N = 2 at 1 ranks per node)") << t;
@@ -211,6 +212,30 @@ TEST(ProjectInputs, PsShardsCoverEveryNodeCountProjected) {
   t = project_with(unet_batch(8, 1), o);
   EXPECT_NE(t.find("error: --ps-shards '2:3': 2:3 (expected 2 or more nodes and 1 to that many servers)"),
             std::string::npos) << t;
+}
+
+TEST(ProjectInputs, PsVariablesArePlacedAndSaid) {
+  sbtest::TempDir d;
+  ProjectCli o;
+  o.ps_shards = "2:1";
+  o.ps_variables = d.path() + "/v.txt";
+  std::ofstream(o.ps_variables) << "kernel 8000000 trainable\nmoving_mean 4000000 fixed\n";
+  std::string t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("# ps placement: whole variables, greedy (each onto the server with the fewest bytes so far, "
+                   "TensorFlow's GreedyLoadBalancingStrategy with byte_size_load_fn), the 2 variables of " +
+                   o.ps_variables + " (12.0 MB, 8.0 MB of them trainable); the busiest server's share of the gradient, "
+                   "NODES:SHARE 2:1.000\n"), std::string::npos) << t;
+  o.ps_placement = PsPlacement::round_robin;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("# ps placement: whole variables, round-robin (the i-th onto server i mod SERVERS"), std::string::npos) << t;
+  std::ofstream(o.ps_variables) << "kernel 8e6 trainable\n";
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_EQ(t, "error: --ps-variables " + o.ps_variables + ":1: 'kernel 8e6 trainable' is not NAME BYTES "
+               "trainable|fixed (BYTES a positive integer)") << t;
+  o.ps_shards.clear();
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_EQ(t, "error: project: --ps-variables " + o.ps_variables + " needs --ps-shards (the servers at each node count)")
+      << t;
 }
 
 TEST(ProjectInputs, TheHeaderSaysWhereTheRingsStepsComeFrom) {

@@ -353,13 +353,25 @@ double agreement_time(StrategyKind kind, int n, const Network& net) {
   return t;
 }
 
-double ps_shard_load(int nodes, int servers) {
+double ps_shard_load(int nodes, const std::vector<double>& shares) {
+  const int servers = int(shares.size());
   SB_REQUIRE(nodes >= 2 && servers >= 1 && servers <= nodes,
              "parameter-server shards: {} server(s) on {} nodes (expected 2 or more nodes, 1 to that many servers)",
              servers, nodes);
-  const double in = double(nodes - 1) / servers;  // a shard's node: every other node's share for it
-  const double out = servers < nodes ? 1.0 : double(servers - 1) / servers;  // a node without a shard sends all
+  double sum = 0;
+  for (double s : shares) {
+    SB_REQUIRE(s >= 0, "parameter-server shards: a share of {} (expected 0 or more)", s);
+    sum += s;
+  }
+  SB_REQUIRE(std::fabs(sum - 1.0) < 1e-9, "parameter-server shards: shares summing to {} (expected 1)", sum);
+  const auto [least, most] = std::minmax_element(shares.begin(), shares.end());
+  const double in = (nodes - 1) * *most;  // the largest shard's node: every other node's share for it
+  const double out = servers < nodes ? 1.0 : 1.0 - *least;  // a node without a shard sends all
   return std::max(in, out);
+}
+
+double ps_shard_load(int nodes, int servers) {
+  return ps_shard_load(nodes, std::vector<double>(std::max(servers, 0), servers > 0 ? 1.0 / servers : 0.0));
 }
 
 std::map<int, int> parse_ps_shards(const std::string& spec) {

@@ -75,12 +75,14 @@ struct Network {
   AlphaBeta inter;  // between nodes
   AlphaBeta intra;  // between ranks of one node (a range only where assumed_intra gave one)
   int ranks_per_node = 1;
-  // Parameter-server shards on the workers' nodes (--ps-shards), by node count: at L nodes, P of them
-  // hold an equal share of the gradient each, and the exchange between nodes (hierarchical's, or a
-  // ring's at one rank a node) is a push to the shards and a pull back (ps_shard_load) instead of a
-  // ring. TensorFlow's parameter_server and distributed_replicated with servers on the workers'
-  // nodes. Empty: the exchange between nodes is a ring.
-  std::map<int, int> ps_shards;
+  // Parameter-server shards on the workers' nodes (--ps-shards), by node count: at L nodes, the share
+  // of the gradient each of its P servers holds (one a node; equal shares, or what placing whole
+  // variables gave: ps_placement.h), and the exchange between nodes (hierarchical's, or a ring's at
+  // one rank a node) is a push to the servers and a pull back (ps_shard_load) instead of a ring.
+  // TensorFlow's parameter_server and distributed_replicated with servers on the workers' nodes.
+  // Empty: the exchange between nodes is a ring.
+  std::map<int, std::vector<double>> ps_shards;
+  std::string ps_placement;  // how the shares were made (ps_placement.h, PsShares), for the header
 };
 // The network with both links at the same end of their assumed ranges (AlphaBeta::at_slow_end,
 // at_fast_end): what the band's slow and fast extremes take. A link without a range stays as it is.
@@ -153,14 +155,16 @@ double allreduce_cpu(StrategyKind kind, int n, double bytes, const Network& net)
 // its ranks, one a node), else one message of the link. 0 at n = 1 and for ps-sync (no agreement).
 double agreement_time(StrategyKind kind, int n, const Network& net);
 // The busiest node link's load in one phase of an exchange over P parameter-server shards on L nodes,
-// as a multiple of the gradient M (docs/projection.md, "The model"): a node holding a shard receives
-// (L-1) x M/P from the others' workers; a worker sends its gradient to every shard but its own node's,
-// M (P-1)/P, or all of M on a node without one (there are such nodes when P < L). Each direction
-// has its own link (full duplex), so the phase takes the larger: max((L-1)/P, P < L ? 1 : (P-1)/P).
-// The pull mirrors the push. At P = L a node moves 2(L-1)/L M over both phases: a ring's bytes.
-// Throws unless 2 <= L and 1 <= P <= L. What it does not model: shards of unequal size (a real
-// placement puts whole variables on servers, so its busiest server holds at least the largest one).
-double ps_shard_load(int nodes, int servers);
+// one a node, shard i holding `shares[i]` of the gradient M (the shares sum to 1), as a multiple of M
+// (docs/projection.md, "The model"): the node holding the largest share s receives (L-1) x s M from
+// the others' workers; a worker sends its gradient to every shard but its own node's, (1 - its
+// node's share) M, or all of M on a node without one (there are such nodes when P < L). Each
+// direction has its own link (full duplex), so the phase takes the larger:
+// max((L-1) max(shares), P < L ? 1 : 1 - min(shares)); equal shares: max((L-1)/P, P < L ? 1 : (P-1)/P).
+// The pull mirrors the push. At P = L, equal, a node moves 2(L-1)/L M over both phases: a ring's
+// bytes. Throws unless 2 <= L, 1 <= P <= L and the shares are 0 or more and sum to 1.
+double ps_shard_load(int nodes, const std::vector<double>& shares);
+double ps_shard_load(int nodes, int servers);  // P equal shares
 // "--ps-shards 2:1,4:3" -> {2: 1, 4: 3}: NODES:SERVERS pairs; throws one line naming the pair for
 // anything else, NODES < 2, SERVERS outside 1..NODES, or a node count given twice.
 std::map<int, int> parse_ps_shards(const std::string& spec);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <variant>
@@ -91,6 +92,16 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
                 "Parameter servers on the workers' nodes instead of a ring between nodes: NODES:SERVERS for every "
                 "node count projected, e.g. 2:1,4:3,8:2 (TensorFlow's parameter_server and distributed_replicated; "
                 "costs hierarchical's exchange between nodes, and ring's at one rank a node; docs/projection.md)");
+  auto* vars = c->add_option("--ps-variables", o.ps_variables,
+                             "With --ps-shards: the model's variables in the order the placement sees them, a line each, NAME "
+                             "BYTES trainable|fixed (tools/tf_cnn_variables.py writes tf_cnn_benchmarks' models'); "
+                             "whole variables are placed on the servers by --ps-placement and the busiest server's share "
+                             "of the gradient sets the load, in place of equal shares");
+  c->add_option("--ps-placement", o.ps_placement,
+                "How --ps-variables are placed: greedy (each onto the server with the fewest bytes so far: TensorFlow's "
+                "GreedyLoadBalancingStrategy with byte_size_load_fn, tf_cnn_benchmarks' parameter_server) or "
+                "round-robin (replica_device_setter's default: its distributed_replicated)")
+      ->transform(CLI::CheckedTransformer(ps_placement_names()))->default_str(ps_placement_name(o.ps_placement))->needs(vars);
   c->add_option("--calibrate", o.calibrate,
                 "A measured point at a small N fits the link's delivered bandwidth: N=2:eff=0.81 (weak-scaling "
                 "efficiency), N=2:step_ms=250 or N=2:study=FILE (a study of the measured runs), optionally :spread=0.02 "
@@ -192,13 +203,20 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     l.source += fmt::format(" x {} links a node", o.nics_per_node);
   }
   net.ranks_per_node = o.ranks_per_node;
+  SB_REQUIRE(o.ps_variables.empty() || !o.ps_shards.empty(),
+             "project: --ps-variables {} needs --ps-shards (the servers at each node count)", o.ps_variables);
   if (!o.ps_shards.empty()) {
-    net.ps_shards = parse_ps_shards(o.ps_shards);
+    const std::map<int, int> servers = parse_ps_shards(o.ps_shards);
     // every node count the sweep reaches, checked before anything is printed
     for (int n = 2; n <= o.max_devices; n *= 2)
       if (const int nodes = (n + o.ranks_per_node - 1) / o.ranks_per_node; nodes >= 2)
-        SB_REQUIRE(net.ps_shards.count(nodes), "project: --ps-shards {} gives no server count for {} nodes (N = {} at "
+        SB_REQUIRE(servers.count(nodes), "project: --ps-shards {} gives no server count for {} nodes (N = {} at "
                    "{} ranks per node)", o.ps_shards, nodes, n, o.ranks_per_node);
+    const std::vector<PsVariable> vars = o.ps_variables.empty() ? std::vector<PsVariable>{}
+                                                                : read_ps_variables(o.ps_variables);
+    PsShares shares = ps_shares(servers, vars, o.ps_placement, o.ps_variables);
+    net.ps_shards = std::move(shares.by_nodes);
+    net.ps_placement = std::move(shares.placement);
   }
   SB_REQUIRE(!o.comm_cpu_shared || net.inter.cpu_per_msg_s > 0 || net.inter.cpu_per_byte_s > 0,
              "project: --comm-cpu-shared needs the exchange's CPU cost, which only --commbench FILE gives (its cpu_us, "
@@ -270,6 +288,7 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     sf.attrs.set("inputs", inputs_note(m, net, po));
     sf.attrs.set("calibration", o.calibrate);
     sf.attrs.set("ps_shards", o.ps_shards);
+    sf.attrs.set("ps_placement", net.ps_placement);
     std::string w;
     for (const auto& x : warnings) w += (w.empty() ? "" : "; ") + x;
     sf.attrs.set("warnings", w);

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "harness/study/project/ps_placement.h"
 #include "harness/train/train_config.h"
 
 namespace CLI { class App; }
@@ -30,6 +31,8 @@ struct ProjectCli {
   int nics_per_node = 1;   // --nics-per-node: the inter-node rate is this many links' (profiles, --gbps)
   std::string calibrate;   // --calibrate N=K:eff=E (calibrate.h)
   std::string ps_shards;   // --ps-shards NODES:SERVERS,... (netmodel.h, Network::ps_shards)
+  std::string ps_variables;  // --ps-variables FILE: whole variables in place of equal shares (ps_placement.h)
+  PsPlacement ps_placement = PsPlacement::greedy;  // --ps-placement: how they are placed
   double compute_spread = -1;  // --compute-spread (default: 0.10 for a described step, 0 for a traced one)
 };
 

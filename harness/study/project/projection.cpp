@@ -400,11 +400,12 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        net.inter.source);
   if (!net.ps_shards.empty()) {
     std::string shards;
-    for (const auto& [nodes, servers] : net.ps_shards) shards += fmt::format("{}{}:{}", shards.empty() ? "" : ",", nodes, servers);
+    for (const auto& [nodes, shares] : net.ps_shards)
+      shards += fmt::format("{}{}:{}", shards.empty() ? "" : ",", nodes, shares.size());
     out << fmt::format("# ps shards: between nodes, a push to and a pull from parameter-server shards on the nodes "
                        "(NODES:SERVERS {}), the busiest link's load each way, in place of a ring: hierarchical, and ring "
-                       "and multiworker at one rank a node\n",
-                       shards);
+                       "and multiworker at one rank a node\n# ps placement: {}\n",
+                       shards, net.ps_placement);
   }
   out << "# inputs: " << inputs_note(m, net, o) << "\n";
   if (net.inter.measured_ranks >= 2 && net.inter.gap_s == 0 && mean > 0)

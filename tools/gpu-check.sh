@@ -16,7 +16,8 @@
 #      reference and cuDNN, and cuDNN's fused convolution + bias + ReLU against the separate path
 #      (sb_test_gpu_kernels 'OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*'); sb_test_gpu_models
 #      'ModelOwnKernels*:*_own_*:*StepGraph*:*StepNoAlloc*' (the leading * also matches the
-#      parameterised cases, named Unet/StepGraphReplay.*, UnetAndVgg/StepNoAlloc.*); then
+#      parameterised cases, named Unet/StepGraphReplay.*, UnetAndVgg/StepNoAlloc.*); commbench's
+#      NCCL tables, every collective, type and place (sb_test_gpu_comm 'NcclCommbench.*'); then
 #      tests/train/cuda_graph_test.sh (ctest's
 #      gpu.cuda_graph_train: train with the step captured equals eager training bit for bit, and
 #      says whether the capture held or why it fell back);
@@ -84,6 +85,7 @@ if wants new; then
   new_part sync-free new-sync-free.log sb_test_gpu_train '*TrainStepSyncFree*'
   new_part "own kernels" new-kernels.log sb_test_gpu_kernels 'OwnBatchNorm*:OwnMaxPool*:*CudnnConvBiasRelu*'
   new_part models new.log sb_test_gpu_models 'ModelOwnKernels*:*_own_*:*StepGraph*:*StepNoAlloc*'
+  new_part commbench new-commbench.log sb_test_gpu_comm 'NcclCommbench.*'
   if ((new_end - SECONDS > 20)); then
     timeout $((new_end - SECONDS)) tests/train/cuda_graph_test.sh $sb >"$out/new-train.log" 2>&1
     new_line+="gpu.cuda_graph_train rc $?: $(tail -1 "$out/new-train.log")"

@@ -19,10 +19,18 @@ poll() {
 }
 # no_jobs_left: the queue holds none of this test's jobs. A failed squeue (slurmctld busy: "Socket timed
 # out") is not an empty queue: it answers no, and the poll asks again.
+queued_ids() { squeue --noheader --format=%i 2>/dev/null; }
 no_jobs_left() {
   local q
-  q=$(squeue --noheader --format=%i 2>/dev/null) || return 1
+  q=$(queued_ids) || return 1
   [[ -z $q ]]
+}
+# job_gone JOB: the queue no longer holds JOB (the whole queue, not `squeue -j`, which fails for a job id
+# Slurm has purged); a failed squeue answers no, as above.
+job_gone() {
+  local q
+  q=$(queued_ids) || return 1
+  ! grep -qx "$1" <<<"$q"
 }
 
 live_slurm_cleanup() {

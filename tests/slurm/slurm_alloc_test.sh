@@ -76,12 +76,7 @@ step "squeue --steps: $(squeue --noheader --steps -j "$job" -o '%i %j' 2>/dev/nu
 poll 180 two_ok || fail "fewer than two points ended ok in job $job"
 scancel "$job"
 step "scancel $job after $(oks) ok point(s)"
-ended() {  # a failed squeue is not an ended job (see no_jobs_left)
-  local q
-  q=$(squeue --noheader -o %i 2>/dev/null) || return 1  # not -j: a purged job id is an error there
-  ! grep -qx "$job" <<<"$q"
-}
-poll 60 ended || fail "job $job still queued after scancel"
+poll 60 job_gone "$job" || fail "job $job still queued after scancel"
 acct=$(sacct -c -n -j "$job" -o jobid,jobname,state,nnodes 2>/dev/null | head -1)
 step "sacct -c: $acct"
 [[ "$acct" == *CANCELLED* ]] || fail "sacct -c does not say job $job was cancelled: '$acct'"

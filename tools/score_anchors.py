@@ -112,8 +112,11 @@ INPUTS = {
         # rate; the software sends over gRPC: tf_cnn_benchmarks.py at the report's commit defaults server_protocol to
         # 'grpc' and the launch scripts do not set it. So the transport, not Aries, is the profile: tfgrpc, TensorFlow's
         # gRPC before its August 2017 upgrade (TensorFlow 1.1 is before it), its delivered range the published transfers
-        # of tensorflow/tensorflow#6256 and #6116, its latency gRPC's own ping-pongs (docs/projection.md cites each).
-        # MPI over the same Aries reaches "~10GB/s" (openucx/ucx#4274): the link is not what limits gRPC
+        # of tensorflow/tensorflow#6256 and #6116, its latency gRPC's own ping-pongs (docs/projection.md cites each),
+        # each one connection's; a node's connections together from no adding up to grpc/grpc#15348's four connections.
+        # MPI over the same Aries reaches "~10GB/s" (openucx/ucx#4274): the link is not what limits gRPC. The table's
+        # servers (2, 4, 12, 40, 116 for 8 to 128 workers) load the busiest node with 359 to 1043 MB each way a step
+        # of 503 to 889 ms: at least 0.71 to 1.17 GB/s each way, past one connection's 569 MB/s but not four's
         network="tfgrpc",
         ranks_per_node=1,  # "Each node that we use in Piz Daint is equipped with an NVIDIA Tesla P100"
         # parameter servers on the workers' nodes ("nodes running Workers also run Parameter Servers"; run_dist_tf.sh
@@ -140,16 +143,6 @@ KNOWN_MISSES = {
     # 8 instances at 64 GPUs, which double the bytes between nodes, double a term of about 12 ms: 0.920 predicted,
     # 0.790 published (0.910 at 32).
     ("tf-ec2-k80-2017.h5", "resnet152", "fp32", 32, 64, "calibrated"),
-    # tf-daint-p100-2017, uncalibrated, 8 to 128 nodes above the band: the table's servers (2, 4, 12, 40, 116 for 8 to
-    # 128 workers, whole variables placed as tf_cnn_benchmarks placed them) load the busiest node with 3.76, 4.50, 4.40,
-    # 5.96 and 10.9 gradients each way (359, 430, 420, 569 and 1043 MB in, as much out) in steps of 503 to 889 ms -- at
-    # least 0.71 to 1.17 GB/s each way however much was overlapped, past the tfgrpc range's top (569 MB/s, one transfer
-    # at a time between two processes of one host; a step's many transfers in flight are not measured).
-    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 8, "uncalibrated"),
-    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 16, "uncalibrated"),
-    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 32, "uncalibrated"),
-    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 64, "uncalibrated"),
-    ("tf-daint-p100-2017.h5", "inception_v3", "fp32", 64, 128, "uncalibrated"),
     # Calibrated at 2 nodes, 128 misses (+0.15; 64 within, -0.01): the server holding Inception V3's 8.2 MB classifier
     # takes 127 x 8.2 MB a push, which the placement now prices (it was +0.43 with equal shares); what is left is not
     # modelled: the Dragonfly's global links, which carry every worker's traffic, and the servers' CPU (one process

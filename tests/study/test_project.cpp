@@ -71,6 +71,35 @@ TEST(ProjectNet, ParameterServerShardsByHand) {
     EXPECT_THROW(parse_ps_shards(bad), Error) << bad;
 }
 
+TEST(ProjectNet, ATransportsConnectionsAddUpAtTheServers) {
+  // a transport (networks.def's tfgrpc): 100 MB/s a connection, a node's connections together 250 MB/s
+  Network t = net(10e-6, 1e8);
+  t.inter.node_bytes_per_s = 2.5e8;
+  t.ps_shards = {{8, fixtures::equal_shares(2)}, {2, fixtures::equal_shares(1)}};
+  // 8 nodes, 2 shards: the busiest node takes 3.5 x 1 MB a phase over 7 connections, at 250 MB/s
+  // (a link's 100 MB/s: 0.035 s); no connection carries more than one share, 0.5 MB at 100 MB/s
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 8, 1e6, t), 2 * (10e-6 + 3.5e6 / 2.5e8), 1e-12);
+  // 2 nodes, 1 shard: one connection carries the whole gradient; the node's rate does not help it
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 2, 1e6, t), 2 * (10e-6 + 0.01), 1e-12);
+  // connections together as fast as 1 GB/s: one connection's share sets the phase, 0.5 MB at 100 MB/s
+  t.inter.node_bytes_per_s = 1e9;
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 8, 1e6, t), 2 * (10e-6 + 0.005), 1e-12);
+  // a node is never slower than one connection: a node rate below it is the connection's (a link's cost)
+  t.inter.node_bytes_per_s = 5e7;
+  Network link = t;
+  link.inter.node_bytes_per_s = 0;
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 8, 1e6, t), allreduce_time(StrategyKind::ring, 8, 1e6, link));
+  EXPECT_NEAR(allreduce_time(StrategyKind::ring, 8, 1e6, link), 2 * (10e-6 + 0.035), 1e-12);
+  // a ring's rank has one connection each way: the node's rate does not enter
+  t.inter.node_bytes_per_s = 1e9;
+  t.ps_shards.clear();
+  EXPECT_DOUBLE_EQ(allreduce_time(StrategyKind::ring, 8, 1e6, t), allreduce_time(StrategyKind::ring, 8, 1e6, net(10e-6, 1e8)));
+  // ps-sync: the server's 4 connections together (4 MB at 1 GB/s) or one connection's 1 MB at 100 MB/s
+  EXPECT_NEAR(ps_step_time(4, 1e6, t), 2e-5 + 0.01, 1e-12);
+  t.inter.node_bytes_per_s = 2e8;
+  EXPECT_NEAR(ps_step_time(4, 1e6, t), 2e-5 + 0.02, 1e-12);
+}
+
 TEST(ProjectStep, BucketsAndOverlapByHand) {
   const MeasuredStep m = three_layers();
   // 4 MB buckets = 1 048 576 elements: a+b close one at 30 ms, c the last at 40 ms

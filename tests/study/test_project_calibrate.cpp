@@ -36,6 +36,18 @@ TEST(ProjectCalibrate, ProfilesCarryTheirDeliveredRange) {
   EXPECT_DOUBLE_EQ(p.at_slow_end().bytes_per_s, p.bw_lo);
   EXPECT_DOUBLE_EQ(p.at_fast_end().alpha_s, 5e-6);
   for (const char* name : {"200ss11", "400ndr"}) EXPECT_TRUE(profile(name).ranged()) << name;
+  // links: a node's connections share the link (no node rate of their own)
+  for (const std::string& name : profile_names())
+    EXPECT_EQ(profile(name).per_connection(), name == "tfgrpc") << name;
+  // a transport (networks.def: tfgrpc, a connection 800-4554 Mbit/s, a node's connections 800-24000):
+  // the band's ends and the point move the node's rate with the connection's
+  const AlphaBeta g = profile("tfgrpc");
+  EXPECT_DOUBLE_EQ(g.node_lo, 0.8e9 / 8);
+  EXPECT_DOUBLE_EQ(g.node_hi, 24e9 / 8);
+  EXPECT_DOUBLE_EQ(g.at_slow_end().node_bytes_per_s, g.node_lo);
+  EXPECT_DOUBLE_EQ(g.at_fast_end().node_bytes_per_s, g.node_hi);
+  EXPECT_NEAR(g.at_middle().node_bytes_per_s, std::sqrt(0.8e9 * 24e9) / 8, 1e-3);
+  EXPECT_DOUBLE_EQ(g.at_slow_end().node_rate(), g.at_slow_end().bytes_per_s);  // the slow end: no adding up
   // the band holds both ends: a nameplate's band is not the point (the issue's [0.980, 0.980])
   Network n = net(0, 1);
   n.inter = p.at_middle();

@@ -212,6 +212,18 @@ TEST(ProjectInputs, PsShardsCoverEveryNodeCountProjected) {
   t = project_with(unet_batch(8, 1), o);
   EXPECT_NE(t.find("error: --ps-shards '2:3': 2:3 (expected 2 or more nodes and 1 to that many servers)"),
             std::string::npos) << t;
+  // a transport's connections: said on the network line and the inputs line; not several NICs
+  o.ps_shards = "2:1";
+  o.network = "tfgrpc";
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_NE(t.find("# network: inter-node alpha 115.0 us, 0.239 GB/s a connection, a node's connections together up "
+                   "to 0.548 GB/s (profile tfgrpc)"), std::string::npos) << t;
+  EXPECT_NE(t.find("a connection's; a node's connections together: assumed 0.8 to 24 Gbit/s (point 4.38 Gbit/s, never "
+                   "below one connection's)"), std::string::npos) << t;
+  o.nics_per_node = 2;
+  t = project_with(unet_batch(8, 1), o);
+  EXPECT_EQ(t, "error: project: --nics-per-node 2 with --network tfgrpc: a transport's rate is its connections' (its "
+               "stack's), not a link's; leave --nics-per-node out") << t;
 }
 
 TEST(ProjectInputs, PsVariablesArePlacedAndSaid) {

@@ -83,7 +83,12 @@ double allreduce_cost(StrategyKind kind, int n, double bytes, const Network& net
     if (!sharded_between_nodes(kind, n, net)) return 0.0;
     const auto p = net.ps_shards.find(nodes);
     SB_REQUIRE(p != net.ps_shards.end(), "--ps-shards gives no server count for {} nodes", nodes);
-    return 2.0 * message(net.inter, ps_shard_load(nodes, p->second) * bytes, c);
+    const double load = ps_shard_load(nodes, p->second) * bytes;
+    const AlphaBeta& l = net.inter;
+    if (c == Cost::cpu || !l.per_connection()) return 2.0 * message(l, load, c);
+    // a transport: the node's connections together, and none faster than one connection
+    const double largest = *std::max_element(p->second.begin(), p->second.end()) * bytes;
+    return 2.0 * (l.alpha_s + std::max(load / l.node_rate(), largest / l.bytes_per_s));
   };
   if (traits(kind).algo == comm::AllreduceAlgo::hierarchical) {
     const int local = std::min(ranks_per_node_of(net), n);
@@ -110,18 +115,21 @@ double AlphaBeta::message_time(double bytes) const {
 AlphaBeta AlphaBeta::at_slow_end() const {
   AlphaBeta ab = *this;
   if (ranged()) ab.bytes_per_s = bw_lo, ab.alpha_s = alpha_hi;
+  if (node_lo > 0 && node_hi > 0) ab.node_bytes_per_s = node_lo;
   return ab;
 }
 
 AlphaBeta AlphaBeta::at_fast_end() const {
   AlphaBeta ab = *this;
   if (ranged()) ab.bytes_per_s = bw_hi, ab.alpha_s = alpha_lo;
+  if (node_lo > 0 && node_hi > 0) ab.node_bytes_per_s = node_hi;
   return ab;
 }
 
 AlphaBeta AlphaBeta::at_middle() const {
   AlphaBeta ab = *this;
   if (ranged()) ab.bytes_per_s = std::sqrt(bw_lo * bw_hi), ab.alpha_s = 0.5 * (alpha_lo + alpha_hi);
+  if (node_lo > 0 && node_hi > 0) ab.node_bytes_per_s = std::sqrt(node_lo * node_hi);
   return ab;
 }
 
@@ -152,12 +160,12 @@ double AlphaBeta::message_cpu(double bytes) const {
 }
 
 namespace {
-struct Profile { const char* name; double mbit, alpha_us, lo_mbit, hi_mbit, lo_us, hi_us; };
+struct Profile { const char* name; double mbit, alpha_us, lo_mbit, hi_mbit, lo_us, hi_us, node_lo_mbit, node_hi_mbit; };
 // networks.def: the one list of named networks (tools/cluster/up.sh's presets read it too).
 constexpr Profile kProfiles[] = {
 // (basis: whether the range rests on a published measurement -- docs/projection.md's table only)
-#define SB_NETWORK(name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us, basis) \
-  {#name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us},
+#define SB_NETWORK(name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us, node_lo_mbit, node_hi_mbit, basis) \
+  {#name, mbit, latency_us, lo_mbit, hi_mbit, lo_us, hi_us, node_lo_mbit, node_hi_mbit},
 #include "harness/study/project/networks.def"
 #undef SB_NETWORK
 };
@@ -178,6 +186,9 @@ AlphaBeta profile(const std::string& name) {
       ab.nameplate = true;
       ab.bw_lo = p.lo_mbit * 1e6 / 8, ab.bw_hi = p.hi_mbit * 1e6 / 8;
       ab.alpha_lo = p.lo_us * 1e-6, ab.alpha_hi = p.hi_us * 1e-6;
+      // a transport: its nameplate stands for its connections' top together too (at_middle moves it)
+      if (p.node_hi_mbit > 0)
+        ab.node_lo = p.node_lo_mbit * 1e6 / 8, ab.node_hi = p.node_hi_mbit * 1e6 / 8, ab.node_bytes_per_s = ab.node_hi;
       return ab;
     }
   SB_REQUIRE(false, "--network '{}': unknown profile (known: {})", name, fmt::join(profile_names(), ", "));
@@ -398,7 +409,9 @@ bool sharded_between_nodes(StrategyKind kind, int n, const Network& net) {
 }
 
 double ps_step_time(int n, double bytes, const Network& net) {
-  return 2 * net.inter.alpha_s + double(n) * bytes / net.inter.bytes_per_s;
+  const AlphaBeta& l = net.inter;
+  if (!l.per_connection()) return 2 * l.alpha_s + double(n) * bytes / l.bytes_per_s;
+  return 2 * l.alpha_s + std::max(double(n) * bytes / l.node_rate(), bytes / l.bytes_per_s);
 }
 
 }  // namespace scalebench::project

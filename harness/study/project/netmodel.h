@@ -8,6 +8,7 @@
 // docs/projection.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -53,6 +54,15 @@ struct AlphaBeta {
   // numbers: the band's communication side is then the fit's residual alone).
   double bw_lo = 0, bw_hi = 0, alpha_lo = 0, alpha_hi = 0;
   bool ranged() const { return bw_lo > 0 && bw_hi > 0; }
+  // A transport (networks.def's last range; tfgrpc): the rate above is one connection's, and a
+  // node's connections at once together deliver up to node_bytes_per_s, never less than one of them
+  // (node_rate). Its range: node_lo (the slow end) to node_hi (the fast end). 0: a link, whose rate
+  // is the node's however many connections share it. What reads it: the parameter servers' phases
+  // (allreduce_time with ps_shards, ps_step_time), where a node talks to many others at once; a
+  // ring's rank has one connection each way.
+  double node_bytes_per_s = 0, node_lo = 0, node_hi = 0;
+  bool per_connection() const { return node_bytes_per_s > 0; }
+  double node_rate() const { return std::max(node_bytes_per_s, bytes_per_s); }
   // This link at one end of its range (slow: bw_lo, alpha_hi; fast: bw_hi, alpha_lo), or at its
   // middle (the geometric mean of the rates, the mean of the latencies); itself without a range.
   AlphaBeta at_slow_end() const;
@@ -142,6 +152,8 @@ int network_ring_ranks(StrategyKind kind, int n, const Network& net);
 // nodes exchange through parameter-server shards (sharded_between_nodes), that exchange is a push and
 // a pull, each one message of ps_shard_load x bytes over the link (the messages to the P shards go
 // out at once: one latency a phase), in place of the ring between them; no ring straggler term.
+// Over a transport (AlphaBeta::per_connection) the phase takes the longer of the node's load at
+// node_rate() and the largest share one connection carries (max(shares) x bytes) at its rate.
 double allreduce_time(StrategyKind kind, int n, double bytes, const Network& net, bool stragglers = false);
 // CPU seconds one rank spends on that allreduce (the same message pattern costed with the links'
 // cpu_per_msg_s / cpu_per_byte_s); 0 where the network model has no CPU costs.
@@ -175,7 +187,8 @@ std::map<int, int> parse_ps_shards(const std::string& spec);
 bool sharded_between_nodes(StrategyKind kind, int n, const Network& net);
 
 // ps-sync: one step's push of the whole gradient from n workers to the server and the replies:
-// the server's link carries n x bytes each way (the fitted line, not the samples).
+// the server's link carries n x bytes each way (the fitted line, not the samples); over a transport
+// its n connections together at node_rate(), each at most one connection's rate.
 double ps_step_time(int n, double bytes, const Network& net);
 
 }  // namespace scalebench::project

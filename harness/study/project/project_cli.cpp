@@ -198,6 +198,8 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     SB_REQUIRE(o.commbench.empty(), "project: --nics-per-node {} with --commbench: a commbench between two nodes "
                "measured what the library made of their links already; leave --nics-per-node out", o.nics_per_node);
     AlphaBeta& l = net.inter;
+    SB_REQUIRE(!l.per_connection(), "project: --nics-per-node {} with --network {}: a transport's rate is its "
+               "connections' (its stack's), not a link's; leave --nics-per-node out", o.nics_per_node, o.network);
     const double k = o.nics_per_node;
     l.bytes_per_s *= k, l.bw_lo *= k, l.bw_hi *= k;
     l.source += fmt::format(" x {} links a node", o.nics_per_node);

@@ -304,6 +304,10 @@ std::string inputs_note(const MeasuredStep& m, const Network& net, const Project
                        l.alpha_s * 1e6);
   else
     link = "network: given (--alpha-us/--gbps), no range: the band has none of the link";
+  if (l.per_connection())
+    link += fmt::format(", a connection's; a node's connections together: assumed {:.3g} to {:.3g} Gbit/s (point "
+                        "{:.3g} Gbit/s, never below one connection's)", l.node_lo * 8e-9, l.node_hi * 8e-9,
+                        l.node_bytes_per_s * 8e-9);
   // a calibration's fitted link absorbs what the point costs beyond it: the other assumed inputs keep no range
   const bool calibrated = l.ranged() && !l.nameplate && l.measured_ranks < 2;
   const char* absorbed = calibrated ? ": the calibrated link absorbs it" : "";
@@ -377,9 +381,14 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                        context.str("hostnames", "-"), context.str("git_sha", "-"),
                        context.str("git_dirty") == "true" ? " (uncommitted changes)" : "");
   const auto& samples = net.inter.samples;
-  out << fmt::format("# network: inter-node alpha {:.1f} us, {:.3f} GB/s ({}){}; intra-node alpha {:.1f} us, {:.3f} GB/s; "
+  out << fmt::format("# network: inter-node alpha {:.1f} us, {:.3f} GB/s{} ({}){}; intra-node alpha {:.1f} us, {:.3f} GB/s; "
                      "{} ranks per node\n",
-                     net.inter.alpha_s * 1e6, net.inter.bytes_per_s * 1e-9, net.inter.source,
+                     net.inter.alpha_s * 1e6, net.inter.bytes_per_s * 1e-9,
+                     net.inter.per_connection()
+                         ? fmt::format(" a connection, a node's connections together up to {:.3f} GB/s",
+                                       net.inter.node_rate() * 1e-9)
+                         : std::string(),
+                     net.inter.source,
                      samples.size() < 2 ? std::string()
                                         : fmt::format(", the measured curve for messages of {:.0f} to {:.0f} bytes",
                                                       samples.front().bytes, samples.back().bytes),

@@ -115,21 +115,21 @@ double AlphaBeta::message_time(double bytes) const {
 AlphaBeta AlphaBeta::at_slow_end() const {
   AlphaBeta ab = *this;
   if (ranged()) ab.bytes_per_s = bw_lo, ab.alpha_s = alpha_hi;
-  if (node_lo > 0 && node_hi > 0) ab.node_bytes_per_s = node_lo;
+  if (node_ranged()) ab.node_bytes_per_s = node_lo;
   return ab;
 }
 
 AlphaBeta AlphaBeta::at_fast_end() const {
   AlphaBeta ab = *this;
   if (ranged()) ab.bytes_per_s = bw_hi, ab.alpha_s = alpha_lo;
-  if (node_lo > 0 && node_hi > 0) ab.node_bytes_per_s = node_hi;
+  if (node_ranged()) ab.node_bytes_per_s = node_hi;
   return ab;
 }
 
 AlphaBeta AlphaBeta::at_middle() const {
   AlphaBeta ab = *this;
   if (ranged()) ab.bytes_per_s = std::sqrt(bw_lo * bw_hi), ab.alpha_s = 0.5 * (alpha_lo + alpha_hi);
-  if (node_lo > 0 && node_hi > 0) ab.node_bytes_per_s = std::sqrt(node_lo * node_hi);
+  if (node_ranged()) ab.node_bytes_per_s = std::sqrt(node_lo * node_hi);
   return ab;
 }
 
@@ -409,8 +409,8 @@ bool sharded_between_nodes(StrategyKind kind, int n, const Network& net) {
 }
 
 double ps_step_time(int n, double bytes, const Network& net) {
+  // a link's node_rate() is its rate, and n >= 1: then the server's n x bytes alone
   const AlphaBeta& l = net.inter;
-  if (!l.per_connection()) return 2 * l.alpha_s + double(n) * bytes / l.bytes_per_s;
   return 2 * l.alpha_s + std::max(double(n) * bytes / l.node_rate(), bytes / l.bytes_per_s);
 }
 

@@ -62,6 +62,8 @@ struct AlphaBeta {
   // ring's rank has one connection each way.
   double node_bytes_per_s = 0, node_lo = 0, node_hi = 0;
   bool per_connection() const { return node_bytes_per_s > 0; }
+  bool node_ranged() const { return node_lo > 0 && node_hi > 0; }
+  // what a node's connections deliver together: a link's own rate (node_bytes_per_s 0)
   double node_rate() const { return std::max(node_bytes_per_s, bytes_per_s); }
   // This link at one end of its range (slow: bw_lo, alpha_hi; fast: bw_hi, alpha_lo), or at its
   // middle (the geometric mean of the rates, the mean of the latencies); itself without a range.

@@ -282,9 +282,10 @@ int run_project(const ProjectCli& o, std::ostream& out) {
     sf.attrs.set("band_definition", "each prediction recomputed with compute x (1 -/+ 2 relative standard errors of the "
                                     "traced mean step) and communication x (1 -/+ the commbench curve's leave-one-out "
                                     "residual; 0 without a commbench fit of 3+ sizes), the links at the two ends of their "
-                                    "assumed ranges (a profile's delivered range and a transport's connections together, what "
-                                    "--calibrate leaves open, a GPU node's unstated intra-node link), a described step's gradients all ready at the end "
-                                    "of backward (slow) and spread evenly over it (fast), and a described step's stated "
+                                    "assumed ranges (a profile's delivered range and a transport's connections together, "
+                                    "what --calibrate leaves open, a GPU node's unstated intra-node link), a described "
+                                    "step's gradients all ready at the end of backward (slow) and spread evenly over it "
+                                    "(fast), and a described step's stated "
                                     "spread; efficiency pairs the N = 1 step's opposite extreme "
                                     "(docs/projection.md)");
     sf.attrs.set("inputs", inputs_note(m, net, po));

@@ -7,6 +7,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "harness/record/run_file.h"
 #include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/study_file.h"
@@ -75,7 +77,7 @@ TEST(ProjectCalibrate, AMeasuredPointRecoversTheLink) {
   prior.inter = prior.inter.at_middle();
   std::string warning;
   const CalibrationPoint c = parse_calibration("N=2:eff=" + std::to_string(eff2) + ":spread=0.01");
-  const AlphaBeta fit = calibrate(m, prior, o, c, warning);
+  const AlphaBeta fit = calibrate(m, prior, o, c, warning).link;
   EXPECT_EQ(warning, "");
   EXPECT_NEAR(fit.bytes_per_s / 0.3e9, 1.0, 1e-3);
   Network cal = prior;
@@ -89,9 +91,90 @@ TEST(ProjectCalibrate, AMeasuredPointRecoversTheLink) {
   EXPECT_LE(narrow.step_lo, truth_step);
   EXPECT_GE(narrow.step_hi, truth_step);
   // a figure no link reaches takes the bound, and says so
-  const AlphaBeta too_fast = calibrate(m, prior, o, parse_calibration("N=2:eff=1"), warning);
-  EXPECT_NE(warning.find("10 TB/s"), std::string::npos) << warning;
+  const AlphaBeta too_fast = calibrate(m, prior, o, parse_calibration("N=2:eff=1"), warning).link;
+  EXPECT_NE(warning.find("the link is taken as 10 TB/s"), std::string::npos) << warning;
   EXPECT_DOUBLE_EQ(too_fast.bytes_per_s, 1e13);
+  // a figure whose fast side alone no link reaches: the band's end took the bound, and the point did not
+  Network instant = prior;
+  instant.inter.alpha_s = prior.inter.alpha_lo, instant.inter.bytes_per_s = 1e13;
+  const double best = efficiency(m, instant, o, 2);  // the fast side's ceiling: its latency, any link
+  ASSERT_LT(best, 1.0);
+  const double eff = best - 0.01, spread = (1 - best) / 2 + 0.01;  // eff + spread: between best and 1
+  const AlphaBeta bounded =
+      calibrate(m, prior, o, parse_calibration(fmt::format("N=2:eff={:.6f}:spread={:.6f}", eff, spread)), warning).link;
+  EXPECT_NE(warning.find("the band's fast end is taken as 10 TB/s"), std::string::npos) << warning;
+  EXPECT_EQ(warning.find("the link is taken"), std::string::npos) << warning;
+  EXPECT_DOUBLE_EQ(bounded.bw_hi, 1e13);
+  EXPECT_LT(bounded.bytes_per_s, 1e13);
+}
+
+// A described step whose point costs less than its link can at the top of its range: the fitted link
+// (past the range) stays the point, and the band takes in the point's other reading, the link at its
+// fastest with the gradients ready sooner. The "measured" point comes from that reading (the gradients
+// over the last half of backward); calibrating a step with every gradient at the end of backward finds
+// the half again. Before, the band held the fitted link's reading alone.
+TEST(ProjectCalibrate, PastItsRangeThePointIsAlsoReadAsGradientsReadySooner) {
+  ProjectOptions o{.batch = 8, .bucket_mb = 4.0};
+  const MeasuredStep at_end = ready_over(three_layers(), o, 0.0);  // the described step: nothing overlaps
+  Network prior = net(0, 1);
+  prior.inter = profile("10gbe").at_middle();  // delivered 2-9.4 Gbit/s, 10-100 us
+  // two parameter servers at every node count: the busiest node's load grows with the nodes (3/2 of the
+  // gradient each way at 4, 15/2 at 16), so the two readings part as N grows
+  for (const int nodes : {2, 4, 8, 16}) prior.ps_shards[nodes] = fixtures::equal_shares(2);
+  Network top = prior;
+  top.inter.bytes_per_s = prior.inter.bw_hi, top.inter.alpha_s = prior.inter.alpha_lo;
+  top.inter.bw_lo = top.inter.bw_hi = top.inter.alpha_lo = top.inter.alpha_hi = 0;
+  const MeasuredStep half = ready_over(at_end, o, 0.5);
+  // ready_over: equal layers, the first taking what comes before the spread
+  ASSERT_EQ(half.layers.size(), at_end.layers.size());
+  EXPECT_DOUBLE_EQ(at_end.layers.front().bwd_s, 0.040);
+  EXPECT_DOUBLE_EQ(half.layers.front().bwd_s, 0.020 + 0.020 / double(half.layers.size()));
+  EXPECT_DOUBLE_EQ(half.layers.back().bwd_s, 0.020 / double(half.layers.size()));
+  const double eff4 = efficiency(half, top, o, 4), eff16 = efficiency(half, top, o, 16);
+  ASSERT_GT(eff4, efficiency(at_end, top, o, 4));  // with nothing overlapping, the range's top is too slow
+  const CalibrationPoint c = parse_calibration(fmt::format("N=4:eff={:.9f}:spread=0.01", eff4));
+  std::string warning;
+  o.ready_assumed = true;  // a described step's layers
+  const Calibration cal = calibrate(at_end, prior, o, c, warning);
+  EXPECT_GT(cal.link.bytes_per_s, prior.inter.bw_hi);  // the point: the fitted link, past the range
+  EXPECT_NE(warning.find("faster than the link's assumed range"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("other reading"), std::string::npos) << warning;
+  const ReadyReading& r = cal.other;
+  ASSERT_TRUE(r.present);
+  EXPECT_NEAR(r.ready, 0.5, 1e-6);
+  EXPECT_LT(r.ready_lo, r.ready);
+  EXPECT_GT(r.ready_hi, r.ready);
+  EXPECT_DOUBLE_EQ(r.link.bytes_per_s, prior.inter.bw_hi);
+  EXPECT_DOUBLE_EQ(r.link.alpha_s, prior.inter.alpha_lo);
+  EXPECT_FALSE(r.link.ranged());
+  // the band at N = 16: the fitted link's and the other reading's together, which holds the truth
+  Network fitted = prior;
+  fitted.inter = cal.link;
+  ProjectOptions with = o, without = o;
+  with.ready_assumed = without.ready_assumed = false;  // what run_project passes: the link absorbs the layers
+  with.ready_reading = r;
+  const Scenario s16{StrategyKind::ring, 16};
+  const Band alone = band(at_end, fitted, without, s16), both = band(at_end, fitted, with, s16);
+  ProjectOptions reading = without;
+  reading.ready_assumed = true, reading.ready_lo = r.ready_lo, reading.ready_hi = r.ready_hi;
+  const Band other = band(ready_over(at_end, o, r.ready), top, reading, s16);
+  EXPECT_DOUBLE_EQ(both.step_lo, std::min(alone.step_lo, other.step_lo));
+  EXPECT_DOUBLE_EQ(both.step_hi, std::max(alone.step_hi, other.step_hi));
+  const double truth = predict(half, top, without, s16).step_s;
+  EXPECT_GT(truth, alone.step_hi);  // the fitted link's band alone misses it: its N grow from the wrong term
+  EXPECT_LE(both.step_lo, truth);
+  EXPECT_GE(both.step_hi, truth);
+  EXPECT_LT(eff16, efficiency(at_end, fitted, without, 16));
+  // a traced step's layers were measured: no other reading
+  o.ready_assumed = false;
+  EXPECT_FALSE(calibrate(at_end, prior, o, c, warning).other.present);
+  // a point that even an even spread at the link's fastest does not reach: none either, and said
+  o.ready_assumed = true;
+  const double best = efficiency(ready_over(at_end, o, 1.0), top, o, 4);
+  const Calibration beyond =
+      calibrate(at_end, prior, o, parse_calibration(fmt::format("N=4:eff={:.9f}", (best + 1) / 2)), warning);
+  EXPECT_FALSE(beyond.other.present);
+  EXPECT_NE(warning.find("nor does the link at its fastest"), std::string::npos) << warning;
 }
 
 TEST(ProjectCalibrate, BadSpecsAreRefusedNamingTheField) {

@@ -310,6 +310,17 @@ TEST(ProjectInputs, TheHeaderSaysWhetherReadinessAndTheIntraNodeLinkWereAssumed)
             std::string::npos) << t;
   EXPECT_NE(t.find("intra-node link: assumed (2 us, 5 GB/s), no range: the calibrated link absorbs it"),
             std::string::npos) << t;
+  // a point that needs a link past 1gbe's range (941 Mbit/s at most, at the range's middle latency) and
+  // that the link at its fastest reaches: the point's other reading, which the band takes in
+  d.calibrate = "N=2:eff=0.99";
+  const std::string all = project_with(described, d);
+  EXPECT_NE(all.find("the band takes in the point's other reading: the link at its fastest (0.941 Gbit/s)"),
+            std::string::npos) << all;
+  t = inputs(all);
+  EXPECT_NE(t.find("gradients ready: assumed, the trace's 1 layers: the calibrated link absorbs it; or, the point's "
+                   "other reading (the band takes in both), the link at its fastest (0.941 Gbit/s, 20 us)"),
+            std::string::npos) << t;
+  EXPECT_NE(all.find("and the calibration point's other reading's (the # inputs: line)"), std::string::npos) << all;
 }
 
 TEST(ProjectInputs, TheStudyFileRecordsTheProvenanceBandAndNotes) {

@@ -80,34 +80,38 @@ CalibrationPoint parse_calibration(const std::string& spec) {
   return c;
 }
 
-AlphaBeta calibrate(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const CalibrationPoint& c,
-                    std::string& warning) {
+Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const CalibrationPoint& c,
+                      std::string& warning) {
   SB_REQUIRE(net.inter.measured_ranks == 0, "--calibrate {}: the link was measured by commbench already ({}); "
              "calibrate a --network profile or --alpha-us/--gbps", c.text, net.inter.source);
   const Scenario at_k{c.strategy, c.n, false, traits(c.strategy).overlap, false};
   const Scenario at_1{c.strategy, 1, false, traits(c.strategy).overlap, false};
   // larger is faster for both figures: the efficiency, and the step's inverse
+  const auto figure_of = [&](const MeasuredStep& step, const Network& x) {
+    const Prediction pk = predict(step, x, o, at_k);
+    if (c.step_s > 0) return 1.0 / pk.step_s;
+    return study::efficiency(study::speedup(pk.images_per_s, predict(step, x, o, at_1).images_per_s), c.n);
+  };
   const auto figure = [&](double bw, double alpha) {
     Network x = net;
     x.inter.alpha_s = alpha, x.inter.bytes_per_s = bw;
-    const Prediction pk = predict(m, x, o, at_k);
-    if (c.step_s > 0) return 1.0 / pk.step_s;
-    return study::efficiency(study::speedup(pk.images_per_s, predict(m, x, o, at_1).images_per_s), c.n);
+    return figure_of(m, x);
   };
   const double lowest = 1e3, highest = 1e13;
   warning.clear();
-  const auto solve = [&](double target, double alpha) {
+  // `end`: nullptr for the point's link, else which end of the range the point's spread leaves open
+  const auto solve = [&](double target, double alpha, const char* end) {
+    const auto say = [&](const std::string& w) { warning += (warning.empty() ? "" : "; ") + w; };
+    const std::string figure_is = end ? fmt::format("the figure's {} side", end) : "the measured figure";
+    const std::string taken = end ? fmt::format("the band's {} end", end) : "the link";
     if (figure(highest, alpha) < target) {
-      if (!warning.empty()) return highest;  // said once
-      warning = fmt::format("--calibrate {}: the model at N = {} is slower than the measured figure even over a "
-                            "10 TB/s link (its compute or the agreement alone cost more); the link is taken as 10 TB/s",
-                            c.text, c.n);
+      say(fmt::format("--calibrate {}: the model at N = {} is slower than {} even over a 10 TB/s link (its compute or "
+                      "the agreement alone cost more); {} is taken as 10 TB/s", c.text, c.n, figure_is, taken));
       return highest;
     }
     if (figure(lowest, alpha) > target) {
-      if (!warning.empty()) return lowest;
-      warning = fmt::format("--calibrate {}: the measured figure at N = {} is slower than a 1 kB/s link gives; the "
-                            "link is taken as 1 kB/s", c.text, c.n);
+      say(fmt::format("--calibrate {}: {} at N = {} is slower than a 1 kB/s link gives; {} is taken as 1 kB/s", c.text,
+                      figure_is, c.n, taken));
       return lowest;
     }
     double lo = std::log(lowest), hi = std::log(highest);
@@ -122,22 +126,61 @@ AlphaBeta calibrate(const MeasuredStep& m, const Network& net, const ProjectOpti
   const double target = c.step_s > 0 ? 1.0 / c.step_s : c.efficiency;
   const double slow = c.step_s > 0 ? 1.0 / (c.step_s * (1 + c.spread)) : c.efficiency - c.spread;
   const double fast = c.step_s > 0 ? 1.0 / (c.step_s * std::max(1e-9, 1 - c.spread)) : c.efficiency + c.spread;
-  AlphaBeta out = l;
-  out.alpha_s = 0.5 * (a_lo + a_hi);
-  out.bytes_per_s = solve(target, out.alpha_s);
-  out.alpha_lo = a_lo, out.alpha_hi = a_hi;
-  out.bw_lo = solve(slow, a_hi);
-  out.bw_hi = fast > 1 && c.step_s == 0 ? highest : solve(fast, a_lo);
-  if (l.ranged() && out.bytes_per_s > l.bw_hi)
-    warning += (warning.empty() ? "" : "; ") + fmt::format("--calibrate {}: the fitted link ({:.3g} Gbit/s) is faster than the link's assumed range "
-                          "allows (up to {:.3g} Gbit/s): the measured point costs less than the model's other "
-                          "assumed inputs (the intra-node link, when gradients are ready, compute) say; the larger N "
-                          "then grow from the wrong term", c.text, out.bytes_per_s * 8e-9, l.bw_hi * 8e-9);
-  out.nameplate = false;
-  out.source = fmt::format("{}, calibrated at N = {} ({} {}, +/- {:g}{}): delivered {:.3g} Gbit/s", l.source, c.n,
-                           c.step_s > 0 ? "step" : "efficiency",
-                           c.step_s > 0 ? fmt::format("{:g} ms", c.step_s * 1e3) : fmt::format("{:g}", c.efficiency),
-                           c.spread, c.step_s > 0 ? " of it" : "", out.bytes_per_s * 8e-9);
+  Calibration out;
+  AlphaBeta& fit = out.link;
+  fit = l;
+  fit.alpha_s = 0.5 * (a_lo + a_hi);
+  fit.bytes_per_s = solve(target, fit.alpha_s, nullptr);
+  fit.alpha_lo = a_lo, fit.alpha_hi = a_hi;
+  fit.bw_lo = solve(slow, a_hi, "slow");
+  fit.bw_hi = fast > 1 && c.step_s == 0 ? highest : solve(fast, a_lo, "fast");
+  fit.nameplate = false;
+  const std::string figure_text = fmt::format("{} {}, +/- {:g}{}", c.step_s > 0 ? "step" : "efficiency",
+                                              c.step_s > 0 ? fmt::format("{:g} ms", c.step_s * 1e3) : fmt::format("{:g}", c.efficiency),
+                                              c.spread, c.step_s > 0 ? " of it" : "");
+  fit.source = fmt::format("{}, calibrated at N = {} ({}): delivered {:.3g} Gbit/s", l.source, c.n, figure_text,
+                           fit.bytes_per_s * 8e-9);
+  if (!l.ranged() || fit.bytes_per_s <= l.bw_hi) return out;
+  warning += (warning.empty() ? "" : "; ") +
+             fmt::format("--calibrate {}: the fitted link ({:.3g} Gbit/s) is faster than the link's assumed range allows "
+                         "(up to {:.3g} Gbit/s): the measured point costs less than the model's other assumed inputs "
+                         "(the intra-node link, when gradients are ready, compute) say; the larger N then grow from the "
+                         "wrong term", c.text, fit.bytes_per_s * 8e-9, l.bw_hi * 8e-9);
+  if (!o.ready_assumed) return out;  // when gradients are ready was traced: not a reading of this point
+  // The other reading: the link no faster than its range allows, and the gradients ready sooner than
+  // the described step put them — the fraction of backward they are spread over is what the point fits
+  // (one number, as the link was). A point that even an even spread at the link's fastest does not
+  // reach has no such reading.
+  AlphaBeta top = l;
+  top.bytes_per_s = l.bw_hi, top.alpha_s = l.alpha_lo;
+  top.bw_lo = top.bw_hi = top.alpha_lo = top.alpha_hi = 0;
+  top.nameplate = false;
+  Network x = net;
+  x.inter = top;
+  const auto ready_figure = [&](double f) { return figure_of(ready_over(m, o, f), x); };
+  if (ready_figure(1.0) < target) {
+    warning += fmt::format("; nor does the link at its fastest with every gradient spread evenly over backward reach it");
+    return out;
+  }
+  const auto solve_ready = [&](double want) {  // the figure grows with the fraction: every bucket ready sooner
+    if (ready_figure(1.0) <= want) return 1.0;
+    if (ready_figure(0.0) >= want) return 0.0;
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 50; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (ready_figure(mid) < want ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  ReadyReading& r = out.other;
+  r.present = true;
+  r.ready = solve_ready(target), r.ready_lo = solve_ready(slow), r.ready_hi = solve_ready(fast);
+  top.source = fmt::format("{} at its fastest, calibrated at N = {} ({}): gradients ready over the last {:.3g} of "
+                           "backward", l.source, c.n, figure_text, r.ready);
+  r.link = top;
+  warning += fmt::format("; the band takes in the point's other reading: the link at its fastest ({:.3g} Gbit/s), "
+                         "gradients ready over the last {:.3g} ({:.3g} to {:.3g}) of backward",
+                         l.bw_hi * 8e-9, r.ready, r.ready_lo, r.ready_hi);
   return out;
 }
 

@@ -2,7 +2,8 @@
 // (typically a 2-node run) fits the inter-node link's delivered bandwidth, within the latency range
 // the link was assumed to have, so the larger N are predicted from what was measured. What it
 // deliberately does not do: fit more than one number from one point (the latency stays assumed, its
-// range carried into the band), or read a link that was measured already (--commbench).
+// range carried into the band; past the link's range, the one number is where gradients are ready,
+// as a second reading for the band), or read a link that was measured already (--commbench).
 #pragma once
 
 #include <string>
@@ -34,10 +35,19 @@ CalibrationPoint parse_calibration(const std::string& spec);
 // latency range (or its one latency); the range kept open: bw_lo solved for the figure's slow side
 // (efficiency - spread, or step x (1 + spread)) at the range's highest latency, bw_hi for the fast
 // side at its lowest. A figure no bandwidth reaches (faster than the model's compute at K allows, or
-// slower than 1 kB/s gives) takes the bound, and `warning` says so; so does a fit faster than the
-// link's assumed range allows (the point's cost lies elsewhere than the link). Throws for a link
-// measured by commbench.
-AlphaBeta calibrate(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const CalibrationPoint& c,
-                    std::string& warning);
+// slower than 1 kB/s gives) takes the bound, and `warning` says so, naming the point or the band's
+// end; so does a fit faster than the link's assumed range allows (the point's cost lies elsewhere
+// than the link). Then, on a described step (o.ready_assumed: its layers are an assumption), the
+// point has another reading: the link at its range's fast end and the gradients ready sooner — the
+// fraction of backward they are spread over (ready_over) solved by bisection for the figure, its
+// range for the two sides — which `other` holds where one reaches the figure (the band takes it in;
+// the point stays the fitted link's). Throws for a link measured by commbench.
+// What a point fits: the link, and the other reading where there is one.
+struct Calibration {
+  AlphaBeta link;
+  ReadyReading other;
+};
+Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const CalibrationPoint& c,
+                      std::string& warning);
 
 }  // namespace scalebench::project

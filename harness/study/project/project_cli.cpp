@@ -244,10 +244,10 @@ int run_project(const ProjectCli& o, std::ostream& out) {
   }
   // a described step's layers are an assumption about when its gradients are ready: the band brackets
   // it, unless --calibrate fitted the link to a measured point with the trace's layers
-  const ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.train.bucket_mb,
-                          .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
-                          .stragglers = !o.no_stragglers, .slow_node = o.slow_node, .stated_spread = spread,
-                          .ready_assumed = described && o.calibrate.empty()};
+  ProjectOptions po{.batch = batch, .global_batch = o.global_batch, .bucket_mb = o.train.bucket_mb,
+                    .max_devices = o.max_devices, .comm_cpu_shared = o.comm_cpu_shared,
+                    .stragglers = !o.no_stragglers, .slow_node = o.slow_node, .stated_spread = spread,
+                    .ready_assumed = described};
   if (!o.calibrate.empty()) {
     const CalibrationPoint point = parse_calibration(o.calibrate);
     const int nodes = (point.n + o.ranks_per_node - 1) / o.ranks_per_node;
@@ -255,7 +255,12 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                "project: --ps-shards {} gives no server count for {} nodes, where --calibrate {} was measured",
                o.ps_shards, nodes, o.calibrate);
     std::string warning;
-    net.inter = calibrate(m, net, po, point, warning);
+    Calibration cal = calibrate(m, net, po, point, warning);
+    net.inter = std::move(cal.link);
+    // the fitted link absorbs when the described step's gradients are ready (its layers are the point's);
+    // where it is past its range, the point's other reading is the band's too
+    po.ready_assumed = false;
+    po.ready_reading = std::move(cal.other);
     if (!warning.empty()) out << "# warning: " << warning << "\n", warnings.push_back(warning);
   }
   study::StudyFile sf;
@@ -285,7 +290,9 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                                     "assumed ranges (a profile's delivered range and a transport's connections together, "
                                     "what --calibrate leaves open, a GPU node's unstated intra-node link), a described "
                                     "step's gradients all ready at the end of backward (slow) and spread evenly over it "
-                                    "(fast), and a described step's stated "
+                                    "(fast), a calibration past its link's range: its other reading too (the link at its "
+                                    "fastest, the gradients ready over the fraction of backward the point fits), and a "
+                                    "described step's stated "
                                     "spread; efficiency pairs the N = 1 step's opposite extreme "
                                     "(docs/projection.md)");
     sf.attrs.set("inputs", inputs_note(m, net, po));

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "harness/study/analysis/collect.h"
 #include "harness/study/analysis/metric_table.h"
 #include "harness/strategy/bucketer.h"
@@ -137,25 +139,31 @@ namespace {
 constexpr std::int64_t kEvenLayersMax = 4096;
 }  // namespace
 
-std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o) {
-  if (!o.ready_assumed || m.params <= 0) return {m, m};
-  MeasuredStep at_end = m, even = m;
+MeasuredStep ready_over(const MeasuredStep& m, const ProjectOptions& o, double fraction) {
+  if (m.params <= 0) return m;
+  const double f = std::clamp(fraction, 0.0, 1.0);
+  MeasuredStep out = m;
   const std::int64_t bucket = std::max<std::int64_t>(1, bucket_elems_of(o.bucket_mb));
   const std::int64_t eighths = (8 * m.params + bucket - 1) / bucket;
   const std::int64_t k =
       std::min({kEvenLayersMax, m.params, std::max<std::int64_t>(eighths, std::int64_t(m.layers.size()))});
-  even.layers.clear();
+  // equal layers (so the same buckets at every fraction: a real bucketer cuts a model's many tensors
+  // into buckets whenever they are ready); the first also takes the part of backward before the spread
+  const std::string name = f == 0 ? "at the end of backward" : f == 1 ? "spread evenly"
+                                                              : fmt::format("spread over the last {:.3g} of backward", f);
+  out.layers.clear();
   for (std::int64_t i = 0, begin = 0; i < k; ++i) {
     const std::int64_t end = m.params / k * (i + 1) + m.params % k * (i + 1) / k;
-    even.layers.push_back({"spread evenly", m.bwd_s / double(k), end - begin});
+    out.layers.push_back({name, m.bwd_s * f / double(k), end - begin});
     begin = end;
   }
-  // the same layers (so the same buckets: a real bucketer cuts a model's many tensors into buckets
-  // whenever they are ready), every one ready when backward ends: its first layer takes all of it
-  at_end.layers = even.layers;
-  for (auto& l : at_end.layers) l.name = "at the end of backward", l.bwd_s = 0;
-  at_end.layers.front().bwd_s = m.bwd_s;
-  return {at_end, even};
+  out.layers.front().bwd_s += m.bwd_s * (1.0 - f);
+  return out;
+}
+
+std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o) {
+  if (!o.ready_assumed || m.params <= 0) return {m, m};
+  return {ready_over(m, o, o.ready_lo), ready_over(m, o, o.ready_hi)};
 }
 
 std::pair<double, double> overlap_timeline(const std::vector<std::pair<double, std::int64_t>>& buckets, double bwd_s,
@@ -239,7 +247,37 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
   return p;
 }
 
+namespace {
+// A calibration's other reading (ReadyReading) as the inputs it stands for: the gradients ready over
+// the fitted last fraction of backward, its range what the point leaves open; the link at its fastest.
+struct Inputs { MeasuredStep m; Network net; ProjectOptions o; };
+Inputs other_reading(const MeasuredStep& m, const Network& net, const ProjectOptions& o) {
+  const ReadyReading& r = o.ready_reading;
+  Inputs x{ready_over(m, o, r.ready), net, o};
+  x.net.inter = r.link;
+  x.o.ready_reading = {};
+  x.o.ready_assumed = true, x.o.ready_lo = r.ready_lo, x.o.ready_hi = r.ready_hi;
+  return x;
+}
+// f's {low, high} over both readings: the fitted link's (o without the other) and the other's
+template <class F>
+auto both_readings(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s, F f) {
+  ProjectOptions fitted = o;
+  fitted.ready_reading = {};
+  const Inputs x = other_reading(m, net, o);
+  const auto a = f(m, net, fitted, s), b = f(x.m, x.net, x.o, s);
+  return std::make_pair(std::min(a.first, b.first), std::max(a.second, b.second));
+}
+}  // namespace
+
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s) {
+  if (o.ready_reading.present) {  // the fitted link's band and the other reading's, together
+    const auto [lo, hi] = both_readings(m, net, o, s, [](auto&&... a) {
+      const Band b = band(a...);
+      return std::make_pair(b.step_lo, b.step_hi);
+    });
+    return {lo, hi};
+  }
   const double c = 2.0 * compute_rel_se(m), r = net.inter.fit_residual;
   // compute: the traced mean's 2 standard errors; the slowest of N estimated from K steps can be
   // less sure than their mean (its top few steps decide it), so with the term the wider of the two
@@ -270,6 +308,8 @@ Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, co
 
 std::pair<double, double> stated_efficiency_range(const MeasuredStep& m, const Network& net, const ProjectOptions& o,
                                                   const Scenario& s) {
+  if (o.ready_reading.present)
+    return both_readings(m, net, o, s, [](auto&&... a) { return stated_efficiency_range(a...); });
   const auto [slow_m, fast_m] = ready_extremes(m, o);
   const auto efficiency = [&](const MeasuredStep& step, const Network& n, double compute) {
     ProjectOptions x = o;
@@ -315,6 +355,12 @@ std::string inputs_note(const MeasuredStep& m, const Network& net, const Project
   if (o.ready_assumed)
     ready = fmt::format("gradients ready: assumed, from all at the end of backward to spread evenly over it (point: "
                         "the trace's {} layers)", m.layers.size());
+  else if (described && o.ready_reading.present)
+    ready = fmt::format("gradients ready: assumed, the trace's {} layers: the calibrated link absorbs it; or, the point's "
+                        "other reading (the band takes in both), the link at its fastest ({:.3g} Gbit/s, {:.3g} us) and "
+                        "gradients ready over the last {:.3g} of backward ({:.3g} to {:.3g})", m.layers.size(),
+                        o.ready_reading.link.bytes_per_s * 8e-9, o.ready_reading.link.alpha_s * 1e6, o.ready_reading.ready,
+                        o.ready_reading.ready_lo, o.ready_reading.ready_hi);
   else if (described)
     ready = fmt::format("gradients ready: assumed, the trace's {} layers, no range{}", m.layers.size(), absorbed);
   else
@@ -449,8 +495,9 @@ record::Table project_all(const MeasuredStep& m, const Network& net, const Proje
                                                      : "the calibration curve's leave-one-out residual",
                      o.stragglers ? "; x the ring steps' resampling interval where they were measured" : "",
                      net.inter.ranged() || net.intra.ranged() || o.ready_assumed
-                         ? "; the assumed inputs at both ends of their ranges (the # inputs: line)"
-                         : "",
+                         ? fmt::format("; the assumed inputs at both ends of their ranges{} (the # inputs: line)",
+                                       o.ready_reading.present ? ", and the calibration point's other reading's" : "")
+                         : std::string(),
                      o.stated_spread > 0 ? fmt::format("; the step's stated x(1 -/+ {:.2f}) at N = 1 and N alike", o.stated_spread)
                                          : std::string());
   out << fmt::format("{:>13} {:>7} {:>6} {:>10} {:>12} {:>11} {:>11} {:>10} {:>16} {:>7}\n", "strategy", "scaling", "N",

@@ -74,6 +74,17 @@ struct Prediction {
   double straggler = 1;  // the compute factor of the slowest rank (1: none, or the term is off)
 };
 
+// The other reading of a calibration point whose fitted link is faster than the link's assumed range
+// allows, on a described step (calibrate.h): the link at that range's fast end, and the gradients ready
+// over the last `ready` of backward (ready_over) in place of the described step's layers;
+// `ready_lo` to `ready_hi`, what the point's spread leaves open. band() and stated_efficiency_range()
+// take its extremes in beside the fitted link's. `present` false: none.
+struct ReadyReading {
+  bool present = false;
+  AlphaBeta link;
+  double ready = 0, ready_lo = 0, ready_hi = 0;
+};
+
 struct ProjectOptions {
   int batch = 0;              // per device in the measured run
   int global_batch = 0;       // strong scaling (0: the measured batch)
@@ -100,18 +111,25 @@ struct ProjectOptions {
   // an assumption): the band brackets it by its ends (ready_extremes) — all at the end of backward on
   // its slow extreme, spread evenly over backward on its fast one; the point keeps the trace's layers.
   bool ready_assumed = false;
+  // Its range as fractions of backward over which the gradients are spread evenly (ready_over): the
+  // slow extreme's and the fast one's. 0 to 1 by default; a calibration's other reading brings its own.
+  double ready_lo = 0.0, ready_hi = 1.0;
+  ReadyReading ready_reading;
 };
 
 // The buckets of the bucketer (harness/strategy/bucketer.cpp): layers in backward order fill a
 // bucket until it holds bucket_elems; the rest is the last bucket. (ready time, elements) pairs.
 std::vector<std::pair<double, std::int64_t>> buckets_of(const MeasuredStep& m, double bwd_scale, std::int64_t bucket_elems);
 
+// m with its gradients ready evenly over the last `fraction` (0 to 1) of backward: 0, every one when
+// backward ends; 1, spread evenly over all of it. As equal layers of at most an eighth of a bucket each
+// (the same buckets at every fraction); m's phases and step_compute_s kept.
+MeasuredStep ready_over(const MeasuredStep& m, const ProjectOptions& o, double fraction);
+
 // The two ends of "when gradients are ready" for a step whose layers were not measured
-// (o.ready_assumed): {slow, fast} = {every gradient ready when backward ends (nothing overlaps), the
-// gradients spread evenly over backward}, both as equal layers of at most an eighth of a bucket each
-// (the same buckets: every bucket ready as soon as an even spread fills it, or all at backward's end).
-// Each keeps m's phases and step_compute_s. {m, m} where the layers were measured (ready_assumed
-// false). band() takes the trace's layers too at both extremes (the slower of them and all at the end,
+// (o.ready_assumed): {slow, fast} = ready_over at o.ready_lo and o.ready_hi, by default {every
+// gradient ready when backward ends (nothing overlaps), the gradients spread evenly over backward}.
+// {m, m} where the layers were measured (ready_assumed false). band() takes the trace's layers too at both extremes (the slower of them and all at the end,
 // the faster of them and the even spread): a few large buckets pay fewer latencies than many.
 std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o);
 
@@ -135,8 +153,9 @@ Prediction predict(const MeasuredStep& m, const Network& net, const ProjectOptio
 // calibration leaves open, a GPU node's unstated intra-node link: assumed_intra), the fast extreme
 // takes its fast end and the slow extreme its slow end; where when gradients are ready was not
 // measured (o.ready_assumed), the slow extreme is the slower of the trace's layers and all at the end
-// of backward, the fast one the faster of them and an even spread (ready_extremes); the band always
-// holds the point.
+// of backward, the fast one the faster of them and an even spread (ready_extremes); with a
+// calibration's other reading (o.ready_reading), that reading's band too; the band always holds the
+// point.
 struct Band { double step_lo = 0, step_hi = 0; };
 Band band(const MeasuredStep& m, const Network& net, const ProjectOptions& o, const Scenario& s);
 // A described step's efficiency range at s.n (weak or strong as s): compute x(1 + stated_spread) on

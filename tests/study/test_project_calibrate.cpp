@@ -77,7 +77,7 @@ TEST(ProjectCalibrate, AMeasuredPointRecoversTheLink) {
   prior.inter = prior.inter.at_middle();
   std::string warning;
   const CalibrationPoint c = parse_calibration("N=2:eff=" + std::to_string(eff2) + ":spread=0.01");
-  const AlphaBeta fit = calibrate(m, prior, o, c, warning).link;
+  const AlphaBeta fit = calibrate(m, prior, o, {c}, warning).link;
   EXPECT_EQ(warning, "");
   EXPECT_NEAR(fit.bytes_per_s / 0.3e9, 1.0, 1e-3);
   Network cal = prior;
@@ -91,7 +91,7 @@ TEST(ProjectCalibrate, AMeasuredPointRecoversTheLink) {
   EXPECT_LE(narrow.step_lo, truth_step);
   EXPECT_GE(narrow.step_hi, truth_step);
   // a figure no link reaches takes the bound, and says so
-  const AlphaBeta too_fast = calibrate(m, prior, o, parse_calibration("N=2:eff=1"), warning).link;
+  const AlphaBeta too_fast = calibrate(m, prior, o, {parse_calibration("N=2:eff=1")}, warning).link;
   EXPECT_NE(warning.find("the link is taken as 10 TB/s"), std::string::npos) << warning;
   EXPECT_DOUBLE_EQ(too_fast.bytes_per_s, 1e13);
   // a figure whose fast side alone no link reaches: the band's end took the bound, and the point did not
@@ -101,11 +101,53 @@ TEST(ProjectCalibrate, AMeasuredPointRecoversTheLink) {
   ASSERT_LT(best, 1.0);
   const double eff = best - 0.01, spread = (1 - best) / 2 + 0.01;  // eff + spread: between best and 1
   const AlphaBeta bounded =
-      calibrate(m, prior, o, parse_calibration(fmt::format("N=2:eff={:.6f}:spread={:.6f}", eff, spread)), warning).link;
+      calibrate(m, prior, o, {parse_calibration(fmt::format("N=2:eff={:.6f}:spread={:.6f}", eff, spread))}, warning).link;
   EXPECT_NE(warning.find("the band's fast end is taken as 10 TB/s"), std::string::npos) << warning;
   EXPECT_EQ(warning.find("the link is taken"), std::string::npos) << warning;
   EXPECT_DOUBLE_EQ(bounded.bw_hi, 1e13);
   EXPECT_LT(bounded.bytes_per_s, 1e13);
+}
+
+// Two measured points fit the latency too: from a known link (40 us, 0.3 GB/s), points at N = 2 and
+// N = 16 calibrate a 10gbe profile (assumed latency 10-100 us: its middle, 55 us, is not the truth's)
+// to both numbers, and predict N = 64 as the known link does, closer than one point does and with a
+// narrower band. Two points at one N are refused, and points no latency reconciles are said. Before,
+// --calibrate took one point and the latency stayed assumed.
+TEST(ProjectCalibrate, TwoPointsFitTheLatencyToo) {
+  const MeasuredStep m = three_layers();
+  const ProjectOptions o{.batch = 8};
+  const Network truth = net(40e-6, 0.3e9);
+  Network prior = net(0, 1);
+  prior.inter = profile("10gbe").at_middle();
+  const auto point = [&](int n) {
+    return parse_calibration(fmt::format("N={}:eff={:.9f}:spread=0.0005", n, efficiency(m, truth, o, n)));
+  };
+  std::string warning;
+  const Calibration one = calibrate(m, prior, o, {point(2)}, warning);
+  const Calibration two = calibrate(m, prior, o, {point(16), point(2)}, warning);  // in any order
+  EXPECT_EQ(warning, "");
+  EXPECT_NEAR(two.link.alpha_s / 40e-6, 1.0, 0.06);  // the latency grid: 40 a decade, 6 % apart
+  EXPECT_NEAR(two.link.bytes_per_s / 0.3e9, 1.0, 0.01);
+  EXPECT_LE(two.link.alpha_lo, 40e-6);
+  EXPECT_GE(two.link.alpha_hi, 40e-6);
+  EXPECT_LT(two.link.alpha_hi - two.link.alpha_lo, 0.5 * (prior.inter.alpha_hi - prior.inter.alpha_lo));
+  EXPECT_NE(two.link.source.find("calibrated at N = 2 (efficiency "), std::string::npos) << two.link.source;
+  EXPECT_NE(two.link.source.find(") and N = 16 (efficiency "), std::string::npos) << two.link.source;
+  Network cal1 = prior, cal2 = prior;
+  cal1.inter = one.link, cal2.inter = two.link;
+  const double truth64 = efficiency(m, truth, o, 64);
+  EXPECT_LT(std::fabs(efficiency(m, cal2, o, 64) - truth64), std::fabs(efficiency(m, cal1, o, 64) - truth64));
+  const Scenario s64{StrategyKind::ring, 64};
+  const Band b1 = band(m, cal1, o, s64), b2 = band(m, cal2, o, s64);
+  EXPECT_LT(b2.step_hi - b2.step_lo, b1.step_hi - b1.step_lo);
+  const double truth_step = predict(m, truth, o, s64).step_s;
+  EXPECT_LE(b2.step_lo, truth_step);
+  EXPECT_GE(b2.step_hi, truth_step);
+  EXPECT_THROW(calibrate(m, prior, o, {point(2), point(2)}, warning), Error);
+  // N = 16 as efficient as N = 2: no latency gives that with the bandwidth N = 2 fixes
+  calibrate(m, prior, o, {point(2), parse_calibration(fmt::format("N=16:eff={:.9f}:spread=0.0005",
+                                                                  efficiency(m, truth, o, 2)))}, warning);
+  EXPECT_NE(warning.find("no latency puts every point within its spread"), std::string::npos) << warning;
 }
 
 // A described step whose point costs less than its link can at the top of its range: the fitted link
@@ -135,7 +177,7 @@ TEST(ProjectCalibrate, PastItsRangeThePointIsAlsoReadAsGradientsReadySooner) {
   const CalibrationPoint c = parse_calibration(fmt::format("N=4:eff={:.9f}:spread=0.01", eff4));
   std::string warning;
   o.ready_assumed = true;  // a described step's layers
-  const Calibration cal = calibrate(at_end, prior, o, c, warning);
+  const Calibration cal = calibrate(at_end, prior, o, {c}, warning);
   EXPECT_GT(cal.link.bytes_per_s, prior.inter.bw_hi);  // the point: the fitted link, past the range
   EXPECT_NE(warning.find("faster than the link's assumed range"), std::string::npos) << warning;
   EXPECT_NE(warning.find("other reading"), std::string::npos) << warning;
@@ -167,12 +209,12 @@ TEST(ProjectCalibrate, PastItsRangeThePointIsAlsoReadAsGradientsReadySooner) {
   EXPECT_LT(eff16, efficiency(at_end, fitted, without, 16));
   // a traced step's layers were measured: no other reading
   o.ready_assumed = false;
-  EXPECT_FALSE(calibrate(at_end, prior, o, c, warning).other.present);
+  EXPECT_FALSE(calibrate(at_end, prior, o, {c}, warning).other.present);
   // a point that even an even spread at the link's fastest does not reach: none either, and said
   o.ready_assumed = true;
   const double best = efficiency(ready_over(at_end, o, 1.0), top, o, 4);
   const Calibration beyond =
-      calibrate(at_end, prior, o, parse_calibration(fmt::format("N=4:eff={:.9f}", (best + 1) / 2)), warning);
+      calibrate(at_end, prior, o, {parse_calibration(fmt::format("N=4:eff={:.9f}", (best + 1) / 2))}, warning);
   EXPECT_FALSE(beyond.other.present);
   EXPECT_NE(warning.find("nor does the link at its fastest"), std::string::npos) << warning;
 }
@@ -202,7 +244,7 @@ TEST(ProjectCalibrate, BadSpecsAreRefusedNamingTheField) {
   Network measured = net(1e-5, 1e9);
   measured.inter.measured_ranks = 2;
   std::string warning;
-  EXPECT_THROW(calibrate(three_layers(), measured, {.batch = 8}, c, warning), Error);
+  EXPECT_THROW(calibrate(three_layers(), measured, {.batch = 8}, {c}, warning), Error);
 }
 
 TEST(ProjectCalibrate, AStudyFileGivesTheMeasuredEfficiency) {

@@ -304,7 +304,7 @@ TEST(ProjectInputs, TheHeaderSaysWhetherReadinessAndTheIntraNodeLinkWereAssumed)
   EXPECT_NE(t.find("intra-node link: assumed (GPU links"), std::string::npos) << t;
   // calibrated on a measured point with the trace's layers and the stated intra-node link: the fitted
   // link absorbs what the point costs beyond it, so neither keeps a range (the calibrated band stays narrow)
-  d.calibrate = "N=2:eff=0.8";
+  d.calibrate = {"N=2:eff=0.8"};
   t = inputs(project_with(described, d));
   EXPECT_NE(t.find("gradients ready: assumed, the trace's 1 layers, no range: the calibrated link absorbs it"),
             std::string::npos) << t;
@@ -312,7 +312,7 @@ TEST(ProjectInputs, TheHeaderSaysWhetherReadinessAndTheIntraNodeLinkWereAssumed)
             std::string::npos) << t;
   // a point that needs a link past 1gbe's range (941 Mbit/s at most, at the range's middle latency) and
   // that the link at its fastest reaches: the point's other reading, which the band takes in
-  d.calibrate = "N=2:eff=0.99";
+  d.calibrate = {"N=2:eff=0.99"};
   const std::string all = project_with(described, d);
   EXPECT_NE(all.find("the band takes in the point's other reading: the link at its fastest (0.941 Gbit/s)"),
             std::string::npos) << all;
@@ -364,6 +364,36 @@ TEST(ProjectInputs, RowsCarryTheTracesContext) {
   }
 }
 
+// `project --trace t.json ARGS` through add_project: the options, and the parse error's words ("" if none).
+std::pair<ProjectCli, std::string> parse_project(std::vector<std::string> args) {
+  CLI::App app;
+  ProjectCli o;
+  add_project(app, o);
+  args.insert(args.begin(), {"project", "--trace", "t.json"});
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return {o, e.what()};
+  }
+  return {o, ""};
+}
+
+// --calibrate takes one point an occurrence, as many occurrences as points (two or more fit the
+// latency too: test_project_calibrate.cpp); a second word after one is not a point.
+TEST(ProjectInputs, CalibrateTakesOnePointAnOccurrence) {
+  const auto [two, ok] = parse_project({"--calibrate", "N=2:eff=0.9", "--calibrate", "N=4:eff=0.8"});
+  EXPECT_EQ(ok, "");
+  EXPECT_EQ(two.calibrate, (std::vector<std::string>{"N=2:eff=0.9", "N=4:eff=0.8"}));
+  EXPECT_NE(parse_project({"--calibrate", "N=2:eff=0.9", "N=4:eff=0.8"}).second, "");
+  // and the header names both
+  trace::Provenance described;
+  described.config = {{"model", std::string("vgg16")}, {"batch", std::int64_t(8)}};
+  ProjectCli d;
+  d.calibrate = {"N=2:eff=0.9", "N=2:eff=0.8"};
+  EXPECT_NE(project_with(described, d).find("two points at N = 2"), std::string::npos);
+}
+
 // --bucket-mb and --compression are train's options, from their rows of the train table: the same
 // help, default, parse and check as `train`'s (one description each).
 TEST(ProjectInputs, TrainOptionsComeFromTheTrainTable) {
@@ -377,19 +407,7 @@ TEST(ProjectInputs, TrainOptionsComeFromTheTrainTable) {
     EXPECT_EQ(opt->get_description(), f->help) << key;
     EXPECT_EQ(opt->get_default_str(), f->default_text()) << key;
   }
-  const auto parse = [](std::vector<std::string> args) -> std::pair<ProjectCli, std::string> {
-    CLI::App app;
-    ProjectCli o;
-    add_project(app, o);
-    args.insert(args.begin(), {"project", "--trace", "t.json"});
-    std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
-    try {
-      app.parse(args);
-    } catch (const CLI::ParseError& e) {
-      return {o, e.what()};
-    }
-    return {o, ""};
-  };
+  const auto parse = parse_project;
   const auto [given, ok] = parse({"--bucket-mb", "0.5", "--compression", "fp16"});
   EXPECT_EQ(ok, "");
   EXPECT_EQ(given.train.bucket_mb, 0.5);

@@ -105,7 +105,9 @@ CLI::App* add_project(CLI::App& app, ProjectCli& o) {
   c->add_option("--calibrate", o.calibrate,
                 "A measured point at a small N fits the link's delivered bandwidth: N=2:eff=0.81 (weak-scaling "
                 "efficiency), N=2:step_ms=250 or N=2:study=FILE (a study of the measured runs), optionally :spread=0.02 "
-                "and :strategy=ring (docs/projection.md)");
+                "and :strategy=ring; given again for another N (N=4:...), the points fit the latency too "
+                "(docs/projection.md)")
+      ->allow_extra_args(false);
   c->add_option("--compute-spread", o.compute_spread,
                 "The step's stated relative uncertainty (default 0.10 for a described step, tools/synthetic_trace.py; "
                 "0 for a traced one, whose steps' spread is measured)")
@@ -249,13 +251,16 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                     .stragglers = !o.no_stragglers, .slow_node = o.slow_node, .stated_spread = spread,
                     .ready_assumed = described};
   if (!o.calibrate.empty()) {
-    const CalibrationPoint point = parse_calibration(o.calibrate);
-    const int nodes = (point.n + o.ranks_per_node - 1) / o.ranks_per_node;
-    SB_REQUIRE(net.ps_shards.empty() || nodes < 2 || net.ps_shards.count(nodes),
-               "project: --ps-shards {} gives no server count for {} nodes, where --calibrate {} was measured",
-               o.ps_shards, nodes, o.calibrate);
+    std::vector<CalibrationPoint> points;
+    for (const std::string& spec : o.calibrate) {
+      points.push_back(parse_calibration(spec));
+      const int nodes = (points.back().n + o.ranks_per_node - 1) / o.ranks_per_node;
+      SB_REQUIRE(net.ps_shards.empty() || nodes < 2 || net.ps_shards.count(nodes),
+                 "project: --ps-shards {} gives no server count for {} nodes, where --calibrate {} was measured",
+                 o.ps_shards, nodes, spec);
+    }
     std::string warning;
-    Calibration cal = calibrate(m, net, po, point, warning);
+    Calibration cal = calibrate(m, net, po, std::move(points), warning);
     net.inter = std::move(cal.link);
     // the fitted link absorbs when the described step's gradients are ready (its layers are the point's);
     // where it is past its range, the point's other reading is the band's too
@@ -296,7 +301,9 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                                     "spread; efficiency pairs the N = 1 step's opposite extreme "
                                     "(docs/projection.md)");
     sf.attrs.set("inputs", inputs_note(m, net, po));
-    sf.attrs.set("calibration", o.calibrate);
+    std::string calibration;
+    for (const std::string& spec : o.calibrate) calibration += (calibration.empty() ? "" : " ") + spec;
+    sf.attrs.set("calibration", calibration);
     sf.attrs.set("ps_shards", o.ps_shards);
     sf.attrs.set("ps_placement", net.ps_placement);
     std::string w;

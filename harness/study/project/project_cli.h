@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "harness/study/project/ps_placement.h"
 #include "harness/train/train_config.h"
@@ -29,7 +30,7 @@ struct ProjectCli {
   bool no_stragglers = false;
   double slow_node = 1.0;  // --slow-node: one rank's speed as a fraction of the traced one
   int nics_per_node = 1;   // --nics-per-node: the inter-node rate is this many links' (profiles, --gbps)
-  std::string calibrate;   // --calibrate N=K:eff=E (calibrate.h)
+  std::vector<std::string> calibrate;  // --calibrate N=K:eff=E, once a point (calibrate.h)
   std::string ps_shards;   // --ps-shards NODES:SERVERS,... (netmodel.h, Network::ps_shards)
   std::string ps_variables;  // --ps-variables FILE: whole variables in place of equal shares (ps_placement.h)
   PsPlacement ps_placement = PsPlacement::greedy;  // --ps-placement: how they are placed

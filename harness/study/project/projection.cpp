@@ -339,7 +339,7 @@ std::string inputs_note(const MeasuredStep& m, const Network& net, const Project
     link = fmt::format("network: measured (commbench over {} ranks)", l.measured_ranks);
   else if (l.ranged())
     link = fmt::format("network: {} {:.3g} to {:.3g} Gbit/s, alpha {:.3g} to {:.3g} us (point {:.3g} Gbit/s, {:.3g} us)",
-                       l.nameplate ? "assumed (the profile's delivered range)" : "calibrated (what the point leaves open)",
+                       l.nameplate ? "assumed (the profile's delivered range)" : "calibrated (what the calibration leaves open)",
                        l.bw_lo * 8e-9, l.bw_hi * 8e-9, l.alpha_lo * 1e6, l.alpha_hi * 1e6, l.bytes_per_s * 8e-9,
                        l.alpha_s * 1e6);
   else

@@ -162,9 +162,10 @@ Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOp
   };
   const AlphaBeta& l = net.inter;
   // The latency: one point leaves it where the link was assumed (its range's middle, the range kept);
-  // two or more fit it: at each latency on the grid the first point fixes the bandwidth, the others
-  // say how far that misses them (the worst of them, in spreads); the point is the least miss, the
-  // range every latency at which each point lies within its spread.
+  // two or more fit it: at each latency on the grid the first point fixes the bandwidth, and the
+  // worst miss over the points (in spreads; the first's too, where a bound took its bandwidth) is
+  // that latency's; the point is the least, the range every latency at which each point lies within
+  // its spread.
   double a_lo = l.ranged() ? l.alpha_lo : l.alpha_s, a_hi = l.ranged() ? l.alpha_hi : l.alpha_s;
   double a_mid = 0.5 * (a_lo + a_hi);
   std::string latency_text;

@@ -36,9 +36,9 @@ CalibrationPoint parse_calibration(const std::string& spec);
 // solved (bisection on a log scale between 1 kB/s and 10 TB/s) so that the prediction at the smallest
 // N matches its measured figure. The latency: with one point, the middle of `net`'s latency range (or
 // its one latency), the range kept; with two or more, fitted — at each latency on a log grid (0.1 us
-// to 100 ms, 40 a decade) the smallest point fixes the bandwidth and the others say how far that
-// misses them (the worst, in spreads: a step's relative miss over its spread, an efficiency's miss over
-// its); the point is the least miss, the range every latency at which each point lies within its
+// to 100 ms, 40 a decade) the smallest point fixes the bandwidth, and the worst miss over the points
+// (in spreads: a step's relative miss over its spread, an efficiency's miss over its; the smallest's
+// too, where a bound took its bandwidth) is that latency's; the point is the least miss, the range every latency at which each point lies within its
 // spread (none: the least miss alone, and `warning` says the points disagree; a fit outside the
 // link's assumed latency range is said too). The bandwidth's range: bw_lo solved for the smallest
 // point's slow side (efficiency - spread, or step x (1 + spread)) at the highest latency of the

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/study/analysis/metric_table.h"
 #include "harness/study/analysis/study_file.h"
@@ -108,6 +111,15 @@ std::string point_text(const CalibrationPoint& c) {
                      c.step_s > 0 ? fmt::format("{:g} ms", c.step_s * 1e3) : fmt::format("{:g}", c.efficiency), c.spread,
                      c.step_s > 0 ? " of it" : "");
 }
+// x in [lo, hi] at which an increasing f reaches `want` (bisection, `steps` halvings).
+template <class F>
+double bisect(F f, double lo, double hi, double want, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (f(mid) < want ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
 constexpr double kLowestBw = 1e3, kHighestBw = 1e13;  // bytes/s: what a bandwidth fit may take
 // The latencies a fit of several points tries: 0.1 us to 100 ms, 40 a decade.
 constexpr double kAlphaMin = 1e-7, kAlphaMax = 1e-1;
@@ -121,8 +133,10 @@ Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOp
   for (std::size_t i = 1; i < points.size(); ++i)
     SB_REQUIRE(points[i].n != points[i - 1].n, "--calibrate {} and {}: two points at N = {}: give each N once",
                points[i - 1].text, points[i].text, points[i].n);
-  std::string texts;
-  for (const auto& p : points) texts += (texts.empty() ? "" : " ") + p.text;
+  std::vector<std::string> specs, described;  // as given; as the link's source says them
+  for (const auto& p : points) specs.push_back(p.text), described.push_back(point_text(p));
+  const std::string texts = fmt::format("{}", fmt::join(specs, " "));
+  const std::string points_text = fmt::format("{}", fmt::join(described, " and "));
   SB_REQUIRE(net.inter.measured_ranks == 0, "--calibrate {}: the link was measured by commbench already ({}); "
              "calibrate a --network profile or --alpha-us/--gbps", texts, net.inter.source);
   const CalibrationPoint& c = points.front();  // the smallest N: its figure fixes the bandwidth
@@ -137,12 +151,8 @@ Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOp
     bound = 0;
     if (figure(c, kHighestBw, alpha) < target) return bound = 1, kHighestBw;
     if (figure(c, kLowestBw, alpha) > target) return bound = -1, kLowestBw;
-    double lo = std::log(kLowestBw), hi = std::log(kHighestBw);
-    for (int i = 0; i < 60; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (figure(c, std::exp(mid), alpha) < target ? lo : hi) = mid;
-    }
-    return std::exp(0.5 * (lo + hi));
+    return std::exp(bisect([&](double x) { return figure(c, std::exp(x), alpha); }, std::log(kLowestBw),
+                           std::log(kHighestBw), target, 60));
   };
   warning.clear();
   const auto say = [&](const std::string& w) { warning += (warning.empty() ? "" : "; ") + w; };
@@ -197,8 +207,6 @@ Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOp
     latency_text = fmt::format(", latency {:.3g} us ({:.3g} to {:.3g})", a_mid * 1e6, a_lo * 1e6, a_hi * 1e6);
   }
   const double target = target_of(c), slow = slow_of(c), fast = fast_of(c);
-  std::string points_text;
-  for (const auto& p : points) points_text += (points_text.empty() ? "" : " and ") + point_text(p);
   Calibration out;
   AlphaBeta& fit = out.link;
   fit = l;
@@ -220,6 +228,7 @@ Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOp
   // the described step put them — the fraction of backward they are spread over is what the first
   // point fits (one number, as the link was); every other point must lie within its spread of it. A
   // point that even an even spread at the link's fastest does not reach has no such reading.
+  // (not at_fast_end(): a transport's connections together stay where they were, no point here is of them)
   AlphaBeta top = l;
   top.bytes_per_s = l.bw_hi, top.alpha_s = l.alpha_lo;
   top.bw_lo = top.bw_hi = top.alpha_lo = top.alpha_hi = 0;
@@ -234,12 +243,7 @@ Calibration calibrate(const MeasuredStep& m, const Network& net, const ProjectOp
   const auto solve_ready = [&](double want) {  // the figure grows with the fraction: every bucket ready sooner
     if (ready_figure(c, 1.0) <= want) return 1.0;
     if (ready_figure(c, 0.0) >= want) return 0.0;
-    double lo = 0, hi = 1;
-    for (int i = 0; i < 50; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (ready_figure(c, mid) < want ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
+    return bisect([&](double f) { return ready_figure(c, f); }, 0.0, 1.0, want, 50);
   };
   ReadyReading r;
   r.ready = solve_ready(target), r.ready_lo = solve_ready(slow), r.ready_hi = solve_ready(fast);

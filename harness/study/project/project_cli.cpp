@@ -301,9 +301,7 @@ int run_project(const ProjectCli& o, std::ostream& out) {
                                     "spread; efficiency pairs the N = 1 step's opposite extreme "
                                     "(docs/projection.md)");
     sf.attrs.set("inputs", inputs_note(m, net, po));
-    std::string calibration;
-    for (const std::string& spec : o.calibrate) calibration += (calibration.empty() ? "" : " ") + spec;
-    sf.attrs.set("calibration", calibration);
+    sf.attrs.set("calibration", fmt::format("{}", fmt::join(o.calibrate, " ")));
     sf.attrs.set("ps_shards", o.ps_shards);
     sf.attrs.set("ps_placement", net.ps_placement);
     std::string w;

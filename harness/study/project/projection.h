@@ -129,8 +129,9 @@ MeasuredStep ready_over(const MeasuredStep& m, const ProjectOptions& o, double f
 // The two ends of "when gradients are ready" for a step whose layers were not measured
 // (o.ready_assumed): {slow, fast} = ready_over at o.ready_lo and o.ready_hi, by default {every
 // gradient ready when backward ends (nothing overlaps), the gradients spread evenly over backward}.
-// {m, m} where the layers were measured (ready_assumed false). band() takes the trace's layers too at both extremes (the slower of them and all at the end,
-// the faster of them and the even spread): a few large buckets pay fewer latencies than many.
+// {m, m} where the layers were measured (ready_assumed false). band() takes the trace's layers too at
+// both extremes (the slower of them and all at the end, the faster of them and the even spread): a
+// few large buckets pay fewer latencies than many.
 std::pair<MeasuredStep, MeasuredStep> ready_extremes(const MeasuredStep& m, const ProjectOptions& o);
 
 // Backward with its buckets reduced on the communication thread, one at a time in order, each

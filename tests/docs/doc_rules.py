@@ -96,6 +96,7 @@ ALLOWED_FOREIGN = [
     ("--step-ms", "tools/synthetic_trace.py (compute per step)", ["docs/projection.md"]),
     ("--params", "tools/synthetic_trace.py (gradient elements)", ["docs/projection.md"]),
     ("--check", "tools/score_anchors.py (ctest study.published_tables)", ["docs/projection.md", "docs/testing.md"]),
+    ("--points", "tools/score_anchors.py (calibrated on K points)", ["docs/projection.md"]),
     ("--bind-to", "mpirun (tools/cluster/mpirun.sh passes --bind-to none)", ["docs/cluster-emulation.md"]),
     ("--cpu-share", "tools/cluster/up.sh (nodes of a share of a core)", ["docs/limitations.md"]),
 ] + [(o, "tools/cluster/up.sh or mpirun.sh (the emulated cluster)", ["docs/cluster-emulation.md"])
